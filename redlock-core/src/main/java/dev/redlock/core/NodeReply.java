@@ -1,0 +1,100 @@
+package dev.redlock.core;
+
+import java.net.SocketTimeoutException;
+
+import org.jspecify.annotations.Nullable;
+
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * What one node answered in one round.
+ *
+ * @param node index of the node in the {@link Redlock}'s node list
+ * @param kind how the round trip ended
+ * @param value the reply when {@code kind} is {@link Kind#REPLIED} ({@code byte[]} status or bulk, {@code Long},
+ * or {@code null} for a nil reply)
+ * @param error the failure otherwise
+ */
+record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exception error) {
+
+	/** How a round trip to one node ended. */
+	enum Kind {
+
+		/** The node answered with a value (possibly nil). */
+		REPLIED,
+
+		/** The node answered with an error reply, such as {@code NOSCRIPT} or {@code NOAUTH}. */
+		ERROR_REPLY,
+
+		/** No answer within the node timeout. */
+		TIMEOUT,
+
+		/** The connection could not be made or broke. */
+		UNREACHABLE
+
+	}
+
+	static NodeReply replied(int node, @Nullable Object value) {
+		return new NodeReply(node, Kind.REPLIED, value, null);
+	}
+
+	static NodeReply failed(int node, Exception error) {
+		return new NodeReply(node, classify(error), null, error);
+	}
+
+	private static Kind classify(Exception error) {
+		if (error instanceof JedisDataException) {
+			return Kind.ERROR_REPLY;
+		}
+		if (error instanceof JedisConnectionException) {
+			for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+				if (cause instanceof SocketTimeoutException) {
+					return Kind.TIMEOUT;
+				}
+			}
+		}
+		return Kind.UNREACHABLE;
+	}
+
+	boolean isOk() {
+		return this.kind == Kind.REPLIED && this.value instanceof byte[] bytes && bytes.length == 2 && bytes[0] == 'O'
+				&& bytes[1] == 'K';
+	}
+
+	boolean isNil() {
+		return this.kind == Kind.REPLIED && this.value == null;
+	}
+
+	boolean isOne() {
+		return this.kind == Kind.REPLIED && this.value instanceof Long number && number == 1L;
+	}
+
+	boolean isNoScript() {
+		return this.error instanceof JedisNoScriptException;
+	}
+
+	/**
+	 * Returns a short description of a failed round trip, without credentials.
+	 * @return e.g. {@code timeout} or the Redis error text
+	 */
+	String describeFailure() {
+		return switch (this.kind) {
+			case REPLIED -> "replied";
+			case TIMEOUT -> "timeout";
+			case ERROR_REPLY -> String.valueOf(this.error.getMessage());
+			case UNREACHABLE -> "unreachable" + rootCauseText();
+		};
+	}
+
+	private String rootCauseText() {
+		Throwable root = this.error;
+		while (root != null && root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		return (root != null && root != this.error && root.getMessage() != null) ? " (" + root.getMessage() + ")"
+				: ((this.error != null && this.error.getMessage() != null) ? " (" + this.error.getMessage() + ")" : "");
+	}
+
+}

@@ -1,0 +1,481 @@
+package dev.redlock.core;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.redlock.core.LockNotAcquiredException.Reason;
+import dev.redlock.core.LockScripts.Script;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Protocol.Command;
+import redis.clients.jedis.Protocol.Keyword;
+
+/**
+ * Distributed locks on N independent Redis masters, following the Redlock algorithm.
+ *
+ * <p>To acquire, a random value is written with {@code SET key value NX PX ttl} to every node at once, within the
+ * node timeout. The lock is held if a quorum ({@code N/2 + 1}) of nodes accepted it and validity remains:
+ * {@code ttl - elapsed - drift > 0}, where {@code elapsed} is measured after the last reply and
+ * {@code drift = ttl * clockDriftFactor + 2 ms}. Otherwise the value is removed again from every node where it may
+ * have landed and the attempt is repeated after a random delay until the wait time is spent. Release and extension
+ * run Lua scripts that touch the key only while it holds the lease's value.
+ *
+ * <pre>{@code
+ * Redlock redlock = Redlock.builder()
+ *     .nodes(List.of("redis://10.0.0.1:6379", "redis://10.0.0.2:6379", "redis://10.0.0.3:6379"))
+ *     .build();
+ * try (Lease lease = redlock.acquire("stock:42", Duration.ofSeconds(10), Duration.ofSeconds(2))) {
+ *     // at most one holder at a time while lease.isValid()
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. Starts no threads; every call blocks the calling thread for at most its bound. Close it to close
+ * its connections.
+ */
+public final class Redlock implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(Redlock.class);
+
+	private final List<RedisNodeUri> nodes;
+
+	private final List<NodeConnectionPool> pools;
+
+	private final Fanout fanout;
+
+	private final RedlockSettings settings;
+
+	private final LongSupplier ticker;
+
+	private final int quorum;
+
+	private Redlock(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker) {
+		this.nodes = List.copyOf(nodes);
+		this.settings = settings;
+		this.ticker = ticker;
+		this.quorum = nodes.size() / 2 + 1;
+		List<NodeConnectionPool> pools = new ArrayList<>(nodes.size());
+		for (RedisNodeUri node : nodes) {
+			pools.add(new NodeConnectionPool(node, settings.poolMaxTotal(), settings.poolMaxIdle(),
+					settings.clientName()));
+		}
+		this.pools = List.copyOf(pools);
+		this.fanout = new Fanout(this.pools, settings.nodeTimeout().toNanos());
+	}
+
+	/**
+	 * Starts building a {@code Redlock}.
+	 * @return a new builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * Acquires a lock with the default TTL and wait time of the settings.
+	 * @param resource the name of the resource to lock
+	 * @return the lease; close it to release the lock
+	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait time
+	 */
+	public Lease acquire(String resource) {
+		return acquire(resource, this.settings.defaultTtl(), this.settings.defaultWaitTime());
+	}
+
+	/**
+	 * Acquires a lock, retrying after random delays until the wait time is spent. No new attempt starts after the
+	 * wait time; one that started before may take up to two node timeouts more (acquire, then clean up).
+	 * @param resource the name of the resource to lock (the key prefix is added in front of it)
+	 * @param ttl how long the lock lives on the nodes unless released or extended
+	 * @param waitTime how long to keep trying; zero for a single attempt
+	 * @return the lease; close it to release the lock
+	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait time, or the thread was
+	 * interrupted while waiting (its interrupt flag is then set)
+	 * @throws IllegalArgumentException if the resource is empty, the TTL not positive or the wait time negative
+	 */
+	public Lease acquire(String resource, Duration ttl, Duration waitTime) {
+		requireResource(resource);
+		requirePositiveTtl(ttl);
+		if (waitTime == null || waitTime.isNegative()) {
+			throw new IllegalArgumentException("Lock wait time must be zero or positive, was " + waitTime);
+		}
+		String key = this.settings.keyPrefix() + resource;
+		long start = this.ticker.getAsLong();
+		long deadline = start + waitTime.toNanos();
+		int attempts = 0;
+		while (true) {
+			if (Thread.currentThread().isInterrupted()) {
+				throw interrupted(resource, attempts, start, null);
+			}
+			attempts++;
+			Attempt attempt = attempt(resource, key, ttl);
+			if (attempt.lease != null) {
+				return attempt.lease;
+			}
+			long left = deadline - this.ticker.getAsLong();
+			if (left <= 0) {
+				throw attempt.failure(resource, attempts, elapsedSince(start));
+			}
+			try {
+				TimeUnit.NANOSECONDS.sleep(Math.min(left, nextRetryDelayNanos()));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw interrupted(resource, attempts, start, ex);
+			}
+		}
+	}
+
+	/**
+	 * Makes a single attempt to acquire a lock, without waiting.
+	 * @param resource the name of the resource to lock
+	 * @param ttl how long the lock lives on the nodes unless released or extended
+	 * @return the lease, or empty if the lock could not be acquired now
+	 */
+	public Optional<Lease> tryAcquire(String resource, Duration ttl) {
+		requireResource(resource);
+		requirePositiveTtl(ttl);
+		return Optional.ofNullable(attempt(resource, this.settings.keyPrefix() + resource, ttl).lease);
+	}
+
+	private Attempt attempt(String resource, String key, Duration ttl) {
+		String value = LockValues.next();
+		long ttlMillis = ttl.toMillis();
+		CommandArguments set = new CommandArguments(Command.SET).key(key)
+			.add(value)
+			.add(Keyword.NX)
+			.add(Keyword.PX)
+			.add(ttlMillis);
+		long start = this.ticker.getAsLong();
+		NodeReply[] replies = this.fanout.execute(set, null);
+		long end = this.ticker.getAsLong();
+		long validUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
+		int granted = 0;
+		for (NodeReply reply : replies) {
+			if (reply.isOk()) {
+				granted++;
+			}
+		}
+		if (granted >= this.quorum && validUntil - end > 0) {
+			return new Attempt(new Lease(this, resource, key, value, ttl, this.ticker, start, validUntil), replies,
+					granted);
+		}
+		// Nodes that answered nil surely hold another value; everywhere else ours may have landed, even where the
+		// reply timed out.
+		boolean[] mayHoldOurs = new boolean[replies.length];
+		boolean any = false;
+		for (int i = 0; i < replies.length; i++) {
+			mayHoldOurs[i] = !replies[i].isNil();
+			any |= mayHoldOurs[i];
+		}
+		if (any) {
+			runScript(LockScripts.RELEASE, key, mayHoldOurs, value);
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Lock '{}' not acquired: granted by {} of {} nodes, quorum {}", resource, granted,
+					replies.length, this.quorum);
+		}
+		return new Attempt(null, replies, granted);
+	}
+
+	/**
+	 * Extends a lease on the nodes.
+	 * @return the new validity deadline, or {@link Long#MIN_VALUE} if the extension does not count
+	 */
+	long extendOnNodes(String key, String value, Duration ttl, long start, long currentValidUntil) {
+		NodeReply[] replies = runScript(LockScripts.EXTEND, key, null, value, Long.toString(ttl.toMillis()));
+		long end = this.ticker.getAsLong();
+		int extended = 0;
+		for (NodeReply reply : replies) {
+			if (reply.isOne()) {
+				extended++;
+			}
+		}
+		long newValidUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
+		boolean inTime = currentValidUntil - end > 0 && newValidUntil - end > 0;
+		if (extended >= this.quorum && inTime) {
+			return newValidUntil;
+		}
+		logger.debug("Extension of '{}' does not count: confirmed by {} of {} nodes, in time: {}", key, extended,
+				replies.length, inTime);
+		return Long.MIN_VALUE;
+	}
+
+	/**
+	 * Releases a lease on every node.
+	 */
+	ReleaseOutcome releaseOnNodes(String key, String value) {
+		NodeReply[] replies = runScript(LockScripts.RELEASE, key, null, value);
+		int deleted = 0;
+		int notOurs = 0;
+		for (NodeReply reply : replies) {
+			if (reply.isOne()) {
+				deleted++;
+			}
+			else if (reply.kind() == NodeReply.Kind.REPLIED) {
+				notOurs++;
+			}
+		}
+		if (deleted >= this.quorum) {
+			return ReleaseOutcome.RELEASED;
+		}
+		if (notOurs > replies.length - this.quorum) {
+			return ReleaseOutcome.EXPIRED;
+		}
+		return ReleaseOutcome.UNKNOWN;
+	}
+
+	/**
+	 * Runs a lock script by its digest, and by its source on the nodes that do not have it cached.
+	 */
+	private NodeReply[] runScript(Script script, String key, boolean @Nullable [] selected, String... args) {
+		NodeReply[] replies = this.fanout.execute(scriptCommand(Command.EVALSHA, script.sha1(), key, args), selected);
+		boolean[] missing = null;
+		for (int i = 0; i < replies.length; i++) {
+			if (replies[i] != null && replies[i].isNoScript()) {
+				if (missing == null) {
+					missing = new boolean[replies.length];
+				}
+				missing[i] = true;
+			}
+		}
+		if (missing != null) {
+			NodeReply[] retried = this.fanout.execute(scriptCommand(Command.EVAL, script.source(), key, args), missing);
+			for (int i = 0; i < replies.length; i++) {
+				if (missing[i]) {
+					replies[i] = retried[i];
+				}
+			}
+		}
+		return replies;
+	}
+
+	private static CommandArguments scriptCommand(Command command, String script, String key, String... args) {
+		CommandArguments arguments = new CommandArguments(command).add(script).add(1).key(key);
+		for (String arg : args) {
+			arguments.add(arg);
+		}
+		return arguments;
+	}
+
+	private long nextRetryDelayNanos() {
+		long mean = this.settings.retryDelay().toNanos();
+		return mean / 2 + ThreadLocalRandom.current().nextLong(mean + 1);
+	}
+
+	private Duration elapsedSince(long start) {
+		return Duration.ofNanos(Math.max(0, this.ticker.getAsLong() - start));
+	}
+
+	private LockNotAcquiredException interrupted(String resource, int attempts, long start,
+			@Nullable InterruptedException cause) {
+		return new LockNotAcquiredException(resource, Reason.INTERRUPTED, attempts, elapsedSince(start), List.of(),
+				List.of(), cause);
+	}
+
+	private static void requireResource(String resource) {
+		if (resource == null || resource.isEmpty()) {
+			throw new IllegalArgumentException("Lock resource name must not be empty");
+		}
+	}
+
+	static void requirePositiveTtl(Duration ttl) {
+		if (ttl == null || ttl.isNegative() || ttl.isZero() || ttl.toMillis() < 1) {
+			throw new IllegalArgumentException("Lock TTL must be at least 1 ms, was " + ttl);
+		}
+	}
+
+	/**
+	 * Returns the settings this instance was built with.
+	 * @return the settings
+	 */
+	public RedlockSettings settings() {
+		return this.settings;
+	}
+
+	/**
+	 * Returns the node addresses without credentials, in configuration order.
+	 * @return e.g. {@code [redis://10.0.0.1:6379, rediss://10.0.0.2:6380]}
+	 */
+	public List<String> nodeAddresses() {
+		return this.nodes.stream().map(RedisNodeUri::redacted).toList();
+	}
+
+	/**
+	 * Returns how many nodes must agree for a lock to be held.
+	 * @return {@code N/2 + 1}
+	 */
+	public int quorum() {
+		return this.quorum;
+	}
+
+	/**
+	 * Closes every connection. Leases still held expire on the nodes at the end of their TTL.
+	 */
+	@Override
+	public void close() {
+		this.pools.forEach(NodeConnectionPool::close);
+	}
+
+	@Override
+	public String toString() {
+		return "Redlock" + nodeAddresses();
+	}
+
+	/** The result of one attempt. */
+	private final class Attempt {
+
+		private final @Nullable Lease lease;
+
+		private final NodeReply[] replies;
+
+		private final int granted;
+
+		Attempt(@Nullable Lease lease, NodeReply[] replies, int granted) {
+			this.lease = lease;
+			this.replies = replies;
+			this.granted = granted;
+		}
+
+		LockNotAcquiredException failure(String resource, int attempts, Duration waited) {
+			List<String> taken = new ArrayList<>();
+			List<String> failed = new ArrayList<>();
+			for (NodeReply reply : this.replies) {
+				String node = Redlock.this.nodes.get(reply.node()).redacted();
+				if (reply.isNil()) {
+					taken.add(node);
+				}
+				else if (reply.kind() != NodeReply.Kind.REPLIED) {
+					failed.add(node + " (" + reply.describeFailure() + ")");
+				}
+			}
+			int couldGrant = this.replies.length - taken.size();
+			Reason reason;
+			if (this.granted >= Redlock.this.quorum) {
+				reason = Reason.VALIDITY_EXHAUSTED;
+			}
+			else if (couldGrant < Redlock.this.quorum) {
+				reason = Reason.CONTENDED;
+			}
+			else {
+				reason = Reason.NO_QUORUM;
+			}
+			return new LockNotAcquiredException(resource, reason, attempts, waited, taken, failed, null);
+		}
+
+	}
+
+	/**
+	 * Builds a {@link Redlock} from node URIs and settings.
+	 */
+	public static final class Builder {
+
+		private final List<String> nodes = new ArrayList<>();
+
+		private RedlockSettings settings = RedlockSettings.defaults();
+
+		private LongSupplier ticker = System::nanoTime;
+
+		private Builder() {
+		}
+
+		/**
+		 * Adds a node.
+		 * @param uri {@code redis://[user:password@]host:port[/db]} or {@code rediss://…}
+		 * @return this builder
+		 */
+		public Builder node(String uri) {
+			this.nodes.add(uri);
+			return this;
+		}
+
+		/**
+		 * Adds nodes.
+		 * @param uris node URIs, see {@link #node(String)}
+		 * @return this builder
+		 */
+		public Builder nodes(List<String> uris) {
+			this.nodes.addAll(uris);
+			return this;
+		}
+
+		/**
+		 * Sets the settings.
+		 * @param settings the settings; {@link RedlockSettings#defaults()} when not called
+		 * @return this builder
+		 */
+		public Builder settings(RedlockSettings settings) {
+			this.settings = Objects.requireNonNull(settings, "settings");
+			return this;
+		}
+
+		/**
+		 * Sets the monotonic clock used for validity and wait times, for tests that need to control time.
+		 * @param nanoTicker returns nanoseconds, like {@link System#nanoTime()} (the default)
+		 * @return this builder
+		 */
+		public Builder ticker(LongSupplier nanoTicker) {
+			this.ticker = Objects.requireNonNull(nanoTicker, "ticker");
+			return this;
+		}
+
+		/**
+		 * Checks the nodes and builds the instance. No connection is opened yet.
+		 * @return a new {@code Redlock}
+		 * @throws InvalidRedlockConfigurationException if there are no nodes, a URI is malformed, or one server is
+		 * listed twice (which would fake a quorum)
+		 */
+		public Redlock build() {
+			if (this.nodes.isEmpty()) {
+				throw new InvalidRedlockConfigurationException("nodes",
+						"no Redis nodes configured; list 3 or 5 independent Redis masters");
+			}
+			List<RedisNodeUri> parsed = new ArrayList<>(this.nodes.size());
+			Map<String, Integer> seen = new HashMap<>();
+			for (int i = 0; i < this.nodes.size(); i++) {
+				RedisNodeUri node;
+				try {
+					node = RedisNodeUri.parse(this.nodes.get(i));
+				}
+				catch (IllegalArgumentException ex) {
+					throw new InvalidRedlockConfigurationException("nodes[" + i + "]", ex.getMessage());
+				}
+				Integer first = seen.putIfAbsent(serverIdentity(node), i);
+				if (first != null) {
+					throw new InvalidRedlockConfigurationException("nodes[" + i + "]",
+							node.redacted() + " is the same server as nodes[" + first + "] ("
+									+ parsed.get(first).redacted()
+									+ "); a node listed twice would fake a quorum, list independent masters");
+				}
+				parsed.add(node);
+			}
+			return new Redlock(parsed, this.settings, this.ticker);
+		}
+
+		/** The server a URI points at: one Redis process, whatever its database index or host alias. */
+		private static String serverIdentity(RedisNodeUri node) {
+			String host = node.host().toLowerCase(Locale.ROOT);
+			try {
+				host = InetAddress.getByName(node.host()).getHostAddress();
+			}
+			catch (UnknownHostException ex) {
+				// compare by name; the node will show as unreachable when used
+			}
+			return host + "|" + node.port();
+		}
+
+	}
+
+}

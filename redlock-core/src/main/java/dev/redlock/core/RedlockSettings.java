@@ -1,0 +1,173 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+
+/**
+ * Tuning of a {@link Redlock}. Every value is checked when the record is created.
+ *
+ * @param keyPrefix prefix put in front of every resource name to form the Redis key
+ * @param defaultTtl lock time-to-live used when a caller gives none
+ * @param defaultWaitTime how long {@link Redlock#acquire(String)} keeps retrying a contended lock
+ * @param retryDelay mean delay between two attempts; each delay is drawn at random from half to one and a half
+ * times this value so competing clients fall out of step
+ * @param nodeTimeout bound on one round trip to the nodes (connect, write, read); much smaller than any TTL
+ * @param clockDriftFactor part of the TTL reserved for clock drift between processes; the drift allowance is
+ * {@code ttl * clockDriftFactor + 2 ms}
+ * @param maxExtensions how many times one lease may be extended
+ * @param poolMaxTotal most connections open to one node at once
+ * @param poolMaxIdle most idle connections kept open to one node
+ * @param clientName name given to every connection ({@code CLIENT SETNAME}), or empty for none
+ */
+public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration defaultWaitTime, Duration retryDelay,
+		Duration nodeTimeout, double clockDriftFactor, int maxExtensions, int poolMaxTotal, int poolMaxIdle,
+		String clientName) {
+
+	/** Fixed part of the drift allowance, as in the Redlock reference implementations. */
+	static final Duration DRIFT_BASE = Duration.ofMillis(2);
+
+	/**
+	 * Checks the values.
+	 */
+	public RedlockSettings {
+		require(keyPrefix != null, "keyPrefix", "must not be null");
+		requirePositive(defaultTtl, "defaultTtl");
+		require(defaultWaitTime != null && !defaultWaitTime.isNegative(), "defaultWaitTime",
+				"must be zero or positive, was " + defaultWaitTime);
+		requirePositive(retryDelay, "retryDelay");
+		requirePositive(nodeTimeout, "nodeTimeout");
+		require(nodeTimeout.toMillis() >= 1 && nodeTimeout.toMillis() <= Integer.MAX_VALUE, "nodeTimeout",
+				"must be between 1 ms and " + Integer.MAX_VALUE + " ms, was " + nodeTimeout);
+		require(clockDriftFactor >= 0 && clockDriftFactor < 1, "clockDriftFactor",
+				"must be at least 0 and below 1, was " + clockDriftFactor);
+		require(maxExtensions >= 0, "maxExtensions", "must not be negative, was " + maxExtensions);
+		require(poolMaxTotal >= 1, "poolMaxTotal", "must be at least 1, was " + poolMaxTotal);
+		require(poolMaxIdle >= 0, "poolMaxIdle", "must not be negative, was " + poolMaxIdle);
+		require(clientName != null && clientName.indexOf(' ') < 0, "clientName", "must not contain spaces");
+		require(defaultTtl.compareTo(drift(defaultTtl, clockDriftFactor)) > 0, "defaultTtl",
+				"must be longer than the clock drift allowance");
+	}
+
+	/**
+	 * Returns the defaults: prefix {@code redlock:}, TTL 30 s, wait 5 s, retry delay 100 ms, node timeout 100 ms,
+	 * drift factor 0.01, 100 extensions, at most 64 connections and 16 idle ones per node, client name
+	 * {@code redlock}.
+	 * @return the default settings
+	 */
+	public static RedlockSettings defaults() {
+		return new RedlockSettings("redlock:", Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofMillis(100),
+				Duration.ofMillis(100), 0.01, 100, 64, 16, "redlock");
+	}
+
+	/**
+	 * Returns a copy with another key prefix.
+	 * @param keyPrefix the new value
+	 * @return a copy
+	 */
+	public RedlockSettings withKeyPrefix(String keyPrefix) {
+		return new RedlockSettings(keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay,
+				this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
+				this.clientName);
+	}
+
+	/**
+	 * Returns a copy with another default TTL.
+	 * @param defaultTtl the new value
+	 * @return a copy
+	 */
+	public RedlockSettings withDefaultTtl(Duration defaultTtl) {
+		return new RedlockSettings(this.keyPrefix, defaultTtl, this.defaultWaitTime, this.retryDelay,
+				this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
+				this.clientName);
+	}
+
+	/**
+	 * Returns a copy with another default wait time.
+	 * @param defaultWaitTime the new value
+	 * @return a copy
+	 */
+	public RedlockSettings withDefaultWaitTime(Duration defaultWaitTime) {
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, defaultWaitTime, this.retryDelay,
+				this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
+				this.clientName);
+	}
+
+	/**
+	 * Returns a copy with another retry delay.
+	 * @param retryDelay the new value
+	 * @return a copy
+	 */
+	public RedlockSettings withRetryDelay(Duration retryDelay) {
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, retryDelay,
+				this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
+				this.clientName);
+	}
+
+	/**
+	 * Returns a copy with another node timeout.
+	 * @param nodeTimeout the new value
+	 * @return a copy
+	 */
+	public RedlockSettings withNodeTimeout(Duration nodeTimeout) {
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay,
+				nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
+				this.clientName);
+	}
+
+	/**
+	 * Returns a copy with another clock drift factor.
+	 * @param clockDriftFactor the new value
+	 * @return a copy
+	 */
+	public RedlockSettings withClockDriftFactor(double clockDriftFactor) {
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay,
+				this.nodeTimeout, clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
+				this.clientName);
+	}
+
+	/**
+	 * Returns a copy with another bound on extensions per lease.
+	 * @param maxExtensions the new value
+	 * @return a copy
+	 */
+	public RedlockSettings withMaxExtensions(int maxExtensions) {
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay,
+				this.nodeTimeout, this.clockDriftFactor, maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
+				this.clientName);
+	}
+
+	/**
+	 * Returns a copy with other pool sizes.
+	 * @param poolMaxTotal most connections per node
+	 * @param poolMaxIdle most idle connections per node
+	 * @return a copy
+	 */
+	public RedlockSettings withPool(int poolMaxTotal, int poolMaxIdle) {
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay,
+				this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, poolMaxTotal, poolMaxIdle,
+				this.clientName);
+	}
+
+	/**
+	 * Returns the time reserved for clock drift when locking for the given TTL.
+	 * @param ttl the lock's time-to-live
+	 * @return {@code ttl * clockDriftFactor + 2 ms}
+	 */
+	public Duration driftFor(Duration ttl) {
+		return drift(ttl, this.clockDriftFactor);
+	}
+
+	private static Duration drift(Duration ttl, double factor) {
+		return Duration.ofNanos((long) (ttl.toNanos() * factor)).plus(DRIFT_BASE);
+	}
+
+	private static void requirePositive(Duration value, String setting) {
+		require(value != null && !value.isNegative() && !value.isZero(), setting, "must be positive, was " + value);
+	}
+
+	private static void require(boolean condition, String setting, String message) {
+		if (!condition) {
+			throw new InvalidRedlockConfigurationException(setting, message);
+		}
+	}
+
+}

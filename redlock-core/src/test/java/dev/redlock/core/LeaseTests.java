@@ -1,0 +1,195 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.core.LockNotAcquiredException.Reason;
+import dev.redlock.test.RedisNode;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+@WithRedisNodes(count = 3)
+class LeaseTests {
+
+	private final RedlockSettings settings = RedlockSettings.defaults().withRetryDelay(Duration.ofMillis(20));
+
+	@Test
+	void closeReleasesOnceOnEveryNode(RedisNodes nodes) {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			Lease lease = redlock.acquire("once", Duration.ofSeconds(10), Duration.ZERO);
+			assertThat(lease.resource()).isEqualTo("once");
+			assertThat(lease.key()).isEqualTo("redlock:once");
+			assertThat(TestSupport.keysOnNodes(nodes)).isEqualTo(3);
+			lease.close();
+			assertThat(lease.isReleased()).isTrue();
+			assertThat(lease.isValid()).isFalse();
+			assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+			// a second holder takes the lock; closing the first lease again must not touch it
+			Lease next = redlock.acquire("once", Duration.ofSeconds(10), Duration.ZERO);
+			lease.close();
+			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+			assertThat(TestSupport.keysOnNodes(nodes)).isEqualTo(3);
+			assertThat(next.release()).isEqualTo(ReleaseOutcome.RELEASED);
+		}
+	}
+
+	@Test
+	void heldLockIsRefusedAsContendedNamingTheNodes(RedisNodes nodes) {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings); Redlock other = TestSupport.redlock(nodes, this.settings)) {
+			try (Lease held = redlock.acquire("busy", Duration.ofSeconds(10), Duration.ZERO)) {
+				assertThat(other.tryAcquire("busy", Duration.ofSeconds(10))).isEmpty();
+				assertThatExceptionOfType(LockNotAcquiredException.class)
+					.isThrownBy(() -> other.acquire("busy", Duration.ofSeconds(10), Duration.ofMillis(200)))
+					.satisfies((ex) -> {
+						assertThat(ex.reason()).isEqualTo(Reason.CONTENDED);
+						assertThat(ex.resource()).isEqualTo("busy");
+						assertThat(ex.heldElsewhere()).containsExactlyElementsOf(nodes.uris());
+						assertThat(ex.failedNodes()).isEmpty();
+						assertThat(ex.attempts()).isGreaterThan(1);
+						assertThat(ex.waited()).isGreaterThanOrEqualTo(Duration.ofMillis(200));
+						assertThat(ex.getMessage()).contains("held by another owner");
+					});
+				assertThat(held.isValid()).isTrue();
+			}
+		}
+	}
+
+	@Test
+	void waitingAcquirerGetsTheLockOnceReleased(RedisNodes nodes) throws Exception {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			Lease first = redlock.acquire("handover", Duration.ofSeconds(10), Duration.ZERO);
+			java.util.concurrent.CompletableFuture<Lease> second = java.util.concurrent.CompletableFuture
+				.supplyAsync(() -> redlock.acquire("handover", Duration.ofSeconds(10), Duration.ofSeconds(10)));
+			first.release();
+			Lease lease = second.get(15, java.util.concurrent.TimeUnit.SECONDS);
+			assertThat(lease.isValid()).isTrue();
+			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+		}
+	}
+
+	@Test
+	void expiredHolderCannotReleaseOrExtendTheNextHoldersLock(RedisNodes nodes) {
+		// the first holder's clock stands still, so it believes its lease is valid long after the keys expired
+		try (Redlock frozen = TestSupport.redlock(nodes, this.settings, () -> 0L);
+				Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			Lease stale = frozen.acquire("expiry", Duration.ofMillis(300), Duration.ZERO);
+			TestSupport.awaitTrue("the first lease's keys expired", Duration.ofSeconds(5),
+					() -> TestSupport.keysOnNodes(nodes) == 0);
+			Lease current = redlock.acquire("expiry", Duration.ofSeconds(30), Duration.ZERO);
+			String value = nodes.node(0).command("GET", "redlock:expiry");
+
+			assertThat(stale.extend(Duration.ofMinutes(10))).isFalse();
+			assertThat(stale.release()).isEqualTo(ReleaseOutcome.EXPIRED);
+
+			for (RedisNode node : nodes.nodes()) {
+				assertThat(node.command("GET", "redlock:expiry")).isEqualTo(value);
+				assertThat(Long.parseLong(node.command("PTTL", "redlock:expiry"))).isBetween(1L, 30_000L);
+			}
+			assertThat(current.release()).isEqualTo(ReleaseOutcome.RELEASED);
+		}
+	}
+
+	@Test
+	void extendSetsNewTtlOnTheNodes(RedisNodes nodes) {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			Lease lease = redlock.acquire("extend", Duration.ofSeconds(2), Duration.ZERO);
+			assertThat(lease.extend(Duration.ofSeconds(60))).isTrue();
+			assertThat(lease.extensionAttempts()).isEqualTo(1);
+			assertThat(lease.remainingValidity()).isGreaterThan(Duration.ofSeconds(50));
+			for (RedisNode node : nodes.nodes()) {
+				assertThat(Long.parseLong(node.command("PTTL", "redlock:extend"))).isGreaterThan(50_000L);
+			}
+			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+			assertThatIllegalStateException().isThrownBy(lease::extend).withMessageContaining("released");
+		}
+	}
+
+	@Test
+	void extensionsAreBounded(RedisNodes nodes) {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings.withMaxExtensions(2))) {
+			try (Lease lease = redlock.acquire("bounded", Duration.ofSeconds(10), Duration.ZERO)) {
+				assertThat(lease.extend()).isTrue();
+				assertThat(lease.extend()).isTrue();
+				assertThatIllegalStateException().isThrownBy(lease::extend).withMessageContaining("maxExtensions");
+			}
+		}
+	}
+
+	@Test
+	void scriptsAreReloadedAfterScriptFlush(RedisNodes nodes) {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			Lease lease = redlock.acquire("noscript", Duration.ofSeconds(10), Duration.ZERO);
+			flushScripts(nodes);
+			assertThat(lease.extend(Duration.ofSeconds(20))).isTrue();
+			flushScripts(nodes);
+			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+			assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+		}
+	}
+
+	@Test
+	void expiredLeaseIsReportedAfterScriptFlushToo(RedisNodes nodes) {
+		try (Redlock frozen = TestSupport.redlock(nodes, this.settings, () -> 0L)) {
+			Lease lease = frozen.acquire("noscript-expired", Duration.ofMillis(200), Duration.ZERO);
+			TestSupport.awaitTrue("the keys expired", Duration.ofSeconds(5), () -> TestSupport.keysOnNodes(nodes) == 0);
+			flushScripts(nodes);
+			assertThat(lease.release()).isEqualTo(ReleaseOutcome.EXPIRED);
+		}
+	}
+
+	@Test
+	void releaseWithMostNodesDownIsUnknown(RedisNodes nodes) {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			Lease lease = redlock.acquire("unknown", Duration.ofSeconds(10), Duration.ZERO);
+			nodes.node(0).kill();
+			nodes.node(1).kill();
+			assertThat(lease.release()).isEqualTo(ReleaseOutcome.UNKNOWN);
+		}
+	}
+
+	@Test
+	void interruptedCallerStopsWaitingAndKeepsItsInterrupt(RedisNodes nodes) {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			try (Lease held = redlock.acquire("interrupt", Duration.ofSeconds(10), Duration.ZERO)) {
+				Thread.currentThread().interrupt();
+				try {
+					assertThatExceptionOfType(LockNotAcquiredException.class)
+						.isThrownBy(() -> redlock.acquire("interrupt", Duration.ofSeconds(10), Duration.ofSeconds(30)))
+						.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(Reason.INTERRUPTED));
+					assertThat(Thread.currentThread().isInterrupted()).isTrue();
+				}
+				finally {
+					Thread.interrupted();
+				}
+			}
+		}
+	}
+
+	@Test
+	void badArgumentsAreRefusedBeforeAnyNetworkCall(RedisNodes nodes) {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+				.isThrownBy(() -> redlock.acquire("", Duration.ofSeconds(1), Duration.ZERO))
+				.withMessageContaining("resource");
+			org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+				.isThrownBy(() -> redlock.acquire("x", Duration.ZERO, Duration.ZERO))
+				.withMessageContaining("TTL");
+			org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+				.isThrownBy(() -> redlock.acquire("x", Duration.ofSeconds(1), Duration.ofSeconds(-1)))
+				.withMessageContaining("wait time");
+		}
+		assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+	}
+
+	private static void flushScripts(RedisNodes nodes) {
+		for (RedisNode node : nodes.nodes()) {
+			node.command("SCRIPT", "FLUSH");
+		}
+	}
+
+}

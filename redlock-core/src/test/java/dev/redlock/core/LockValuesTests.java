@@ -1,0 +1,44 @@
+package dev.redlock.core;
+
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LockValuesTests {
+
+	@Test
+	void valueIsTwentyRandomBytes() {
+		byte[] decoded = Base64.getUrlDecoder().decode(LockValues.next());
+		assertThat(decoded).hasSize(20);
+	}
+
+	@Test
+	void valuesAreUnique() {
+		Set<String> values = new HashSet<>();
+		for (int i = 0; i < 100_000; i++) {
+			values.add(LockValues.next());
+		}
+		assertThat(values).hasSize(100_000);
+	}
+
+	@Test
+	void bytesAreNotConstant() {
+		// every byte position takes many values across acquisitions: the value is random, not a counter
+		int[][] seen = new int[20][256];
+		for (int i = 0; i < 2_000; i++) {
+			byte[] bytes = Base64.getUrlDecoder().decode(LockValues.next());
+			for (int b = 0; b < bytes.length; b++) {
+				seen[b][bytes[b] & 0xFF]++;
+			}
+		}
+		for (int[] position : seen) {
+			long distinct = java.util.Arrays.stream(position).filter((count) -> count > 0).count();
+			assertThat(distinct).isGreaterThan(200);
+		}
+	}
+
+}

@@ -1,0 +1,103 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.core.LockNotAcquiredException.Reason;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Redlock keeps working while a minority of nodes is down and fails fast, within its bound, when a majority is.
+ */
+@WithRedisNodes(count = 5)
+class NodeFailureTests {
+
+	private static final Duration NODE_TIMEOUT = Duration.ofMillis(100);
+
+	private static final Duration RETRY_DELAY = Duration.ofMillis(100);
+
+	private static final Duration WAIT = Duration.ofSeconds(1);
+
+	private final RedlockSettings settings = RedlockSettings.defaults()
+		.withNodeTimeout(NODE_TIMEOUT)
+		.withRetryDelay(RETRY_DELAY);
+
+	@Test
+	void minorityKilledStillLocks(RedisNodes nodes) {
+		nodes.node(1).kill();
+		nodes.node(3).kill();
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			for (int i = 0; i < 20; i++) {
+				try (Lease lease = redlock.acquire("minority", Duration.ofSeconds(10), Duration.ZERO)) {
+					assertThat(lease.isValid()).isTrue();
+					assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+				}
+			}
+		}
+	}
+
+	@Test
+	void minorityPausedStillLocksWithinTheNodeTimeout(RedisNodes nodes) {
+		nodes.node(0).pause();
+		nodes.node(4).pause();
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			try (Lease lease = redlock.acquire("paused", Duration.ofSeconds(10), Duration.ZERO)) {
+				assertThat(lease.isValid()).isTrue();
+				// the two paused nodes cost one node timeout, in parallel, not one each
+				assertThat(lease.remainingValidity()).isGreaterThan(Duration.ofSeconds(10).minus(Duration.ofMillis(102))
+					.minus(NODE_TIMEOUT.multipliedBy(2)));
+			}
+		}
+	}
+
+	@Test
+	void majorityKilledFailsWithinTheBoundAndLeavesNothing(RedisNodes nodes) {
+		nodes.node(0).kill();
+		nodes.node(2).kill();
+		nodes.node(4).kill();
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			long start = System.nanoTime();
+			LockNotAcquiredException failure = org.junit.jupiter.api.Assertions.assertThrows(
+					LockNotAcquiredException.class, () -> redlock.acquire("majority", Duration.ofSeconds(10), WAIT));
+			Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+			// no attempt starts after the wait time; the last one costs at most a node timeout, its clean-up another
+			Duration bound = WAIT.plus(NODE_TIMEOUT.multipliedBy(2)).plus(Duration.ofMillis(500));
+			System.out.printf("majority down: %s after %d ms (%d attempts), bound %d ms%n", failure.reason(),
+					elapsed.toMillis(), failure.attempts(), bound.toMillis());
+			assertThat(failure.reason()).isEqualTo(Reason.NO_QUORUM);
+			assertThat(elapsed).isGreaterThanOrEqualTo(WAIT).isLessThan(bound);
+			assertThat(failure.attempts()).isGreaterThan(1);
+			assertThat(failure.failedNodes()).hasSize(3)
+				.allSatisfy((node) -> assertThat(node).contains("unreachable"));
+			assertThat(failure.heldElsewhere()).isEmpty();
+			assertThat(failure.getMessage()).contains("majority", "quorum", nodes.node(0).uri());
+		}
+		assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+	}
+
+	@Test
+	void majorityPausedTimesOutWithinTheNodeTimeout(RedisNodes nodes) {
+		nodes.node(1).pause();
+		nodes.node(2).pause();
+		nodes.node(3).pause();
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			long start = System.nanoTime();
+			assertThatExceptionOfType(LockNotAcquiredException.class)
+				.isThrownBy(() -> redlock.acquire("majority-paused", Duration.ofSeconds(10), Duration.ZERO))
+				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(Reason.NO_QUORUM))
+				.satisfies((ex) -> assertThat(ex.failedNodes()).hasSize(3)
+					.allSatisfy((node) -> assertThat(node).contains("timeout")));
+			Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+			assertThat(elapsed).isLessThan(NODE_TIMEOUT.multipliedBy(2).plus(Duration.ofMillis(500)));
+		}
+		nodes.node(1).resume();
+		nodes.node(2).resume();
+		nodes.node(3).resume();
+	}
+
+}

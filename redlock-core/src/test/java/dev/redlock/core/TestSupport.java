@@ -1,0 +1,73 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+
+import dev.redlock.test.RedisNodes;
+
+/**
+ * Helpers shared by the tests that run against real nodes.
+ */
+final class TestSupport {
+
+	static final String PREFIX = "redlock:";
+
+	private TestSupport() {
+	}
+
+	static Redlock redlock(RedisNodes nodes, RedlockSettings settings) {
+		return Redlock.builder().nodes(nodes.uris()).settings(settings).build();
+	}
+
+	static Redlock redlock(RedisNodes nodes, RedlockSettings settings, LongSupplier ticker) {
+		return Redlock.builder().nodes(nodes.uris()).settings(settings).ticker(ticker).build();
+	}
+
+	/** Keys left on every node, summed. */
+	static long keysOnNodes(RedisNodes nodes) {
+		long total = 0;
+		for (int i = 0; i < nodes.size(); i++) {
+			if (nodes.node(i).isRunning() && !nodes.node(i).isPaused()) {
+				total += Long.parseLong(nodes.node(i).command("DBSIZE"));
+			}
+		}
+		return total;
+	}
+
+	/** Polls until the condition holds, failing after the deadline. */
+	static void awaitTrue(String what, Duration timeout, BooleanSupplier condition) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() - deadline > 0) {
+				throw new AssertionError("Timed out after " + timeout + " waiting until " + what);
+			}
+			Thread.onSpinWait();
+			java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+		}
+	}
+
+	/** A ticker that returns the given readings in order, then repeats the last one. */
+	static final class ScriptedTicker implements LongSupplier {
+
+		private final long[] readings;
+
+		private final AtomicInteger next = new AtomicInteger();
+
+		ScriptedTicker(Duration... readings) {
+			this.readings = new long[readings.length];
+			for (int i = 0; i < readings.length; i++) {
+				this.readings[i] = readings[i].toNanos();
+			}
+		}
+
+		@Override
+		public long getAsLong() {
+			int index = Math.min(this.next.getAndIncrement(), this.readings.length - 1);
+			return this.readings[index];
+		}
+
+	}
+
+}

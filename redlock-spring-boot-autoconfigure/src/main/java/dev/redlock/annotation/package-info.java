@@ -1,0 +1,7 @@
+/**
+ * The {@link dev.redlock.annotation.DistributedLock @DistributedLock} annotation.
+ */
+@NullMarked
+package dev.redlock.annotation;
+
+import org.jspecify.annotations.NullMarked;

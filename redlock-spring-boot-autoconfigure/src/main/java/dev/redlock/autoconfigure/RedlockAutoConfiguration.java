@@ -1,0 +1,58 @@
+package dev.redlock.autoconfigure;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.beans.factory.config.EmbeddedValueResolver;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+
+import dev.redlock.core.Redlock;
+import dev.redlock.interceptor.DistributedLockAdvisor;
+import dev.redlock.interceptor.DistributedLockInterceptor;
+import dev.redlock.interceptor.LockAttributeSource;
+
+/**
+ * Auto-configuration of a {@link Redlock} from {@code redlock.*} properties, and of the interception of
+ * {@link dev.redlock.annotation.DistributedLock @DistributedLock} methods. Every bean backs off when the application
+ * defines its own; {@code redlock.enabled=false} turns it all off.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration")
+@ConditionalOnClass(Redlock.class)
+@ConditionalOnBooleanProperty(name = "redlock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RedlockProperties.class)
+@Import(DistributedLockProxyRegistrar.class)
+public final class RedlockAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	Redlock redlock(RedlockProperties properties) {
+		return RedlockFactory.create(properties);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static LockAttributeSource redlockLockAttributeSource(ConfigurableBeanFactory beanFactory) {
+		return new LockAttributeSource(new EmbeddedValueResolver(beanFactory));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<Redlock> redlock,
+			LockAttributeSource redlockLockAttributeSource, ConfigurableBeanFactory beanFactory,
+			ObjectProvider<RedlockProperties> properties) {
+		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(redlock::getObject,
+				redlockLockAttributeSource, beanFactory);
+		int order = properties.getIfAvailable(RedlockProperties::new).getInterceptorOrder();
+		return new DistributedLockAdvisor(interceptor, redlockLockAttributeSource, order);
+	}
+
+}

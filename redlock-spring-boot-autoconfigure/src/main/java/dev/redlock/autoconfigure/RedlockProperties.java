@@ -1,0 +1,207 @@
+package dev.redlock.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
+
+/**
+ * Configuration properties for Redlock distributed locks.
+ */
+@ConfigurationProperties("redlock")
+public class RedlockProperties {
+
+	/** Default order of the @DistributedLock advisor: outside @Transactional and @Cacheable, whose default is lowest. */
+	public static final int DEFAULT_INTERCEPTOR_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+
+	/**
+	 * Whether to enable the Redlock auto-configuration.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Independent Redis masters, each "redis://[user:password@]host:port[/database]" or "rediss://..." for TLS. List
+	 * 3 or 5: a lock needs a majority of them.
+	 */
+	private List<String> nodes = new ArrayList<>();
+
+	/**
+	 * Prefix put in front of every lock key in Redis.
+	 */
+	private String keyPrefix = "redlock:";
+
+	/**
+	 * Lock time-to-live used when @DistributedLock or the caller gives none.
+	 */
+	private Duration defaultTtl = Duration.ofSeconds(30);
+
+	/**
+	 * How long to keep retrying a lock held elsewhere when @DistributedLock or the caller gives no wait time.
+	 */
+	private Duration defaultWaitTime = Duration.ofSeconds(5);
+
+	/**
+	 * Mean delay between two attempts; each delay is drawn at random between half and one and a half times this.
+	 */
+	private Duration retryDelay = Duration.ofMillis(100);
+
+	/**
+	 * Bound on one round trip to the nodes (connect, write, read), much smaller than any TTL.
+	 */
+	private Duration nodeTimeout = Duration.ofMillis(100);
+
+	/**
+	 * Part of the TTL reserved for clock drift between processes, at least 0 and below 1. The drift allowance is
+	 * ttl * factor + 2 ms.
+	 */
+	private double clockDriftFactor = 0.01;
+
+	/**
+	 * How many times one lease may be extended.
+	 */
+	private int maxExtensions = 100;
+
+	/**
+	 * Name given to every connection (CLIENT SETNAME); empty for none.
+	 */
+	private String clientName = "redlock";
+
+	/**
+	 * Order of the @DistributedLock advisor among other advisors; lower runs further outside. The default runs
+	 * outside @Transactional, so the lock covers the commit.
+	 */
+	private int interceptorOrder = DEFAULT_INTERCEPTOR_ORDER;
+
+	/**
+	 * Connection pool of each node.
+	 */
+	private final Pool pool = new Pool();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public List<String> getNodes() {
+		return this.nodes;
+	}
+
+	public void setNodes(List<String> nodes) {
+		this.nodes = nodes;
+	}
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+	public Duration getDefaultTtl() {
+		return this.defaultTtl;
+	}
+
+	public void setDefaultTtl(Duration defaultTtl) {
+		this.defaultTtl = defaultTtl;
+	}
+
+	public Duration getDefaultWaitTime() {
+		return this.defaultWaitTime;
+	}
+
+	public void setDefaultWaitTime(Duration defaultWaitTime) {
+		this.defaultWaitTime = defaultWaitTime;
+	}
+
+	public Duration getRetryDelay() {
+		return this.retryDelay;
+	}
+
+	public void setRetryDelay(Duration retryDelay) {
+		this.retryDelay = retryDelay;
+	}
+
+	public Duration getNodeTimeout() {
+		return this.nodeTimeout;
+	}
+
+	public void setNodeTimeout(Duration nodeTimeout) {
+		this.nodeTimeout = nodeTimeout;
+	}
+
+	public double getClockDriftFactor() {
+		return this.clockDriftFactor;
+	}
+
+	public void setClockDriftFactor(double clockDriftFactor) {
+		this.clockDriftFactor = clockDriftFactor;
+	}
+
+	public int getMaxExtensions() {
+		return this.maxExtensions;
+	}
+
+	public void setMaxExtensions(int maxExtensions) {
+		this.maxExtensions = maxExtensions;
+	}
+
+	public String getClientName() {
+		return this.clientName;
+	}
+
+	public void setClientName(String clientName) {
+		this.clientName = clientName;
+	}
+
+	public int getInterceptorOrder() {
+		return this.interceptorOrder;
+	}
+
+	public void setInterceptorOrder(int interceptorOrder) {
+		this.interceptorOrder = interceptorOrder;
+	}
+
+	public Pool getPool() {
+		return this.pool;
+	}
+
+	/**
+	 * Connection pool settings, applied to each node.
+	 */
+	public static class Pool {
+
+		/**
+		 * Most connections open to one node at once; a call that finds none free waits at most the node timeout.
+		 */
+		private int maxTotal = 64;
+
+		/**
+		 * Most idle connections kept open to one node.
+		 */
+		private int maxIdle = 16;
+
+		public int getMaxTotal() {
+			return this.maxTotal;
+		}
+
+		public void setMaxTotal(int maxTotal) {
+			this.maxTotal = maxTotal;
+		}
+
+		public int getMaxIdle() {
+			return this.maxIdle;
+		}
+
+		public void setMaxIdle(int maxIdle) {
+			this.maxIdle = maxIdle;
+		}
+
+	}
+
+}

@@ -1,0 +1,52 @@
+package dev.redlock.interceptor;
+
+import java.lang.reflect.Method;
+
+import org.aopalliance.aop.Advice;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+
+/**
+ * Applies a {@link DistributedLockInterceptor} to every method that carries
+ * {@link dev.redlock.annotation.DistributedLock @DistributedLock}. Matching resolves and checks the attributes, so
+ * invalid ones fail when the bean is created.
+ */
+public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
+
+	private static final long serialVersionUID = 1L;
+
+	private final transient DistributedLockInterceptor interceptor;
+
+	private final transient Pointcut pointcut;
+
+	/**
+	 * Creates the advisor.
+	 * @param interceptor the interceptor to apply
+	 * @param attributeSource tells which methods are annotated
+	 * @param order the advisor's order; lower runs further outside
+	 */
+	public DistributedLockAdvisor(DistributedLockInterceptor interceptor, LockAttributeSource attributeSource,
+			int order) {
+		this.interceptor = interceptor;
+		this.pointcut = new StaticMethodMatcherPointcut() {
+			@Override
+			public boolean matches(Method method, @Nullable Class<?> targetClass) {
+				return attributeSource.find(method, targetClass) != null;
+			}
+		};
+		setOrder(order);
+	}
+
+	@Override
+	public Pointcut getPointcut() {
+		return this.pointcut;
+	}
+
+	@Override
+	public Advice getAdvice() {
+		return this.interceptor;
+	}
+
+}

@@ -1,0 +1,129 @@
+package dev.redlock.interceptor;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.StringValueResolver;
+
+import dev.redlock.annotation.DistributedLock;
+
+/**
+ * Finds {@link DistributedLock @DistributedLock} on a method and resolves its attributes once per method and target
+ * class. Invalid attributes are reported with the method and attribute at fault.
+ */
+public final class LockAttributeSource {
+
+	private final Map<MethodClassKey, Optional<LockAttributes>> cache = new ConcurrentHashMap<>();
+
+	private final SpelExpressionParser parser = new SpelExpressionParser();
+
+	private final StringValueResolver placeholders;
+
+	/**
+	 * Creates a source.
+	 * @param placeholders resolves {@code ${…}} placeholders in {@code ttl} and {@code waitTime}, failing on
+	 * unresolvable ones
+	 */
+	public LockAttributeSource(StringValueResolver placeholders) {
+		this.placeholders = placeholders;
+	}
+
+	/**
+	 * Returns the attributes of a method, if it is annotated.
+	 * @param method the invoked method, possibly an interface method
+	 * @param targetClass the class of the target, or {@code null} if unknown
+	 * @return the attributes, or {@code null} if the method carries no {@code @DistributedLock}
+	 * @throws IllegalStateException if an attribute is invalid
+	 */
+	public @Nullable LockAttributes find(Method method, @Nullable Class<?> targetClass) {
+		MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
+		Optional<LockAttributes> cached = this.cache.get(cacheKey);
+		if (cached == null) {
+			cached = Optional.ofNullable(resolve(method, targetClass));
+			this.cache.put(cacheKey, cached);
+		}
+		return cached.orElse(null);
+	}
+
+	private @Nullable LockAttributes resolve(Method method, @Nullable Class<?> targetClass) {
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
+		if (annotation == null && specific != method) {
+			annotation = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+		}
+		if (annotation == null) {
+			return null;
+		}
+		Class<?> owner = (targetClass != null) ? targetClass : specific.getDeclaringClass();
+		String description = owner.getSimpleName() + "." + specific.getName() + Arrays.stream(specific.getParameterTypes())
+			.map(Class::getSimpleName)
+			.collect(Collectors.joining(", ", "(", ")"));
+		String name = annotation.name().isBlank() ? owner.getSimpleName() + "." + specific.getName()
+				: annotation.name().trim();
+		Expression key = parseKey(annotation.key(), description);
+		Duration ttl = parseDuration("ttl", annotation.ttl(), description);
+		if (ttl != null && (ttl.isZero() || ttl.isNegative() || ttl.toMillis() < 1)) {
+			throw invalid(description, "ttl", annotation.ttl(), "must be at least 1 ms");
+		}
+		Duration waitTime = parseDuration("waitTime", annotation.waitTime(), description);
+		if (waitTime != null && waitTime.isNegative()) {
+			throw invalid(description, "waitTime", annotation.waitTime(), "must not be negative");
+		}
+		return new LockAttributes(name, key, annotation.key(), ttl, waitTime, specific, description);
+	}
+
+	private @Nullable Expression parseKey(String source, String description) {
+		if (source.isBlank()) {
+			return null;
+		}
+		try {
+			return this.parser.parseExpression(source);
+		}
+		catch (ParseException ex) {
+			throw invalid(description, "key", source, "is not a valid SpEL expression (" + ex.getMessage() + ")");
+		}
+	}
+
+	private @Nullable Duration parseDuration(String attribute, String source, String description) {
+		if (source.isBlank()) {
+			return null;
+		}
+		String resolved;
+		try {
+			resolved = this.placeholders.resolveStringValue(source);
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(description, attribute, source, "has a placeholder that cannot be resolved (" + ex.getMessage() + ")");
+		}
+		if (resolved == null || resolved.isBlank()) {
+			throw invalid(description, attribute, source, "resolves to an empty value");
+		}
+		try {
+			return DurationStyle.detectAndParse(resolved.trim());
+		}
+		catch (IllegalArgumentException ex) {
+			String shown = resolved.equals(source) ? "" : " (resolved to '" + resolved + "')";
+			throw invalid(description, attribute, source,
+					"is not a duration" + shown + "; write e.g. 500ms, 10s, 2m or PT1M");
+		}
+	}
+
+	private static IllegalStateException invalid(String description, String attribute, String value, String problem) {
+		return new IllegalStateException("Invalid @DistributedLock on " + description + ": attribute '" + attribute
+				+ "' = \"" + value + "\" " + problem);
+	}
+
+}

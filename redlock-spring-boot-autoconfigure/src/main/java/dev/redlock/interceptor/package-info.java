@@ -1,0 +1,7 @@
+/**
+ * Interception of {@link dev.redlock.annotation.DistributedLock @DistributedLock} methods.
+ */
+@NullMarked
+package dev.redlock.interceptor;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,194 @@
+package dev.redlock.autoconfigure;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+
+import dev.redlock.core.Redlock;
+import dev.redlock.interceptor.DistributedLockAdvisor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RedlockAutoConfigurationTests {
+
+	private static final String[] THREE_NODES = { "redlock.nodes[0]=redis://127.0.0.1:7101",
+			"redlock.nodes[1]=redis://127.0.0.1:7102", "redlock.nodes[2]=redis://127.0.0.1:7103" };
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class));
+
+	@Test
+	void bindsPropertiesIntoTheRedlockBean() {
+		this.runner.withPropertyValues(THREE_NODES)
+			.withPropertyValues("redlock.key-prefix=shop:", "redlock.default-ttl=12s", "redlock.default-wait-time=0",
+					"redlock.retry-delay=50ms", "redlock.node-timeout=20ms", "redlock.clock-drift-factor=0.02",
+					"redlock.max-extensions=7", "redlock.pool.max-total=9", "redlock.pool.max-idle=3",
+					"redlock.client-name=orders")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(Redlock.class).hasSingleBean(DistributedLockAdvisor.class);
+				Redlock redlock = context.getBean(Redlock.class);
+				assertThat(redlock.nodeAddresses()).containsExactly("redis://127.0.0.1:7101", "redis://127.0.0.1:7102",
+						"redis://127.0.0.1:7103");
+				assertThat(redlock.quorum()).isEqualTo(2);
+				assertThat(redlock.settings().keyPrefix()).isEqualTo("shop:");
+				assertThat(redlock.settings().defaultTtl()).isEqualTo(Duration.ofSeconds(12));
+				assertThat(redlock.settings().defaultWaitTime()).isZero();
+				assertThat(redlock.settings().retryDelay()).isEqualTo(Duration.ofMillis(50));
+				assertThat(redlock.settings().nodeTimeout()).isEqualTo(Duration.ofMillis(20));
+				assertThat(redlock.settings().clockDriftFactor()).isEqualTo(0.02);
+				assertThat(redlock.settings().maxExtensions()).isEqualTo(7);
+				assertThat(redlock.settings().poolMaxTotal()).isEqualTo(9);
+				assertThat(redlock.settings().poolMaxIdle()).isEqualTo(3);
+				assertThat(redlock.settings().clientName()).isEqualTo("orders");
+			});
+	}
+
+	@Test
+	void defaultsMatchTheCoreDefaults() {
+		this.runner.withPropertyValues(THREE_NODES).run((context) -> {
+			assertThat(context.getBean(Redlock.class).settings())
+				.isEqualTo(dev.redlock.core.RedlockSettings.defaults());
+			assertThat(context.getBean(DistributedLockAdvisor.class).getOrder())
+				.isEqualTo(RedlockProperties.DEFAULT_INTERCEPTOR_ORDER);
+		});
+	}
+
+	@Test
+	void interceptorOrderIsConfigurable() {
+		this.runner.withPropertyValues(THREE_NODES)
+			.withPropertyValues("redlock.interceptor-order=42")
+			.run((context) -> assertThat(context.getBean(DistributedLockAdvisor.class).getOrder()).isEqualTo(42));
+	}
+
+	@Test
+	void backsOffWhenTheApplicationDefinesARedlock() {
+		this.runner.withBean("myRedlock", Redlock.class, () -> Redlock.builder().node("redis://127.0.0.1:7201").build())
+			.run((context) -> {
+				assertThat(context).hasSingleBean(Redlock.class).hasBean("myRedlock");
+				assertThat(context).hasSingleBean(DistributedLockAdvisor.class);
+			});
+	}
+
+	@Test
+	void backsOffForEveryBeanTheApplicationDefines() {
+		for (Method method : RedlockAutoConfiguration.class.getDeclaredMethods()) {
+			if (method.isAnnotationPresent(Bean.class)) {
+				assertThat(method.isAnnotationPresent(ConditionalOnMissingBean.class))
+					.as("@ConditionalOnMissingBean on %s", method.getName())
+					.isTrue();
+			}
+		}
+		assertThat(Arrays.stream(RedlockAutoConfiguration.class.getDeclaredMethods())
+			.filter((method) -> method.isAnnotationPresent(Bean.class))).hasSize(3);
+	}
+
+	@Test
+	void disabledSwitchTurnsEverythingOff() {
+		this.runner.withPropertyValues(THREE_NODES)
+			.withPropertyValues("redlock.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(Redlock.class)
+				.doesNotHaveBean(DistributedLockAdvisor.class)
+				.doesNotHaveBean(RedlockProperties.class));
+	}
+
+	@Test
+	void disabledSwitchSkipsValidation() {
+		this.runner.withPropertyValues("redlock.enabled=false").run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void startsWithoutMicrometerOrActuatorOnTheClasspath() {
+		this.runner.withPropertyValues(THREE_NODES)
+			.withClassLoader(new FilteredClassLoader("io.micrometer", "org.springframework.boot.actuate",
+					"org.springframework.boot.health"))
+			.run((context) -> assertThat(context).hasSingleBean(Redlock.class));
+	}
+
+	@Test
+	void noNodesFailsNamingTheProperty() {
+		assertFailure(this.runner, "redlock.nodes", "no Redis nodes configured");
+	}
+
+	@Test
+	void malformedUriFailsNamingTheIndexWithoutThePassword() {
+		assertFailure(this.runner.withPropertyValues("redlock.nodes[0]=redis://127.0.0.1:7101",
+				"redlock.nodes[1]=redis://:hunter2@127.0.0.1:notaport", "redlock.nodes[2]=redis://127.0.0.1:7103"),
+				"redlock.nodes[1]", "Invalid Redis node URI");
+	}
+
+	@Test
+	void wrongSchemeFails() {
+		assertFailure(this.runner.withPropertyValues("redlock.nodes[0]=http://127.0.0.1:7101"), "redlock.nodes[0]",
+				"redis:// or rediss://");
+	}
+
+	@Test
+	void sameNodeListedTwiceFails() {
+		assertFailure(this.runner.withPropertyValues("redlock.nodes[0]=redis://:hunter2@127.0.0.1:7101",
+				"redlock.nodes[1]=redis://127.0.0.1:7102", "redlock.nodes[2]=redis://:hunter2@localhost:7101/3"),
+				"redlock.nodes[2]", "same server as nodes[0]");
+	}
+
+	@Test
+	void nonPositiveTtlFails() {
+		assertFailure(this.runner.withPropertyValues(THREE_NODES).withPropertyValues("redlock.default-ttl=0s"),
+				"redlock.default-ttl", "must be positive");
+		assertFailure(this.runner.withPropertyValues(THREE_NODES).withPropertyValues("redlock.default-ttl=-5s"),
+				"redlock.default-ttl", "must be positive");
+	}
+
+	@Test
+	void driftFactorOutsideZeroToOneFails() {
+		assertFailure(this.runner.withPropertyValues(THREE_NODES).withPropertyValues("redlock.clock-drift-factor=1"),
+				"redlock.clock-drift-factor", "below 1");
+		assertFailure(
+				this.runner.withPropertyValues(THREE_NODES).withPropertyValues("redlock.clock-drift-factor=-0.5"),
+				"redlock.clock-drift-factor", "at least 0");
+	}
+
+	@Test
+	void badPoolSizeFails() {
+		assertFailure(this.runner.withPropertyValues(THREE_NODES).withPropertyValues("redlock.pool.max-total=0"),
+				"redlock.pool.max-total", "at least 1");
+	}
+
+	private static void assertFailure(ApplicationContextRunner runner, String property, String reason) {
+		runner.run((context) -> {
+			assertThat(context).hasFailed();
+			Throwable failure = context.getStartupFailure();
+			InvalidRedlockPropertyException cause = findCause(failure);
+			assertThat(cause).as("InvalidRedlockPropertyException in %s", failure).isNotNull();
+			assertThat(cause.property()).isEqualTo(property);
+			assertThat(cause.getMessage()).contains(property, reason).doesNotContain("hunter2");
+			FailureAnalysis analysis = new RedlockConfigurationFailureAnalyzer().analyze(failure);
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).contains(property, reason).doesNotContain("hunter2");
+			assertThat(analysis.getAction()).isNotBlank();
+			assertThat(stackTraceText(failure)).doesNotContain("hunter2");
+		});
+	}
+
+	private static InvalidRedlockPropertyException findCause(Throwable failure) {
+		for (Throwable t = failure; t != null; t = t.getCause()) {
+			if (t instanceof InvalidRedlockPropertyException invalid) {
+				return invalid;
+			}
+		}
+		return null;
+	}
+
+	private static String stackTraceText(Throwable failure) {
+		java.io.StringWriter text = new java.io.StringWriter();
+		failure.printStackTrace(new java.io.PrintWriter(text));
+		return text.toString();
+	}
+
+}

@@ -1,0 +1,178 @@
+package dev.redlock.interceptor;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.mock.env.MockEnvironment;
+
+import dev.redlock.annotation.DistributedLock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+class LockAttributeSourceTests {
+
+	private final MockEnvironment environment = new MockEnvironment().withProperty("orders.lock-ttl", "7s");
+
+	private final LockAttributeSource source = new LockAttributeSource(this.environment::resolveRequiredPlaceholders);
+
+	@Test
+	void resolvesAttributesOnce() throws Exception {
+		Method method = Valid.class.getMethod("buy", String.class);
+		LockAttributes attributes = this.source.find(method, Valid.class);
+		assertThat(attributes).isNotNull();
+		assertThat(attributes.name()).isEqualTo("Valid.buy");
+		assertThat(attributes.keySource()).isEqualTo("'stock:' + #sku");
+		assertThat(attributes.ttl()).isEqualTo(Duration.ofSeconds(10));
+		assertThat(attributes.waitTime()).isEqualTo(Duration.ofMillis(500));
+		assertThat(attributes.description()).isEqualTo("Valid.buy(String)");
+		assertThat(this.source.find(method, Valid.class)).isSameAs(attributes);
+	}
+
+	@Test
+	void emptyAttributesMeanDefaults() throws Exception {
+		LockAttributes attributes = this.source.find(Valid.class.getMethod("nightly"), Valid.class);
+		assertThat(attributes.key()).isNull();
+		assertThat(attributes.ttl()).isNull();
+		assertThat(attributes.waitTime()).isNull();
+		assertThat(attributes.name()).isEqualTo("reports");
+	}
+
+	@Test
+	void resolvesPlaceholders() throws Exception {
+		LockAttributes attributes = this.source.find(Valid.class.getMethod("placeholder"), Valid.class);
+		assertThat(attributes.ttl()).isEqualTo(Duration.ofSeconds(7));
+		assertThat(attributes.waitTime()).isEqualTo(Duration.ofMinutes(1));
+	}
+
+	@Test
+	void unannotatedMethodHasNoAttributes() throws Exception {
+		assertThat(this.source.find(Valid.class.getMethod("free"), Valid.class)).isNull();
+	}
+
+	@Test
+	void findsTheAnnotationOnAnInterfaceMethod() throws Exception {
+		Method method = Api.class.getMethod("call", String.class);
+		LockAttributes attributes = this.source.find(method, ApiImpl.class);
+		assertThat(attributes).isNotNull();
+		assertThat(attributes.name()).isEqualTo("ApiImpl.call");
+	}
+
+	@Test
+	void unparsableTtlNamesMethodAndAttribute() {
+		assertThatIllegalStateException().isThrownBy(() -> find(Invalid.class, "badTtl"))
+			.withMessageContaining("Invalid.badTtl()")
+			.withMessageContaining("'ttl'")
+			.withMessageContaining("ten seconds")
+			.withMessageContaining("not a duration");
+	}
+
+	@Test
+	void zeroTtlIsRefused() {
+		assertThatIllegalStateException().isThrownBy(() -> find(Invalid.class, "zeroTtl"))
+			.withMessageContaining("Invalid.zeroTtl()")
+			.withMessageContaining("'ttl'")
+			.withMessageContaining("at least 1 ms");
+	}
+
+	@Test
+	void negativeWaitTimeIsRefused() {
+		assertThatIllegalStateException().isThrownBy(() -> find(Invalid.class, "negativeWait"))
+			.withMessageContaining("'waitTime'")
+			.withMessageContaining("must not be negative");
+	}
+
+	@Test
+	void unresolvablePlaceholderIsRefused() {
+		assertThatIllegalStateException().isThrownBy(() -> find(Invalid.class, "missingPlaceholder"))
+			.withMessageContaining("Invalid.missingPlaceholder()")
+			.withMessageContaining("'waitTime'")
+			.withMessageContaining("${no.such.property}");
+	}
+
+	@Test
+	void placeholderResolvingToGarbageShowsTheResolvedValue() {
+		LockAttributeSource garbage = new LockAttributeSource(
+				new StandardEnvironment()::resolveRequiredPlaceholders);
+		assertThatIllegalStateException().isThrownBy(() -> garbage.find(Invalid.class.getMethod("javaHomeTtl"), Invalid.class))
+			.withMessageContaining("'ttl'")
+			.withMessageContaining("resolved to");
+	}
+
+	@Test
+	void unparsableKeyIsRefused() {
+		assertThatIllegalStateException().isThrownBy(() -> find(Invalid.class, "badKey"))
+			.withMessageContaining("Invalid.badKey()")
+			.withMessageContaining("'key'")
+			.withMessageContaining("not a valid SpEL expression");
+	}
+
+	private LockAttributes find(Class<?> type, String method) throws Exception {
+		return this.source.find(type.getMethod(method), type);
+	}
+
+	static class Valid {
+
+		@DistributedLock(key = "'stock:' + #sku", ttl = "10s", waitTime = "500ms")
+		public void buy(String sku) {
+		}
+
+		@DistributedLock(name = "reports")
+		public void nightly() {
+		}
+
+		@DistributedLock(ttl = "${orders.lock-ttl}", waitTime = "${orders.lock-wait:PT1M}")
+		public void placeholder() {
+		}
+
+		public void free() {
+		}
+
+	}
+
+	interface Api {
+
+		@DistributedLock(key = "#p0")
+		void call(String id);
+
+	}
+
+	static class ApiImpl implements Api {
+
+		@Override
+		public void call(String id) {
+		}
+
+	}
+
+	static class Invalid {
+
+		@DistributedLock(ttl = "ten seconds")
+		public void badTtl() {
+		}
+
+		@DistributedLock(ttl = "0s")
+		public void zeroTtl() {
+		}
+
+		@DistributedLock(waitTime = "-1s")
+		public void negativeWait() {
+		}
+
+		@DistributedLock(waitTime = "${no.such.property}")
+		public void missingPlaceholder() {
+		}
+
+		@DistributedLock(ttl = "${java.home}")
+		public void javaHomeTtl() {
+		}
+
+		@DistributedLock(key = "'order:' + ")
+		public void badKey() {
+		}
+
+	}
+
+}

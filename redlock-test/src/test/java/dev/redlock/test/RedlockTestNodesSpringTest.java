@@ -1,0 +1,77 @@
+package dev.redlock.test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.test.context.junit.jupiter.SpringJUnitConfig;
+
+@SpringJUnitConfig(RedlockTestNodesSpringTest.EmptyConfig.class)
+@RedlockTestNodes(count = 2)
+class RedlockTestNodesSpringTest {
+
+    @Configuration(proxyBeanMethods = false)
+    static class EmptyConfig {
+    }
+
+    @Autowired
+    Environment environment;
+
+    @Autowired
+    RedisNodes nodes;
+
+    @Autowired
+    ApplicationContext context;
+
+    @Test
+    void exposesTheNodeUrisAsRedlockNodesProperties() {
+        assertThat(nodes.size()).isEqualTo(2);
+        assertThat(environment.getProperty("redlock.nodes[0]")).isEqualTo(nodes.uris().get(0));
+        assertThat(environment.getProperty("redlock.nodes[1]")).isEqualTo(nodes.uris().get(1));
+        assertThat(environment.getProperty("redlock.nodes[2]")).isNull();
+        assertThat(nodes.uris()).allMatch(uri -> uri.startsWith("redis://127.0.0.1:"));
+    }
+
+    @Test
+    void registersTheNodesAsABeanForFaultInjection() {
+        assertThat(context.getBean("redisNodes")).isSameAs(nodes);
+        assertThat(nodes.node(0).command("PING")).isEqualTo("PONG");
+        nodes.node(1).kill();
+        nodes.reset();
+        assertThat(nodes.node(1).command("PING")).isEqualTo("PONG");
+        assertThat(environment.getProperty("redlock.nodes[1]")).isEqualTo(nodes.node(1).uri());
+    }
+
+    @Nested
+    class NestedTests {
+
+        @Autowired
+        RedisNodes nestedNodes;
+
+        @Test
+        void nestedClassesSeeTheSameNodes() {
+            assertThat(nestedNodes).isSameAs(nodes);
+        }
+    }
+
+    @Test
+    void customizersAreEqualByCountAndAbsentWithoutTheAnnotation() {
+        RedlockTestNodesContextCustomizerFactory factory = new RedlockTestNodesContextCustomizerFactory();
+        assertThat(factory.createContextCustomizer(RedlockTestNodesSpringTest.class, List.of()))
+                .isEqualTo(factory.createContextCustomizer(NestedTests.class, List.of()))
+                .hasSameHashCodeAs(factory.createContextCustomizer(NestedTests.class, List.of()))
+                .isNotEqualTo(factory.createContextCustomizer(ThreeNodes.class, List.of()));
+        assertThat(factory.createContextCustomizer(EmptyConfig.class, List.of())).isNull();
+        assertThat(RedlockTestNodesContextCustomizerFactory.shared(2)).isSameAs(nodes);
+    }
+
+    @RedlockTestNodes
+    static class ThreeNodes {
+    }
+}
