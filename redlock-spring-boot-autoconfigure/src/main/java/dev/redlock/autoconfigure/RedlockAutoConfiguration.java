@@ -9,9 +9,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 
 import dev.redlock.core.Redlock;
 import dev.redlock.interceptor.DistributedLockAdvisor;
@@ -48,10 +50,14 @@ public final class RedlockAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<Redlock> redlock,
 			LockAttributeSource redlockLockAttributeSource, ConfigurableBeanFactory beanFactory,
-			ObjectProvider<RedlockProperties> properties) {
+			Environment environment) {
 		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(redlock::getObject,
 				redlockLockAttributeSource, beanFactory);
-		int order = properties.getIfAvailable(RedlockProperties::new).getInterceptorOrder();
+		// read from the environment: advisors are created while post-processors are still being set up, too early
+		// to create the RedlockProperties bean
+		int order = Binder.get(environment)
+			.bind("redlock.interceptor-order", Integer.class)
+			.orElse(RedlockProperties.DEFAULT_INTERCEPTOR_ORDER);
 		return new DistributedLockAdvisor(interceptor, redlockLockAttributeSource, order);
 	}
 

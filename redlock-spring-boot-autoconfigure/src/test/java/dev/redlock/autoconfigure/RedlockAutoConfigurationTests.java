@@ -160,6 +160,26 @@ class RedlockAutoConfigurationTests {
 				"redlock.pool.max-total", "at least 1");
 	}
 
+	@Test
+	void failureAnalyzerIsRegistered() throws Exception {
+		java.util.List<String> registered = new java.util.ArrayList<>();
+		for (java.net.URL url : java.util.Collections.list(getClass().getClassLoader().getResources("META-INF/spring.factories"))) {
+			java.util.Properties factories = new java.util.Properties();
+			try (java.io.InputStream in = url.openStream()) {
+				factories.load(in);
+			}
+			registered.add(factories.getProperty("org.springframework.boot.diagnostics.FailureAnalyzer", ""));
+		}
+		assertThat(registered).anyMatch((names) -> names.contains(RedlockConfigurationFailureAnalyzer.class.getName()));
+	}
+
+	@Test
+	void autoConfigurationIsRegistered() {
+		assertThat(org.springframework.boot.context.annotation.ImportCandidates
+			.load(org.springframework.boot.autoconfigure.AutoConfiguration.class, getClass().getClassLoader())
+			.getCandidates()).contains(RedlockAutoConfiguration.class.getName());
+	}
+
 	private static void assertFailure(ApplicationContextRunner runner, String property, String reason) {
 		runner.run((context) -> {
 			assertThat(context).hasFailed();

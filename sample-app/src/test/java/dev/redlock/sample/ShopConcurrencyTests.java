@@ -1,0 +1,133 @@
+package dev.redlock.sample;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.core.env.Environment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The shop as the README runs it: no {@code redlock.nodes} configured, so it starts its own three Redis nodes, and
+ * concurrent buyers hit the locked endpoint over HTTP.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+class ShopConcurrencyTests {
+
+	private static final int STOCK = 20;
+
+	private static final int BUYERS = 60;
+
+	private final HttpClient http = HttpClient.newBuilder()
+		.version(HttpClient.Version.HTTP_1_1)
+		.connectTimeout(Duration.ofSeconds(5))
+		.build();
+
+	private final ExecutorService buyers = Executors.newFixedThreadPool(BUYERS);
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private Environment environment;
+
+	@BeforeEach
+	void resetStock() throws Exception {
+		assertThat(post("/api/skus/apple/reset?stock=" + STOCK).statusCode()).isEqualTo(200);
+	}
+
+	@AfterEach
+	void stopBuyers() {
+		this.buyers.shutdownNow();
+	}
+
+	@Test
+	void startsItsOwnRedisNodesWhenNoneAreConfigured() {
+		assertThat(this.environment.getProperty("redlock.nodes[0]")).startsWith("redis://127.0.0.1:");
+		assertThat(this.environment.getProperty("redlock.nodes[2]")).startsWith("redis://127.0.0.1:");
+	}
+
+	@Test
+	void lockedEndpointNeverOversellsUnderConcurrentBuyers() throws Exception {
+		CountDownLatch ready = new CountDownLatch(BUYERS);
+		CountDownLatch go = new CountDownLatch(1);
+		List<Future<HttpResponse<String>>> responses = new ArrayList<>();
+		for (int i = 0; i < BUYERS; i++) {
+			responses.add(this.buyers.submit(() -> {
+				ready.countDown();
+				assertThat(go.await(10, TimeUnit.SECONDS)).isTrue();
+				return post("/api/skus/apple/buy");
+			}));
+		}
+		assertThat(ready.await(10, TimeUnit.SECONDS)).isTrue();
+		go.countDown();
+
+		List<Integer> statuses = new ArrayList<>();
+		for (Future<HttpResponse<String>> response : responses) {
+			statuses.add(response.get(15, TimeUnit.SECONDS).statusCode());
+		}
+		Map<Integer, Long> byStatus = statuses.stream()
+			.collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+		assertThat(byStatus.keySet()).as("statuses %s", byStatus).isSubsetOf(200, 409, 423, 503);
+		assertThat(byStatus.get(200)).as("statuses %s", byStatus).isEqualTo(STOCK);
+
+		JsonNode sku = JsonMapper.shared().readTree(get("/api/skus/apple").body());
+		assertThat(sku.path("sold").asLong()).isEqualTo(STOCK);
+		assertThat(sku.path("stock").asLong()).isZero();
+		assertThat(sku.path("oversold").asLong()).isZero();
+		assertThat(sku.path("initialStock").asLong()).isEqualTo(STOCK);
+	}
+
+	@Test
+	void soldOutIsAConflictAndUnknownSkuIsNotFound() throws Exception {
+		post("/api/skus/pear/reset?stock=1");
+		HttpResponse<String> first = post("/api/skus/pear/buy");
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(JsonMapper.shared().readTree(first.body()).path("stockLeft").asLong()).isZero();
+		HttpResponse<String> second = post("/api/skus/pear/buy");
+		assertThat(second.statusCode()).isEqualTo(409);
+		assertThat(JsonMapper.shared().readTree(second.body()).path("reason").asString()).isEqualTo("sold out");
+		assertThat(get("/api/skus/kiwi").statusCode()).isEqualTo(404);
+	}
+
+	private HttpResponse<String> post(String path) throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(uri(path))
+			.timeout(Duration.ofSeconds(10))
+			.POST(HttpRequest.BodyPublishers.noBody())
+			.build();
+		return this.http.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
+	private HttpResponse<String> get(String path) throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10)).GET().build();
+		return this.http.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
+	private URI uri(String path) {
+		return URI.create("http://127.0.0.1:" + this.port + path);
+	}
+
+}
