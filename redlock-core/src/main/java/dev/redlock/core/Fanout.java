@@ -1,17 +1,23 @@
 package dev.redlock.core;
 
+import java.net.SocketTimeoutException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.jspecify.annotations.Nullable;
 
 import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * Sends one command to many nodes at once: it is written and flushed to every node's connection before any reply
- * is read, so a round costs about one round trip to the slowest node, not the sum. The whole round, connecting
- * included, shares one deadline: no node can hold it up past the node timeout.
+ * is read, so a round costs about one round trip to the slowest node, not the sum. The whole round, waiting for
+ * connections included, shares one deadline: no node can hold it up past the node timeout.
  */
 final class Fanout {
 
@@ -24,12 +30,8 @@ final class Fanout {
 		this.timeoutNanos = timeoutNanos;
 	}
 
-	int size() {
-		return this.pools.size();
-	}
-
 	/**
-	 * Runs the command on the selected nodes.
+	 * Runs the command on the selected nodes. Never throws for a node's failure: each shows in its reply.
 	 * @param command the command, the same for every node
 	 * @param selected which nodes to send to, by index; {@code null} for all
 	 * @return one reply per node, {@code null} for nodes not selected
@@ -40,22 +42,23 @@ final class Fanout {
 		PipelinedConnection[] connections = new PipelinedConnection[n];
 		NodeReply[] replies = new NodeReply[n];
 		try {
+			// nodes with an idle connection get the command at once; the others while their connection is opened
+			@SuppressWarnings("unchecked")
+			CompletableFuture<PipelinedConnection>[] pending = new CompletableFuture[n];
 			for (int i = 0; i < n; i++) {
-				if (selected != null && !selected[i]) {
-					continue;
-				}
-				PipelinedConnection connection = null;
-				try {
-					connection = this.pools.get(i).borrow(millisLeft(deadline));
-					connection.sendCommand(command);
-					connection.flushNow();
-					connections[i] = connection;
-				}
-				catch (JedisException ex) {
-					replies[i] = NodeReply.failed(i, ex);
-					if (connection != null) {
-						this.pools.get(i).giveBack(connection);
+				if (selected == null || selected[i]) {
+					CompletableFuture<PipelinedConnection> borrowed = this.pools.get(i).borrow(millisLeft(deadline));
+					if (borrowed.isDone()) {
+						send(i, command, borrowed, deadline, connections, replies);
 					}
+					else {
+						pending[i] = borrowed;
+					}
+				}
+			}
+			for (int i = 0; i < n; i++) {
+				if (pending[i] != null) {
+					send(i, command, pending[i], deadline, connections, replies);
 				}
 			}
 			for (int i = 0; i < n; i++) {
@@ -68,7 +71,7 @@ final class Fanout {
 					replies[i] = NodeReply.replied(i, connection.getUnflushedObject());
 				}
 				catch (JedisException ex) {
-					replies[i] = NodeReply.failed(i, ex);
+					replies[i] = failed(i, ex);
 				}
 			}
 		}
@@ -84,6 +87,88 @@ final class Fanout {
 			}
 		}
 		return replies;
+	}
+
+	private void send(int node, CommandArguments command, CompletableFuture<PipelinedConnection> borrowed,
+			long deadline, PipelinedConnection[] connections, NodeReply[] replies) {
+		NodeConnectionPool pool = this.pools.get(node);
+		PipelinedConnection connection;
+		try {
+			connection = awaitConnection(borrowed, deadline);
+		}
+		catch (TimeoutException ex) {
+			// keep the connection for a later round when it arrives
+			borrowed.whenComplete((late, failure) -> {
+				if (late != null) {
+					pool.giveBack(late);
+				}
+			});
+			replies[node] = NodeReply.failed(node,
+					new JedisConnectionException("connecting took longer than the node timeout",
+							new SocketTimeoutException()));
+			return;
+		}
+		catch (JedisException ex) {
+			replies[node] = NodeReply.failed(node, ex);
+			return;
+		}
+		try {
+			connection.sendCommand(command);
+			connection.flushNow();
+			connections[node] = connection;
+		}
+		catch (RuntimeException ex) {
+			connection.setBroken();
+			pool.giveBack(connection);
+			if (!(ex instanceof JedisException)) {
+				throw ex;
+			}
+			replies[node] = failed(node, (JedisException) ex);
+		}
+	}
+
+	/**
+	 * Records a failure; when the connection was lost (not merely slow), the node's other idle connections are most
+	 * likely dead too (the node restarted, or the network reset them), so they are dropped rather than tried one per
+	 * round.
+	 */
+	private NodeReply failed(int node, JedisException ex) {
+		NodeReply reply = NodeReply.failed(node, ex);
+		if (reply.kind() == NodeReply.Kind.UNREACHABLE) {
+			this.pools.get(node).discardIdle();
+		}
+		return reply;
+	}
+
+	/**
+	 * Waits for a connection until the deadline, without giving up on an interrupt (a release must still reach the
+	 * nodes); the interrupt flag is kept.
+	 */
+	private static PipelinedConnection awaitConnection(CompletableFuture<PipelinedConnection> borrowed, long deadline)
+			throws TimeoutException {
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					return borrowed.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+				catch (ExecutionException | CompletionException ex) {
+					Throwable cause = ex.getCause();
+					if (cause instanceof JedisException jedis) {
+						throw jedis;
+					}
+					throw new JedisConnectionException(cause);
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
 	}
 
 	private static int millisLeft(long deadline) {

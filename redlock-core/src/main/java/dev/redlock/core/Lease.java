@@ -38,7 +38,7 @@ public final class Lease implements AutoCloseable {
 
 	private int extensionAttempts;
 
-	private @Nullable ReleaseOutcome releaseOutcome;
+	private volatile @Nullable ReleaseOutcome releaseOutcome;
 
 	Lease(Redlock redlock, String resource, String key, String value, Duration ttl, LongSupplier ticker,
 			long acquiredAtNanos, long validUntilNanos) {
@@ -109,7 +109,7 @@ public final class Lease implements AutoCloseable {
 	 * Returns whether {@link #release()} or {@link #close()} has been called.
 	 * @return {@code true} once released
 	 */
-	public synchronized boolean isReleased() {
+	public boolean isReleased() {
 		return this.releaseOutcome != null;
 	}
 
@@ -134,12 +134,12 @@ public final class Lease implements AutoCloseable {
 	 * nodes confirmed it before the current validity ran out; then the validity becomes {@code ttl} minus the time
 	 * the extension took minus the drift allowance. An expired lock is never re-created: once the validity is over,
 	 * this returns {@code false} without contacting the nodes. When the extension fails, the lease keeps its
-	 * previous validity.
+	 * previous validity, or the new one if that is shorter (some nodes may have applied the new TTL).
 	 * @param ttl the new time-to-live, counted from now
 	 * @return {@code true} if extended
 	 * @throws IllegalStateException if the lease was released, or was extended as many times as
 	 * {@link RedlockSettings#maxExtensions()} allows
-	 * @throws IllegalArgumentException if the TTL is not positive
+	 * @throws IllegalArgumentException if the TTL is below 1 ms or within the clock drift allowance
 	 */
 	public synchronized boolean extend(Duration ttl) {
 		if (this.releaseOutcome != null) {
@@ -150,18 +150,22 @@ public final class Lease implements AutoCloseable {
 			throw new IllegalStateException("Lease on '" + this.resource + "' was already extended " + max
 					+ " times, the most allowed (maxExtensions); acquire the lock again instead");
 		}
-		Redlock.requirePositiveTtl(ttl);
+		Duration lockTtl = this.redlock.usableTtl(ttl);
 		long start = this.ticker.getAsLong();
-		if (this.validUntilNanos - start <= 0) {
+		long current = this.validUntilNanos;
+		if (current - start <= 0) {
 			return false;
 		}
 		this.extensionAttempts++;
-		long newValidUntil = this.redlock.extendOnNodes(this.key, this.value, ttl, start, this.validUntilNanos);
-		if (newValidUntil == Long.MIN_VALUE) {
-			return false;
+		Redlock.Extension extension = this.redlock.extendOnNodes(this.key, this.value, lockTtl, start, current);
+		if (extension.counted()) {
+			this.validUntilNanos = extension.validUntil();
+			return true;
 		}
-		this.validUntilNanos = newValidUntil;
-		return true;
+		if (extension.validUntil() - current < 0) {
+			this.validUntilNanos = extension.validUntil();
+		}
+		return false;
 	}
 
 	/**

@@ -1,9 +1,15 @@
 package dev.redlock.core;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import org.jspecify.annotations.Nullable;
 
 import redis.clients.jedis.ClientSetInfoConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -11,9 +17,14 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
- * Connections to one node. Borrowing never waits longer than the time the caller has left, and a new connection is
- * opened with that time as its connect and socket timeout, so a round trip stays within its bound even when a
- * connection has to be made. Broken connections are closed, not reused.
+ * Connections to one node.
+ *
+ * <p>An idle connection is handed out at once. A new one is opened on this node's own connector thread, so that a
+ * node that is slow to connect (frozen, or behind a dropped route) cannot eat the time of a round that other nodes
+ * need: the round waits for the connection only as long as its deadline allows, and a connection that arrives later
+ * is kept for the next round. After a failed connection attempt the node is not tried again for
+ * {@link #reconnectBackoffNanos}, so a dead node costs nothing and queues nothing. Broken connections are closed, not
+ * reused. The connector thread exists only while connections are being opened.
  */
 final class NodeConnectionPool implements AutoCloseable {
 
@@ -25,51 +36,105 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	private final int maxIdle;
 
+	private final long reconnectBackoffNanos;
+
 	private final Semaphore permits;
 
 	private final ConcurrentLinkedDeque<PipelinedConnection> idle = new ConcurrentLinkedDeque<>();
 
 	private final AtomicInteger idleCount = new AtomicInteger();
 
+	private final ThreadPoolExecutor connector;
+
+	private volatile long downUntilNanos;
+
+	private volatile @Nullable String lastConnectFailure;
+
 	private volatile boolean closed;
 
-	NodeConnectionPool(RedisNodeUri uri, int maxTotal, int maxIdle, String clientName) {
+	NodeConnectionPool(RedisNodeUri uri, int maxTotal, int maxIdle, String clientName, long reconnectBackoffNanos) {
 		this.uri = uri;
 		this.hostAndPort = new HostAndPort(uri.host(), uri.port());
 		this.clientName = clientName;
 		this.maxIdle = maxIdle;
+		this.reconnectBackoffNanos = reconnectBackoffNanos;
 		this.permits = new Semaphore(maxTotal);
+		this.downUntilNanos = System.nanoTime();
+		this.connector = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
+			Thread thread = new Thread(task, "redlock-connect-" + uri.hostAndPort());
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.connector.allowCoreThreadTimeOut(true);
 	}
 
 	/**
-	 * Borrows a connection, opening one if none is idle.
-	 * @param timeoutMillis the time the caller has left, at least 1
-	 * @return a connected connection, to be given back with {@link #giveBack}
-	 * @throws JedisConnectionException if no connection could be had in time
-	 * @throws redis.clients.jedis.exceptions.JedisDataException if the node refused the handshake (e.g. AUTH)
+	 * Borrows a connection: an idle one at once, else one being opened in the background.
+	 * @param timeoutMillis the time the caller has left, at least 1: the bound for waiting on a free slot and for
+	 * connecting
+	 * @return the connection, to be given back with {@link #giveBack}; failed with a {@link JedisConnectionException}
+	 * if none can be had, or a {@link redis.clients.jedis.exceptions.JedisDataException} if the node refused the
+	 * handshake (e.g. a wrong password)
 	 */
-	PipelinedConnection borrow(int timeoutMillis) {
+	CompletableFuture<PipelinedConnection> borrow(int timeoutMillis) {
 		if (this.closed) {
-			throw new JedisConnectionException("Redlock has been closed");
+			return CompletableFuture.failedFuture(new JedisConnectionException("Redlock has been closed"));
+		}
+		JedisConnectionException down = downFailure();
+		if (down != null) {
+			return CompletableFuture.failedFuture(down);
 		}
 		if (!acquirePermit(timeoutMillis)) {
-			throw new JedisConnectionException("all connections to the node are in use");
+			return CompletableFuture
+				.failedFuture(new JedisConnectionException("all connections to the node are in use"));
 		}
-		try {
-			PipelinedConnection connection;
-			while ((connection = this.idle.pollFirst()) != null) {
-				this.idleCount.decrementAndGet();
-				if (!connection.isBroken() && connection.isConnected()) {
-					return connection;
-				}
-				closeQuietly(connection);
+		PipelinedConnection connection;
+		while ((connection = this.idle.pollFirst()) != null) {
+			this.idleCount.decrementAndGet();
+			if (!connection.isBroken() && connection.isConnected()) {
+				return CompletableFuture.completedFuture(connection);
 			}
-			return open(timeoutMillis);
+			closeQuietly(connection);
 		}
-		catch (RuntimeException | Error ex) {
+		return openInBackground(timeoutMillis);
+	}
+
+	private CompletableFuture<PipelinedConnection> openInBackground(int timeoutMillis) {
+		CompletableFuture<PipelinedConnection> result = new CompletableFuture<>();
+		try {
+			this.connector.execute(() -> {
+				JedisConnectionException down = this.closed ? new JedisConnectionException("Redlock has been closed")
+						: downFailure();
+				if (down != null) {
+					this.permits.release();
+					result.completeExceptionally(down);
+					return;
+				}
+				try {
+					result.complete(open(timeoutMillis));
+				}
+				catch (RuntimeException ex) {
+					this.lastConnectFailure = (ex.getMessage() != null) ? ex.getMessage() : ex.getClass().getSimpleName();
+					this.downUntilNanos = System.nanoTime() + this.reconnectBackoffNanos;
+					this.permits.release();
+					result.completeExceptionally(ex);
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
 			this.permits.release();
-			throw ex;
+			result.completeExceptionally(new JedisConnectionException("Redlock has been closed", ex));
 		}
+		return result;
+	}
+
+	private @Nullable JedisConnectionException downFailure() {
+		long left = this.downUntilNanos - System.nanoTime();
+		if (left <= 0) {
+			return null;
+		}
+		return new JedisConnectionException("not retried for another " + TimeUnit.NANOSECONDS.toMillis(left)
+				+ " ms after a failed connection attempt: " + this.lastConnectFailure);
 	}
 
 	/**
@@ -136,14 +201,22 @@ final class NodeConnectionPool implements AutoCloseable {
 		return new PipelinedConnection(this.hostAndPort, config.build());
 	}
 
-	@Override
-	public void close() {
-		this.closed = true;
+	/**
+	 * Closes every idle connection.
+	 */
+	void discardIdle() {
 		PipelinedConnection connection;
 		while ((connection = this.idle.pollFirst()) != null) {
 			this.idleCount.decrementAndGet();
 			closeQuietly(connection);
 		}
+	}
+
+	@Override
+	public void close() {
+		this.closed = true;
+		this.connector.shutdownNow();
+		discardIdle();
 	}
 
 	private static void closeQuietly(PipelinedConnection connection) {

@@ -27,7 +27,7 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	/** The port used when a URI names none. */
 	public static final int DEFAULT_PORT = 6379;
 
-	private static final Pattern USER_INFO = Pattern.compile("(?<=://)[^/@]*@");
+	private static final Pattern USER_INFO = Pattern.compile("(?<=://).*@");
 
 	/**
 	 * Checks the components.
@@ -103,7 +103,7 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		}
 		String digits = path.substring(1);
 		if (!digits.chars().allMatch(Character::isDigit) || digits.length() > 9) {
-			throw invalid(text, "the path must be a database index such as /0, was '" + digits + "'");
+			throw invalid(text, "the path must be a database index such as /0");
 		}
 		return Integer.parseInt(digits);
 	}
@@ -115,7 +115,7 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	/**
 	 * Masks the user information of a URI-like text, for messages about input that could not be parsed.
 	 * @param text any text, usually a node URI
-	 * @return the text with everything between {@code ://} and {@code @} replaced by {@code ****}
+	 * @return the text with everything between {@code ://} and the last {@code @} replaced by {@code ****}
 	 */
 	public static String mask(String text) {
 		return USER_INFO.matcher(text).replaceFirst("****@");

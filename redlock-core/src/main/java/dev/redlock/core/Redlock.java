@@ -70,10 +70,20 @@ public final class Redlock implements AutoCloseable {
 		List<NodeConnectionPool> pools = new ArrayList<>(nodes.size());
 		for (RedisNodeUri node : nodes) {
 			pools.add(new NodeConnectionPool(node, settings.poolMaxTotal(), settings.poolMaxIdle(),
-					settings.clientName()));
+					settings.clientName(), reconnectBackoff(settings).toNanos()));
 		}
 		this.pools = List.copyOf(pools);
 		this.fanout = new Fanout(this.pools, settings.nodeTimeout().toNanos());
+	}
+
+	/**
+	 * How long a node whose connection attempt failed is left alone: long enough that a dead node costs nothing, short
+	 * enough that a restarted one is back within a few retries.
+	 */
+	private static Duration reconnectBackoff(RedlockSettings settings) {
+		Duration fourTimeouts = settings.nodeTimeout().multipliedBy(4);
+		Duration floor = Duration.ofMillis(250);
+		return (fourTimeouts.compareTo(floor) > 0) ? fourTimeouts : floor;
 	}
 
 	/**
@@ -95,19 +105,21 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Acquires a lock, retrying after random delays until the wait time is spent. No new attempt starts after the
-	 * wait time; one that started before may take up to two node timeouts more (acquire, then clean up).
+	 * Acquires a lock, retrying after random delays until the wait time is spent. The last attempt starts no later
+	 * than the wait time; it takes at most one node timeout, and cleaning up after it at most two more (the second
+	 * only on nodes that lost their script cache).
 	 * @param resource the name of the resource to lock (the key prefix is added in front of it)
 	 * @param ttl how long the lock lives on the nodes unless released or extended
 	 * @param waitTime how long to keep trying; zero for a single attempt
 	 * @return the lease; close it to release the lock
 	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait time, or the thread was
 	 * interrupted while waiting (its interrupt flag is then set)
-	 * @throws IllegalArgumentException if the resource is empty, the TTL not positive or the wait time negative
+	 * @throws IllegalArgumentException if the resource is empty, the TTL below 1 ms or within the clock drift
+	 * allowance, or the wait time negative
 	 */
 	public Lease acquire(String resource, Duration ttl, Duration waitTime) {
 		requireResource(resource);
-		requirePositiveTtl(ttl);
+		Duration lockTtl = usableTtl(ttl);
 		if (waitTime == null || waitTime.isNegative()) {
 			throw new IllegalArgumentException("Lock wait time must be zero or positive, was " + waitTime);
 		}
@@ -120,7 +132,7 @@ public final class Redlock implements AutoCloseable {
 				throw interrupted(resource, attempts, start, null);
 			}
 			attempts++;
-			Attempt attempt = attempt(resource, key, ttl);
+			Attempt attempt = attempt(resource, key, lockTtl);
 			if (attempt.lease != null) {
 				return attempt.lease;
 			}
@@ -146,8 +158,7 @@ public final class Redlock implements AutoCloseable {
 	 */
 	public Optional<Lease> tryAcquire(String resource, Duration ttl) {
 		requireResource(resource);
-		requirePositiveTtl(ttl);
-		return Optional.ofNullable(attempt(resource, this.settings.keyPrefix() + resource, ttl).lease);
+		return Optional.ofNullable(attempt(resource, this.settings.keyPrefix() + resource, usableTtl(ttl)).lease);
 	}
 
 	private Attempt attempt(String resource, String key, Duration ttl) {
@@ -192,9 +203,11 @@ public final class Redlock implements AutoCloseable {
 
 	/**
 	 * Extends a lease on the nodes.
-	 * @return the new validity deadline, or {@link Long#MIN_VALUE} if the extension does not count
+	 * @param ttl the new TTL, checked by {@link #usableTtl}
+	 * @return whether it counts, and the validity deadline it gives; when it does not count, the deadline is still
+	 * an upper bound: nodes may have taken the new TTL
 	 */
-	long extendOnNodes(String key, String value, Duration ttl, long start, long currentValidUntil) {
+	Extension extendOnNodes(String key, String value, Duration ttl, long start, long currentValidUntil) {
 		NodeReply[] replies = runScript(LockScripts.EXTEND, key, null, value, Long.toString(ttl.toMillis()));
 		long end = this.ticker.getAsLong();
 		int extended = 0;
@@ -206,11 +219,19 @@ public final class Redlock implements AutoCloseable {
 		long newValidUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
 		boolean inTime = currentValidUntil - end > 0 && newValidUntil - end > 0;
 		if (extended >= this.quorum && inTime) {
-			return newValidUntil;
+			return new Extension(true, newValidUntil);
 		}
 		logger.debug("Extension of '{}' does not count: confirmed by {} of {} nodes, in time: {}", key, extended,
 				replies.length, inTime);
-		return Long.MIN_VALUE;
+		return new Extension(false, newValidUntil);
+	}
+
+	/**
+	 * The result of an extension.
+	 * @param counted whether a quorum confirmed it within the validity
+	 * @param validUntil {@code start + ttl - drift} of the extension
+	 */
+	record Extension(boolean counted, long validUntil) {
 	}
 
 	/**
@@ -291,10 +312,22 @@ public final class Redlock implements AutoCloseable {
 		}
 	}
 
-	static void requirePositiveTtl(Duration ttl) {
-		if (ttl == null || ttl.isNegative() || ttl.isZero() || ttl.toMillis() < 1) {
+	/**
+	 * Checks a TTL and truncates it to what is sent to Redis (whole milliseconds), so validity is computed from the
+	 * TTL the nodes actually apply.
+	 * @throws IllegalArgumentException if the TTL is below 1 ms or within the clock drift allowance
+	 */
+	Duration usableTtl(Duration ttl) {
+		if (ttl == null || ttl.toMillis() < 1) {
 			throw new IllegalArgumentException("Lock TTL must be at least 1 ms, was " + ttl);
 		}
+		Duration millis = Duration.ofMillis(ttl.toMillis());
+		Duration drift = this.settings.driftFor(millis);
+		if (millis.compareTo(drift) <= 0) {
+			throw new IllegalArgumentException("Lock TTL must be longer than the clock drift allowance of "
+					+ drift.toMillis() + " ms, was " + ttl);
+		}
+		return millis;
 	}
 
 	/**

@@ -42,7 +42,8 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 		require(maxExtensions >= 0, "maxExtensions", "must not be negative, was " + maxExtensions);
 		require(poolMaxTotal >= 1, "poolMaxTotal", "must be at least 1, was " + poolMaxTotal);
 		require(poolMaxIdle >= 0, "poolMaxIdle", "must not be negative, was " + poolMaxIdle);
-		require(clientName != null && clientName.indexOf(' ') < 0, "clientName", "must not contain spaces");
+		require(clientName != null && clientName.chars().allMatch((c) -> c > ' ' && c <= '~'), "clientName",
+				"must be printable ASCII without spaces, was '" + clientName + "'");
 		require(defaultTtl.compareTo(drift(defaultTtl, clockDriftFactor)) > 0, "defaultTtl",
 				"must be longer than the clock drift allowance");
 	}

@@ -49,9 +49,47 @@ class NodeFailureTests {
 			try (Lease lease = redlock.acquire("paused", Duration.ofSeconds(10), Duration.ZERO)) {
 				assertThat(lease.isValid()).isTrue();
 				// the two paused nodes cost one node timeout, in parallel, not one each
-				assertThat(lease.remainingValidity()).isGreaterThan(Duration.ofSeconds(10).minus(Duration.ofMillis(102))
-					.minus(NODE_TIMEOUT.multipliedBy(2)));
+				Duration ttlLessDrift = Duration.ofSeconds(10).minus(Duration.ofMillis(102));
+				assertThat(lease.remainingValidity()).isGreaterThan(ttlLessDrift.minus(NODE_TIMEOUT.multipliedBy(2)));
+				// the round waited for the frozen nodes until its deadline, and elapsed time is read after it
+				assertThat(lease.remainingValidity()).isLessThanOrEqualTo(ttlLessDrift.minus(NODE_TIMEOUT));
 			}
+		}
+	}
+
+	@Test
+	void frozenNodesFirstInLineDoNotStarveTheOthersOfTheirTime(RedisNodes nodes) {
+		nodes.node(0).pause();
+		nodes.node(1).pause();
+		// fresh instances: every node needs a new connection, and the frozen ones come first
+		for (int i = 0; i < 3; i++) {
+			try (Redlock redlock = TestSupport.redlock(nodes, this.settings);
+					Lease lease = redlock.acquire("frozen-first", Duration.ofSeconds(10), Duration.ZERO)) {
+				assertThat(lease.isValid()).isTrue();
+			}
+		}
+	}
+
+	@Test
+	void connectionsAreNotLostOverManyFailuresAndARestartedNodeRejoins(RedisNodes nodes) {
+		RedlockSettings onePerNode = this.settings.withPool(1, 1);
+		try (Redlock redlock = TestSupport.redlock(nodes, onePerNode);
+				Redlock other = TestSupport.redlock(nodes, onePerNode)) {
+			nodes.node(0).kill();
+			try (Lease held = other.acquire("pool", Duration.ofSeconds(10), Duration.ZERO)) {
+				for (int i = 0; i < 30; i++) {
+					assertThat(redlock.tryAcquire("pool", Duration.ofSeconds(10))).isEmpty();
+				}
+			}
+			for (int i = 0; i < 30; i++) {
+				redlock.acquire("pool", Duration.ofSeconds(10), Duration.ZERO).release();
+			}
+			nodes.node(0).restart();
+			TestSupport.awaitTrue("the restarted node takes part again", Duration.ofSeconds(10), () -> {
+				try (Lease lease = redlock.acquire("pool", Duration.ofSeconds(10), Duration.ZERO)) {
+					return nodes.node(0).command("GET", "redlock:pool") != null;
+				}
+			});
 		}
 	}
 

@@ -63,7 +63,8 @@ class RedisNodeUriTests {
 
 	@ParameterizedTest
 	@ValueSource(strings = { "redis://user:s3cret@bad host:1", "redis://:s3cret@h:1/db", "http://u:s3cret@h:1",
-			"redis://u:s3cret@h:1?x=1", "redis://u:s3cret@:1" })
+			"redis://u:s3cret@h:1?x=1", "redis://u:s3cret@:1", "redis://:ab/s3cret@h:x", "redis://:p@s3cret@h:x",
+			"redis://u:s3cret@h:1/s3cret@db" })
 	void errorsNeverShowThePassword(String text) {
 		assertThatIllegalArgumentException().isThrownBy(() -> RedisNodeUri.parse(text))
 			.satisfies((ex) -> assertThat(ex.getMessage()).doesNotContain("s3cret").contains("****"));

@@ -78,6 +78,34 @@ class ValidityTests {
 	}
 
 	@Test
+	void failedExtensionToAShorterTtlShortensTheValidity(RedisNodes nodes) {
+		// the nodes applied the 100 ms TTL even though the extension came too late to count
+		ScriptedTicker ticker = new ScriptedTicker(Duration.ZERO, Duration.ofMillis(1), Duration.ofSeconds(1),
+				Duration.ofMillis(1_200));
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, ticker)) {
+			Lease lease = redlock.tryAcquire("validity", TTL).orElseThrow();
+			assertThat(lease.extend(Duration.ofMillis(100))).isFalse();
+			assertThat(lease.remainingValidity()).isZero();
+			assertThat(lease.isValid()).isFalse();
+		}
+	}
+
+	@Test
+	void ttlWithinTheDriftAllowanceIsRefused(RedisNodes nodes) {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+				.isThrownBy(() -> redlock.tryAcquire("validity", Duration.ofMillis(2)))
+				.withMessageContaining("drift");
+			Lease lease = redlock.tryAcquire("validity", TTL).orElseThrow();
+			org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+				.isThrownBy(() -> lease.extend(Duration.ofMillis(2)))
+				.withMessageContaining("drift");
+			assertThat(lease.isValid()).isTrue();
+			lease.release();
+		}
+	}
+
+	@Test
 	void expiredLeaseIsNotExtendedAndNodesAreNotAsked(RedisNodes nodes) {
 		ScriptedTicker ticker = new ScriptedTicker(Duration.ZERO, Duration.ofMillis(1), Duration.ofSeconds(20));
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, ticker)) {

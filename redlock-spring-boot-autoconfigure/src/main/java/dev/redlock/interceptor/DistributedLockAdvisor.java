@@ -7,6 +7,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.core.annotation.AnnotationUtils;
+
+import dev.redlock.annotation.DistributedLock;
 
 /**
  * Applies a {@link DistributedLockInterceptor} to every method that carries
@@ -30,12 +33,15 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 	public DistributedLockAdvisor(DistributedLockInterceptor interceptor, LockAttributeSource attributeSource,
 			int order) {
 		this.interceptor = interceptor;
-		this.pointcut = new StaticMethodMatcherPointcut() {
+		StaticMethodMatcherPointcut pointcut = new StaticMethodMatcherPointcut() {
 			@Override
 			public boolean matches(Method method, @Nullable Class<?> targetClass) {
 				return attributeSource.find(method, targetClass) != null;
 			}
 		};
+		// skip classes that cannot carry the annotation (java.*, most of Spring) without looking at their methods
+		pointcut.setClassFilter((type) -> AnnotationUtils.isCandidateClass(type, DistributedLock.class));
+		this.pointcut = pointcut;
 		setOrder(order);
 	}
 

@@ -5,7 +5,10 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
@@ -16,6 +19,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.StringValueResolver;
 
 import dev.redlock.annotation.DistributedLock;
@@ -25,6 +29,9 @@ import dev.redlock.annotation.DistributedLock;
  * class. Invalid attributes are reported with the method and attribute at fault.
  */
 public final class LockAttributeSource {
+
+	private static final Set<String> REACTIVE_TYPES = Set.of("org.reactivestreams.Publisher",
+			"java.util.concurrent.Flow$Publisher", "kotlinx.coroutines.flow.Flow");
 
 	private final Map<MethodClassKey, Optional<LockAttributes>> cache = new ConcurrentHashMap<>();
 
@@ -71,6 +78,11 @@ public final class LockAttributeSource {
 		String description = owner.getSimpleName() + "." + specific.getName() + Arrays.stream(specific.getParameterTypes())
 			.map(Class::getSimpleName)
 			.collect(Collectors.joining(", ", "(", ")"));
+		if (isAsynchronous(specific.getReturnType())) {
+			throw new IllegalStateException("Invalid @DistributedLock on " + description + ": it returns "
+					+ specific.getReturnType().getSimpleName() + ", so the lock would be released when the method "
+					+ "returns, before the asynchronous work is done; asynchronous return types are not supported yet");
+		}
 		String name = annotation.name().isBlank() ? owner.getSimpleName() + "." + specific.getName()
 				: annotation.name().trim();
 		Expression key = parseKey(annotation.key(), description);
@@ -83,6 +95,19 @@ public final class LockAttributeSource {
 			throw invalid(description, "waitTime", annotation.waitTime(), "must not be negative");
 		}
 		return new LockAttributes(name, key, annotation.key(), ttl, waitTime, specific, description);
+	}
+
+	private static boolean isAsynchronous(Class<?> returnType) {
+		if (Future.class.isAssignableFrom(returnType) || CompletionStage.class.isAssignableFrom(returnType)) {
+			return true;
+		}
+		// reactive types, recognised by name so that no reactive library is needed on the classpath
+		for (Class<?> type : ClassUtils.getAllInterfacesForClassAsSet(returnType)) {
+			if (REACTIVE_TYPES.contains(type.getName())) {
+				return true;
+			}
+		}
+		return REACTIVE_TYPES.contains(returnType.getName());
 	}
 
 	private @Nullable Expression parseKey(String source, String description) {

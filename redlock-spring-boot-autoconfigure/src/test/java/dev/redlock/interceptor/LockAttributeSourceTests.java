@@ -109,6 +109,16 @@ class LockAttributeSourceTests {
 			.withMessageContaining("not a valid SpEL expression");
 	}
 
+	@Test
+	void asynchronousReturnTypesAreRefusedUntilSupported() {
+		assertThatIllegalStateException().isThrownBy(() -> find(Invalid.class, "async"))
+			.withMessageContaining("Invalid.async()")
+			.withMessageContaining("CompletableFuture")
+			.withMessageContaining("not supported yet");
+		assertThatIllegalStateException().isThrownBy(() -> find(Invalid.class, "publisher"))
+			.withMessageContaining("returns Publisher");
+	}
+
 	private LockAttributes find(Class<?> type, String method) throws Exception {
 		return this.source.find(type.getMethod(method), type);
 	}
@@ -171,6 +181,17 @@ class LockAttributeSourceTests {
 
 		@DistributedLock(key = "'order:' + ")
 		public void badKey() {
+		}
+
+		@DistributedLock
+		public java.util.concurrent.CompletableFuture<String> async() {
+			return java.util.concurrent.CompletableFuture.completedFuture("done");
+		}
+
+		@DistributedLock
+		public java.util.concurrent.Flow.Publisher<String> publisher() {
+			return (subscriber) -> {
+			};
 		}
 
 	}
