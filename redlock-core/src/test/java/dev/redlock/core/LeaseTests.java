@@ -1,5 +1,7 @@
 package dev.redlock.core;
 
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
@@ -11,6 +13,7 @@ import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 @WithRedisNodes(count = 3)
@@ -63,10 +66,10 @@ class LeaseTests {
 	void waitingAcquirerGetsTheLockOnceReleased(RedisNodes nodes) throws Exception {
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
 			Lease first = redlock.acquire("handover", Duration.ofSeconds(10), Duration.ZERO);
-			java.util.concurrent.CompletableFuture<Lease> second = java.util.concurrent.CompletableFuture
+			CompletableFuture<Lease> second = CompletableFuture
 				.supplyAsync(() -> redlock.acquire("handover", Duration.ofSeconds(10), Duration.ofSeconds(10)));
 			first.release();
-			Lease lease = second.get(15, java.util.concurrent.TimeUnit.SECONDS);
+			Lease lease = second.get(15, TimeUnit.SECONDS);
 			assertThat(lease.isValid()).isTrue();
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 		}
@@ -173,13 +176,13 @@ class LeaseTests {
 	@Test
 	void badArgumentsAreRefusedBeforeAnyNetworkCall(RedisNodes nodes) {
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
-			org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+			assertThatIllegalArgumentException()
 				.isThrownBy(() -> redlock.acquire("", Duration.ofSeconds(1), Duration.ZERO))
 				.withMessageContaining("resource");
-			org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+			assertThatIllegalArgumentException()
 				.isThrownBy(() -> redlock.acquire("x", Duration.ZERO, Duration.ZERO))
 				.withMessageContaining("TTL");
-			org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+			assertThatIllegalArgumentException()
 				.isThrownBy(() -> redlock.acquire("x", Duration.ofSeconds(1), Duration.ofSeconds(-1)))
 				.withMessageContaining("wait time");
 		}

@@ -1,5 +1,6 @@
 package dev.redlock.core;
 
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.Set;
@@ -36,7 +37,7 @@ class LockValuesTests {
 			}
 		}
 		for (int[] position : seen) {
-			long distinct = java.util.Arrays.stream(position).filter((count) -> count > 0).count();
+			long distinct = Arrays.stream(position).filter((count) -> count > 0).count();
 			assertThat(distinct).isGreaterThan(200);
 		}
 	}

@@ -10,6 +10,7 @@ import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * Redlock keeps working while a minority of nodes is down and fails fast, within its bound, when a majority is.
@@ -100,7 +101,7 @@ class NodeFailureTests {
 		nodes.node(4).kill();
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
 			long start = System.nanoTime();
-			LockNotAcquiredException failure = org.junit.jupiter.api.Assertions.assertThrows(
+			LockNotAcquiredException failure = assertThrows(
 					LockNotAcquiredException.class, () -> redlock.acquire("majority", Duration.ofSeconds(10), WAIT));
 			Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
 			// no attempt starts after the wait time; the last one costs at most a node timeout, its clean-up another

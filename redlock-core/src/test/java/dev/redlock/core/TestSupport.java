@@ -2,6 +2,7 @@ package dev.redlock.core;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
@@ -43,8 +44,7 @@ final class TestSupport {
 			if (System.nanoTime() - deadline > 0) {
 				throw new AssertionError("Timed out after " + timeout + " waiting until " + what);
 			}
-			Thread.onSpinWait();
-			java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+			LockSupport.parkNanos(1_000_000);
 		}
 	}
 

@@ -9,6 +9,8 @@ import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * Validity = ttl - elapsed - drift, with elapsed read from the ticker before the first write and after the last
@@ -45,7 +47,7 @@ class ValidityTests {
 	void tooSlowQuorumIsReportedAsValidityExhausted(RedisNodes nodes) {
 		ScriptedTicker ticker = new ScriptedTicker(Duration.ZERO, Duration.ZERO, Duration.ofSeconds(11));
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, ticker)) {
-			org.assertj.core.api.Assertions.assertThatExceptionOfType(LockNotAcquiredException.class)
+			assertThatExceptionOfType(LockNotAcquiredException.class)
 				.isThrownBy(() -> redlock.acquire("validity", TTL, Duration.ZERO))
 				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(LockNotAcquiredException.Reason.VALIDITY_EXHAUSTED));
 		}
@@ -93,11 +95,11 @@ class ValidityTests {
 	@Test
 	void ttlWithinTheDriftAllowanceIsRefused(RedisNodes nodes) {
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
-			org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+			assertThatIllegalArgumentException()
 				.isThrownBy(() -> redlock.tryAcquire("validity", Duration.ofMillis(2)))
 				.withMessageContaining("drift");
 			Lease lease = redlock.tryAcquire("validity", TTL).orElseThrow();
-			org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+			assertThatIllegalArgumentException()
 				.isThrownBy(() -> lease.extend(Duration.ofMillis(2)))
 				.withMessageContaining("drift");
 			assertThat(lease.isValid()).isTrue();

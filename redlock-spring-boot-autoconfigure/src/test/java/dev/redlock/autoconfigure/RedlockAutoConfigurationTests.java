@@ -1,18 +1,29 @@
 package dev.redlock.autoconfigure;
 
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.lang.reflect.Method;
+import java.net.URL;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 
 import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockSettings;
 import dev.redlock.interceptor.DistributedLockAdvisor;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,7 +66,7 @@ class RedlockAutoConfigurationTests {
 	void defaultsMatchTheCoreDefaults() {
 		this.runner.withPropertyValues(THREE_NODES).run((context) -> {
 			assertThat(context.getBean(Redlock.class).settings())
-				.isEqualTo(dev.redlock.core.RedlockSettings.defaults());
+				.isEqualTo(RedlockSettings.defaults());
 			assertThat(context.getBean(DistributedLockAdvisor.class).getOrder())
 				.isEqualTo(RedlockProperties.DEFAULT_INTERCEPTOR_ORDER);
 		});
@@ -162,10 +173,10 @@ class RedlockAutoConfigurationTests {
 
 	@Test
 	void failureAnalyzerIsRegistered() throws Exception {
-		java.util.List<String> registered = new java.util.ArrayList<>();
-		for (java.net.URL url : java.util.Collections.list(getClass().getClassLoader().getResources("META-INF/spring.factories"))) {
-			java.util.Properties factories = new java.util.Properties();
-			try (java.io.InputStream in = url.openStream()) {
+		List<String> registered = new ArrayList<>();
+		for (URL url : Collections.list(getClass().getClassLoader().getResources("META-INF/spring.factories"))) {
+			Properties factories = new Properties();
+			try (InputStream in = url.openStream()) {
 				factories.load(in);
 			}
 			registered.add(factories.getProperty("org.springframework.boot.diagnostics.FailureAnalyzer", ""));
@@ -175,8 +186,8 @@ class RedlockAutoConfigurationTests {
 
 	@Test
 	void autoConfigurationIsRegistered() {
-		assertThat(org.springframework.boot.context.annotation.ImportCandidates
-			.load(org.springframework.boot.autoconfigure.AutoConfiguration.class, getClass().getClassLoader())
+		assertThat(ImportCandidates
+			.load(AutoConfiguration.class, getClass().getClassLoader())
 			.getCandidates()).contains(RedlockAutoConfiguration.class.getName());
 	}
 
@@ -206,8 +217,8 @@ class RedlockAutoConfigurationTests {
 	}
 
 	private static String stackTraceText(Throwable failure) {
-		java.io.StringWriter text = new java.io.StringWriter();
-		failure.printStackTrace(new java.io.PrintWriter(text));
+		StringWriter text = new StringWriter();
+		failure.printStackTrace(new PrintWriter(text));
 		return text.toString();
 	}
 

@@ -1,6 +1,7 @@
 package dev.redlock.interceptor;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -39,7 +40,7 @@ class InvalidAnnotationStartupTests {
 	void validAnnotationIsProxied() {
 		this.runner.withBean(Fine.class).run((context) -> {
 			assertThat(context).hasNotFailed();
-			assertThat(org.springframework.aop.support.AopUtils.isAopProxy(context.getBean(Fine.class))).isTrue();
+			assertThat(AopUtils.isAopProxy(context.getBean(Fine.class))).isTrue();
 		});
 	}
 

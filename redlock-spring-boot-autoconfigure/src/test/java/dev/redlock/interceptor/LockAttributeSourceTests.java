@@ -2,6 +2,8 @@ package dev.redlock.interceptor;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.core.env.StandardEnvironment;
@@ -184,12 +186,12 @@ class LockAttributeSourceTests {
 		}
 
 		@DistributedLock
-		public java.util.concurrent.CompletableFuture<String> async() {
-			return java.util.concurrent.CompletableFuture.completedFuture("done");
+		public CompletableFuture<String> async() {
+			return CompletableFuture.completedFuture("done");
 		}
 
 		@DistributedLock
-		public java.util.concurrent.Flow.Publisher<String> publisher() {
+		public Flow.Publisher<String> publisher() {
 			return (subscriber) -> {
 			};
 		}
