@@ -1,6 +1,7 @@
 package dev.redlock.core;
 
 import java.net.SocketTimeoutException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -38,7 +39,8 @@ final class Fanout {
 	 */
 	NodeReply[] execute(CommandArguments command, boolean @Nullable [] selected) {
 		int n = this.pools.size();
-		long deadline = System.nanoTime() + this.timeoutNanos;
+		long start = System.nanoTime();
+		long deadline = start + this.timeoutNanos;
 		PipelinedConnection[] connections = new PipelinedConnection[n];
 		NodeReply[] replies = new NodeReply[n];
 		try {
@@ -49,18 +51,14 @@ final class Fanout {
 				if (selected == null || selected[i]) {
 					CompletableFuture<PipelinedConnection> borrowed = this.pools.get(i).borrow(millisLeft(deadline));
 					if (borrowed.isDone()) {
-						send(i, command, borrowed, deadline, connections, replies);
+						send(i, command, borrowed, start, deadline, connections, replies);
 					}
 					else {
 						pending[i] = borrowed;
 					}
 				}
 			}
-			for (int i = 0; i < n; i++) {
-				if (pending[i] != null) {
-					send(i, command, pending[i], deadline, connections, replies);
-				}
-			}
+			sendAsConnected(command, pending, start, deadline, connections, replies);
 			for (int i = 0; i < n; i++) {
 				PipelinedConnection connection = connections[i];
 				if (connection == null) {
@@ -68,10 +66,11 @@ final class Fanout {
 				}
 				try {
 					connection.setSoTimeout(millisLeft(deadline));
-					replies[i] = NodeReply.replied(i, connection.getUnflushedObject());
+					Object value = connection.getUnflushedObject();
+					replies[i] = NodeReply.replied(i, value, System.nanoTime() - start);
 				}
 				catch (JedisException ex) {
-					replies[i] = failed(i, ex);
+					replies[i] = failed(i, ex, start);
 				}
 			}
 		}
@@ -89,7 +88,65 @@ final class Fanout {
 		return replies;
 	}
 
-	private void send(int node, CommandArguments command, CompletableFuture<PipelinedConnection> borrowed,
+	/**
+	 * Sends to each node whose connection is being opened as soon as it is ready, in the order they become ready, so
+	 * that a node that connects slowly does not delay the others; nodes not connected by the deadline time out.
+	 */
+	private void sendAsConnected(CommandArguments command, CompletableFuture<PipelinedConnection>[] pending,
+			long start, long deadline, PipelinedConnection[] connections, NodeReply[] replies) {
+		int waiting = 0;
+		for (CompletableFuture<PipelinedConnection> future : pending) {
+			if (future != null) {
+				waiting++;
+			}
+		}
+		while (waiting > 0) {
+			for (int i = 0; i < pending.length; i++) {
+				if (pending[i] != null && pending[i].isDone()) {
+					send(i, command, pending[i], start, deadline, connections, replies);
+					pending[i] = null;
+					waiting--;
+				}
+			}
+			if (waiting == 0) {
+				return;
+			}
+			if (deadline - System.nanoTime() <= 0) {
+				break;
+			}
+			awaitAny(pending, deadline);
+		}
+		for (int i = 0; i < pending.length; i++) {
+			if (pending[i] != null) {
+				// not connected in time: times out, and the connection is kept for a later round
+				send(i, command, pending[i], start, deadline, connections, replies);
+			}
+		}
+	}
+
+	/** Waits until one of the futures completes or the deadline passes; keeps the interrupt flag. */
+	private static void awaitAny(CompletableFuture<PipelinedConnection>[] pending, long deadline) {
+		CompletableFuture<?>[] open = Arrays.stream(pending)
+			.filter((future) -> future != null)
+			.toArray(CompletableFuture<?>[]::new);
+		boolean interrupted = Thread.interrupted();
+		try {
+			CompletableFuture.anyOf(open).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			interrupted = true;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// one failed (handled by send) or none in time (handled by the caller)
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private void send(int node, CommandArguments command, CompletableFuture<PipelinedConnection> borrowed, long start,
 			long deadline, PipelinedConnection[] connections, NodeReply[] replies) {
 		NodeConnectionPool pool = this.pools.get(node);
 		PipelinedConnection connection;
@@ -105,11 +162,12 @@ final class Fanout {
 			});
 			replies[node] = NodeReply.failed(node,
 					new JedisConnectionException("connecting took longer than the node timeout",
-							new SocketTimeoutException()));
+							new SocketTimeoutException()),
+					System.nanoTime() - start);
 			return;
 		}
 		catch (JedisException ex) {
-			replies[node] = NodeReply.failed(node, ex);
+			replies[node] = NodeReply.failed(node, ex, System.nanoTime() - start);
 			return;
 		}
 		try {
@@ -123,7 +181,7 @@ final class Fanout {
 			if (!(ex instanceof JedisException)) {
 				throw ex;
 			}
-			replies[node] = failed(node, (JedisException) ex);
+			replies[node] = failed(node, (JedisException) ex, start);
 		}
 	}
 
@@ -132,8 +190,8 @@ final class Fanout {
 	 * likely dead too (the node restarted, or the network reset them), so they are dropped rather than tried one per
 	 * round.
 	 */
-	private NodeReply failed(int node, JedisException ex) {
-		NodeReply reply = NodeReply.failed(node, ex);
+	private NodeReply failed(int node, JedisException ex, long start) {
+		NodeReply reply = NodeReply.failed(node, ex, System.nanoTime() - start);
 		if (reply.kind() == NodeReply.Kind.UNREACHABLE) {
 			this.pools.get(node).discardIdle();
 		}

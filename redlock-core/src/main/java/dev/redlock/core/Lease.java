@@ -1,6 +1,7 @@
 package dev.redlock.core;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
@@ -22,6 +23,8 @@ public final class Lease implements AutoCloseable {
 
 	private final Redlock redlock;
 
+	private final String name;
+
 	private final String resource;
 
 	private final String key;
@@ -34,15 +37,18 @@ public final class Lease implements AutoCloseable {
 
 	private final long acquiredAtNanos;
 
+	private final Instant acquiredAt = Instant.now();
+
 	private volatile long validUntilNanos;
 
 	private int extensionAttempts;
 
 	private volatile @Nullable ReleaseOutcome releaseOutcome;
 
-	Lease(Redlock redlock, String resource, String key, String value, Duration ttl, LongSupplier ticker,
+	Lease(Redlock redlock, String name, String resource, String key, String value, Duration ttl, LongSupplier ticker,
 			long acquiredAtNanos, long validUntilNanos) {
 		this.redlock = redlock;
+		this.name = name;
 		this.resource = resource;
 		this.key = key;
 		this.value = value;
@@ -50,6 +56,22 @@ public final class Lease implements AutoCloseable {
 		this.ticker = ticker;
 		this.acquiredAtNanos = acquiredAtNanos;
 		this.validUntilNanos = validUntilNanos;
+	}
+
+	/**
+	 * Returns the lock's name, as given to listeners and metrics.
+	 * @return the name, {@link Redlock#DEFAULT_LOCK_NAME} when none was given
+	 */
+	public String name() {
+		return this.name;
+	}
+
+	/**
+	 * Returns when the lease was acquired, by the wall clock (for display; validity uses a monotonic clock).
+	 * @return the moment of acquisition
+	 */
+	public Instant acquiredAt() {
+		return this.acquiredAt;
 	}
 
 	/**
@@ -154,10 +176,11 @@ public final class Lease implements AutoCloseable {
 		long start = this.ticker.getAsLong();
 		long current = this.validUntilNanos;
 		if (current - start <= 0) {
+			this.redlock.leaseExtended(this, RedlockListener.ExtendOutcome.EXPIRED);
 			return false;
 		}
 		this.extensionAttempts++;
-		Redlock.Extension extension = this.redlock.extendOnNodes(this.key, this.value, lockTtl, start, current);
+		Redlock.Extension extension = this.redlock.extendOnNodes(this, this.value, lockTtl, start, current);
 		if (extension.counted()) {
 			this.validUntilNanos = extension.validUntil();
 			return true;
@@ -177,7 +200,7 @@ public final class Lease implements AutoCloseable {
 		if (this.releaseOutcome == null) {
 			ReleaseOutcome outcome = ReleaseOutcome.UNKNOWN;
 			try {
-				outcome = this.redlock.releaseOnNodes(this.key, this.value);
+				outcome = this.redlock.releaseOnNodes(this, this.value);
 			}
 			finally {
 				// even if releasing failed unexpectedly, this lease is done: its keys expire with their TTL
@@ -197,7 +220,7 @@ public final class Lease implements AutoCloseable {
 
 	@Override
 	public String toString() {
-		return "Lease[resource=" + this.resource + ", remainingValidity=" + remainingValidity().toMillis() + "ms]";
+		return "Lease[name=" + this.name + ", resource=" + this.resource + ", remainingValidity=" + remainingValidity().toMillis() + "ms]";
 	}
 
 }

@@ -16,8 +16,9 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * @param value the reply when {@code kind} is {@link Kind#REPLIED} ({@code byte[]} status or bulk, {@code Long},
  * or {@code null} for a nil reply)
  * @param error the failure otherwise
+ * @param nanos time from the start of the round until this reply was read or the node gave up
  */
-record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exception error) {
+record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exception error, long nanos) {
 
 	/** How a round trip to one node ended. */
 	enum Kind {
@@ -36,12 +37,12 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 
 	}
 
-	static NodeReply replied(int node, @Nullable Object value) {
-		return new NodeReply(node, Kind.REPLIED, value, null);
+	static NodeReply replied(int node, @Nullable Object value, long nanos) {
+		return new NodeReply(node, Kind.REPLIED, value, null, nanos);
 	}
 
-	static NodeReply failed(int node, Exception error) {
-		return new NodeReply(node, classify(error), null, error);
+	static NodeReply failed(int node, Exception error, long nanos) {
+		return new NodeReply(node, classify(error), null, error, nanos);
 	}
 
 	private static Kind classify(Exception error) {

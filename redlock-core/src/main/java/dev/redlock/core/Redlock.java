@@ -10,6 +10,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -20,6 +22,12 @@ import org.slf4j.LoggerFactory;
 
 import dev.redlock.core.LockNotAcquiredException.Reason;
 import dev.redlock.core.LockScripts.Script;
+import dev.redlock.core.RedlockListener.AcquireEvent;
+import dev.redlock.core.RedlockListener.AcquireOutcome;
+import dev.redlock.core.RedlockListener.ExtendEvent;
+import dev.redlock.core.RedlockListener.ExtendOutcome;
+import dev.redlock.core.RedlockListener.NodeCommand;
+import dev.redlock.core.RedlockListener.ReleaseEvent;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
 import redis.clients.jedis.Protocol.Keyword;
@@ -48,6 +56,9 @@ import redis.clients.jedis.Protocol.Keyword;
  */
 public final class Redlock implements AutoCloseable {
 
+	/** The name of locks acquired without one. */
+	public static final String DEFAULT_LOCK_NAME = "unnamed";
+
 	private static final Logger logger = LoggerFactory.getLogger(Redlock.class);
 
 	private final List<RedisNodeUri> nodes;
@@ -62,8 +73,14 @@ public final class Redlock implements AutoCloseable {
 
 	private final int quorum;
 
-	private Redlock(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker) {
+	private final LockEvents events;
+
+	private final Set<Lease> held = ConcurrentHashMap.newKeySet();
+
+	private Redlock(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker,
+			List<RedlockListener> listeners) {
 		this.nodes = List.copyOf(nodes);
+		this.events = new LockEvents(listeners, this.nodes);
 		this.settings = settings;
 		this.ticker = ticker;
 		this.quorum = nodes.size() / 2 + 1;
@@ -101,13 +118,28 @@ public final class Redlock implements AutoCloseable {
 	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait time
 	 */
 	public Lease acquire(String resource) {
-		return acquire(resource, this.settings.defaultTtl(), this.settings.defaultWaitTime());
+		return acquire(DEFAULT_LOCK_NAME, resource, this.settings.defaultTtl(), this.settings.defaultWaitTime());
+	}
+
+	/**
+	 * Acquires a lock under the name {@value #DEFAULT_LOCK_NAME}. See
+	 * {@link #acquire(String, String, Duration, Duration)}.
+	 * @param resource the name of the resource to lock (the key prefix is added in front of it)
+	 * @param ttl how long the lock lives on the nodes unless released or extended
+	 * @param waitTime how long to keep trying; zero for a single attempt
+	 * @return the lease; close it to release the lock
+	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait time
+	 */
+	public Lease acquire(String resource, Duration ttl, Duration waitTime) {
+		return acquire(DEFAULT_LOCK_NAME, resource, ttl, waitTime);
 	}
 
 	/**
 	 * Acquires a lock, retrying after random delays until the wait time is spent. The last attempt starts no later
 	 * than the wait time; it takes at most one node timeout, and cleaning up after it at most two more (the second
 	 * only on nodes that lost their script cache).
+	 * @param name the lock's name for listeners and metrics: bounded, such as one per call site (never the resource
+	 * when resources are unbounded)
 	 * @param resource the name of the resource to lock (the key prefix is added in front of it)
 	 * @param ttl how long the lock lives on the nodes unless released or extended
 	 * @param waitTime how long to keep trying; zero for a single attempt
@@ -117,7 +149,7 @@ public final class Redlock implements AutoCloseable {
 	 * @throws IllegalArgumentException if the resource is empty, the TTL below 1 ms or within the clock drift
 	 * allowance, or the wait time negative
 	 */
-	public Lease acquire(String resource, Duration ttl, Duration waitTime) {
+	public Lease acquire(String name, String resource, Duration ttl, Duration waitTime) {
 		requireResource(resource);
 		Duration lockTtl = usableTtl(ttl);
 		if (waitTime == null || waitTime.isNegative()) {
@@ -129,39 +161,71 @@ public final class Redlock implements AutoCloseable {
 		int attempts = 0;
 		while (true) {
 			if (Thread.currentThread().isInterrupted()) {
-				throw interrupted(resource, attempts, start, null);
+				throw notAcquired(name, interrupted(resource, attempts, start, null));
 			}
 			attempts++;
-			Attempt attempt = attempt(resource, key, lockTtl);
+			Attempt attempt = attempt(name, resource, key, lockTtl);
 			if (attempt.lease != null) {
-				return attempt.lease;
+				return acquired(attempt, start, attempts);
 			}
 			long left = deadline - this.ticker.getAsLong();
 			if (left <= 0) {
-				throw attempt.failure(resource, attempts, elapsedSince(start));
+				throw notAcquired(name, attempt.failure(resource, attempts, elapsedSince(start)));
 			}
 			try {
 				TimeUnit.NANOSECONDS.sleep(Math.min(left, nextRetryDelayNanos()));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				throw interrupted(resource, attempts, start, ex);
+				throw notAcquired(name, interrupted(resource, attempts, start, ex));
 			}
 		}
 	}
 
 	/**
-	 * Makes a single attempt to acquire a lock, without waiting.
+	 * Makes a single attempt to acquire a lock, without waiting, under the name {@value #DEFAULT_LOCK_NAME}.
 	 * @param resource the name of the resource to lock
 	 * @param ttl how long the lock lives on the nodes unless released or extended
 	 * @return the lease, or empty if the lock could not be acquired now
 	 */
 	public Optional<Lease> tryAcquire(String resource, Duration ttl) {
-		requireResource(resource);
-		return Optional.ofNullable(attempt(resource, this.settings.keyPrefix() + resource, usableTtl(ttl)).lease);
+		return tryAcquire(DEFAULT_LOCK_NAME, resource, ttl);
 	}
 
-	private Attempt attempt(String resource, String key, Duration ttl) {
+	/**
+	 * Makes a single attempt to acquire a lock, without waiting.
+	 * @param name the lock's name for listeners and metrics
+	 * @param resource the name of the resource to lock
+	 * @param ttl how long the lock lives on the nodes unless released or extended
+	 * @return the lease, or empty if the lock could not be acquired now
+	 */
+	public Optional<Lease> tryAcquire(String name, String resource, Duration ttl) {
+		requireResource(resource);
+		Duration lockTtl = usableTtl(ttl);
+		Attempt attempt = attempt(name, resource, this.settings.keyPrefix() + resource, lockTtl);
+		if (attempt.lease != null) {
+			return Optional.of(acquired(attempt, attempt.start, 1));
+		}
+		notAcquired(name, attempt.failure(resource, 1, Duration.ofNanos(attempt.end - attempt.start)));
+		return Optional.empty();
+	}
+
+	/** Records an acquisition; reads no clock, so that a test's scripted ticker sees only the algorithm's reads. */
+	private Lease acquired(Attempt attempt, long start, int attempts) {
+		Lease lease = attempt.lease;
+		this.held.add(lease);
+		this.events.acquireFinished(new AcquireEvent(lease.name(), lease.resource(), AcquireOutcome.ACQUIRED,
+				Duration.ofNanos(attempt.end - start), attempts, Duration.ofNanos(attempt.validUntil - attempt.end)));
+		return lease;
+	}
+
+	private LockNotAcquiredException notAcquired(String name, LockNotAcquiredException failure) {
+		this.events.acquireFinished(new AcquireEvent(name, failure.resource(), AcquireOutcome.of(failure.reason()),
+				failure.waited(), failure.attempts(), Duration.ZERO));
+		return failure;
+	}
+
+	private Attempt attempt(String name, String resource, String key, Duration ttl) {
 		String value = LockValues.next();
 		long ttlMillis = ttl.toMillis();
 		CommandArguments set = new CommandArguments(Command.SET).key(key)
@@ -172,6 +236,7 @@ public final class Redlock implements AutoCloseable {
 		long start = this.ticker.getAsLong();
 		NodeReply[] replies = this.fanout.execute(set, null);
 		long end = this.ticker.getAsLong();
+		this.events.nodeReplies(NodeCommand.ACQUIRE, replies, NodeReply::isOk);
 		long validUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
 		int granted = 0;
 		for (NodeReply reply : replies) {
@@ -180,8 +245,8 @@ public final class Redlock implements AutoCloseable {
 			}
 		}
 		if (granted >= this.quorum && validUntil - end > 0) {
-			return new Attempt(new Lease(this, resource, key, value, ttl, this.ticker, start, validUntil), replies,
-					granted);
+			Lease lease = new Lease(this, name, resource, key, value, ttl, this.ticker, start, validUntil);
+			return new Attempt(lease, replies, granted, start, end, validUntil);
 		}
 		// Nodes that answered nil surely hold another value; everywhere else ours may have landed, even where the
 		// reply timed out.
@@ -192,13 +257,13 @@ public final class Redlock implements AutoCloseable {
 			any |= mayHoldOurs[i];
 		}
 		if (any) {
-			runScript(LockScripts.RELEASE, key, mayHoldOurs, value);
+			runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, mayHoldOurs, value);
 		}
 		if (logger.isDebugEnabled()) {
 			logger.debug("Lock '{}' not acquired: granted by {} of {} nodes, quorum {}", resource, granted,
 					replies.length, this.quorum);
 		}
-		return new Attempt(null, replies, granted);
+		return new Attempt(null, replies, granted, start, end, validUntil);
 	}
 
 	/**
@@ -207,8 +272,9 @@ public final class Redlock implements AutoCloseable {
 	 * @return whether it counts, and the validity deadline it gives; when it does not count, the deadline is still
 	 * an upper bound: nodes may have taken the new TTL
 	 */
-	Extension extendOnNodes(String key, String value, Duration ttl, long start, long currentValidUntil) {
-		NodeReply[] replies = runScript(LockScripts.EXTEND, key, null, value, Long.toString(ttl.toMillis()));
+	Extension extendOnNodes(Lease lease, String value, Duration ttl, long start, long currentValidUntil) {
+		NodeReply[] replies = runScript(NodeCommand.EXTEND, LockScripts.EXTEND, lease.key(), null, value,
+				Long.toString(ttl.toMillis()));
 		long end = this.ticker.getAsLong();
 		int extended = 0;
 		for (NodeReply reply : replies) {
@@ -218,12 +284,17 @@ public final class Redlock implements AutoCloseable {
 		}
 		long newValidUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
 		boolean inTime = currentValidUntil - end > 0 && newValidUntil - end > 0;
-		if (extended >= this.quorum && inTime) {
-			return new Extension(true, newValidUntil);
+		boolean counted = extended >= this.quorum && inTime;
+		if (!counted) {
+			logger.debug("Extension of '{}' does not count: confirmed by {} of {} nodes, in time: {}", lease.key(),
+					extended, replies.length, inTime);
 		}
-		logger.debug("Extension of '{}' does not count: confirmed by {} of {} nodes, in time: {}", key, extended,
-				replies.length, inTime);
-		return new Extension(false, newValidUntil);
+		leaseExtended(lease, counted ? ExtendOutcome.EXTENDED : ExtendOutcome.FAILED);
+		return new Extension(counted, newValidUntil);
+	}
+
+	void leaseExtended(Lease lease, ExtendOutcome outcome) {
+		this.events.leaseExtended(new ExtendEvent(lease.name(), lease.resource(), outcome));
 	}
 
 	/**
@@ -237,31 +308,80 @@ public final class Redlock implements AutoCloseable {
 	/**
 	 * Releases a lease on every node.
 	 */
-	ReleaseOutcome releaseOnNodes(String key, String value) {
-		NodeReply[] replies = runScript(LockScripts.RELEASE, key, null, value);
-		int deleted = 0;
-		int notOurs = 0;
+	ReleaseOutcome releaseOnNodes(Lease lease, String value) {
+		this.held.remove(lease);
+		ReleaseOutcome outcome = ReleaseOutcome.UNKNOWN;
+		try {
+			NodeReply[] replies = runScript(NodeCommand.RELEASE, LockScripts.RELEASE, lease.key(), null, value);
+			int deleted = 0;
+			int notOurs = 0;
+			for (NodeReply reply : replies) {
+				if (reply.isOne()) {
+					deleted++;
+				}
+				else if (reply.kind() == NodeReply.Kind.REPLIED) {
+					notOurs++;
+				}
+			}
+			if (deleted >= this.quorum) {
+				outcome = ReleaseOutcome.RELEASED;
+			}
+			else if (notOurs > replies.length - this.quorum) {
+				outcome = ReleaseOutcome.EXPIRED;
+			}
+			return outcome;
+		}
+		finally {
+			this.events.leaseReleased(new ReleaseEvent(lease.name(), lease.resource(), outcome, lease.heldFor()));
+		}
+	}
+
+	/**
+	 * Checks every node at once with {@code INFO}, within the node timeout.
+	 * @return one status per node, in configuration order
+	 */
+	public List<NodeStatus> checkNodes() {
+		NodeReply[] replies = this.fanout.execute(new CommandArguments(Command.INFO), null);
+		this.events.nodeReplies(NodeCommand.PING, replies, (reply) -> true);
+		List<NodeStatus> statuses = new ArrayList<>(replies.length);
 		for (NodeReply reply : replies) {
-			if (reply.isOne()) {
-				deleted++;
+			String node = this.nodes.get(reply.node()).redacted();
+			Duration latency = Duration.ofNanos(reply.nanos());
+			if (reply.kind() == NodeReply.Kind.REPLIED && reply.value() instanceof byte[] info) {
+				Map<String, String> fields = InfoReply.parse(info);
+				String uptime = fields.get("uptime_in_seconds");
+				statuses.add(new NodeStatus(node, true, latency, fields.get("redis_version"), fields.get("role"),
+						(uptime != null) ? Duration.ofSeconds(Long.parseLong(uptime.trim())) : null, null));
 			}
-			else if (reply.kind() == NodeReply.Kind.REPLIED) {
-				notOurs++;
+			else {
+				statuses.add(new NodeStatus(node, false, latency, null, null, null, reply.describeFailure()));
 			}
 		}
-		if (deleted >= this.quorum) {
-			return ReleaseOutcome.RELEASED;
-		}
-		if (notOurs > replies.length - this.quorum) {
-			return ReleaseOutcome.EXPIRED;
-		}
-		return ReleaseOutcome.UNKNOWN;
+		return statuses;
+	}
+
+	/**
+	 * Returns the leases this instance holds now: acquired, not released, and still within their validity.
+	 * @return a snapshot
+	 */
+	public List<Lease> heldLeases() {
+		this.held.removeIf((lease) -> !lease.isValid());
+		return List.copyOf(this.held);
+	}
+
+	/**
+	 * Returns how each node has answered since this instance was built.
+	 * @return one entry per node, in configuration order
+	 */
+	public List<NodeStatistics> nodeStatistics() {
+		return this.events.statistics();
 	}
 
 	/**
 	 * Runs a lock script by its digest, and by its source on the nodes that do not have it cached.
 	 */
-	private NodeReply[] runScript(Script script, String key, boolean @Nullable [] selected, String... args) {
+	private NodeReply[] runScript(NodeCommand command, Script script, String key, boolean @Nullable [] selected,
+			String... args) {
 		NodeReply[] replies = this.fanout.execute(scriptCommand(Command.EVALSHA, script.sha1(), key, args), selected);
 		boolean[] missing = null;
 		for (int i = 0; i < replies.length; i++) {
@@ -280,6 +400,7 @@ public final class Redlock implements AutoCloseable {
 				}
 			}
 		}
+		this.events.nodeReplies(command, replies, NodeReply::isOne);
 		return replies;
 	}
 
@@ -376,10 +497,19 @@ public final class Redlock implements AutoCloseable {
 
 		private final int granted;
 
-		Attempt(@Nullable Lease lease, NodeReply[] replies, int granted) {
+		private final long start;
+
+		private final long end;
+
+		private final long validUntil;
+
+		Attempt(@Nullable Lease lease, NodeReply[] replies, int granted, long start, long end, long validUntil) {
 			this.lease = lease;
 			this.replies = replies;
 			this.granted = granted;
+			this.start = start;
+			this.end = end;
+			this.validUntil = validUntil;
 		}
 
 		LockNotAcquiredException failure(String resource, int attempts, Duration waited) {
@@ -421,7 +551,19 @@ public final class Redlock implements AutoCloseable {
 
 		private LongSupplier ticker = System::nanoTime;
 
+		private final List<RedlockListener> listeners = new ArrayList<>();
+
 		private Builder() {
+		}
+
+		/**
+		 * Adds a listener, told about every acquisition, release, extension and node request.
+		 * @param listener the listener
+		 * @return this builder
+		 */
+		public Builder listener(RedlockListener listener) {
+			this.listeners.add(Objects.requireNonNull(listener, "listener"));
+			return this;
 		}
 
 		/**
@@ -494,7 +636,7 @@ public final class Redlock implements AutoCloseable {
 				}
 				parsed.add(node);
 			}
-			return new Redlock(parsed, this.settings, this.ticker);
+			return new Redlock(parsed, this.settings, this.ticker, this.listeners);
 		}
 
 		/** The server a URI points at: one Redis process, whatever its database index or host alias. */

@@ -16,6 +16,7 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 
 import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockListener;
 import dev.redlock.interceptor.DistributedLockAdvisor;
 import dev.redlock.interceptor.DistributedLockInterceptor;
 import dev.redlock.interceptor.LockAttributeSource;
@@ -23,7 +24,8 @@ import dev.redlock.interceptor.LockAttributeSource;
 /**
  * Auto-configuration of a {@link Redlock} from {@code redlock.*} properties, and of the interception of
  * {@link dev.redlock.annotation.DistributedLock @DistributedLock} methods. Every bean backs off when the application
- * defines its own; {@code redlock.enabled=false} turns it all off.
+ * defines its own; {@code redlock.enabled=false} turns it all off. Every {@link RedlockListener} bean is told about
+ * the locks' work (metrics are one such listener).
  */
 @AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration")
 @ConditionalOnClass(Redlock.class)
@@ -34,8 +36,8 @@ public final class RedlockAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	Redlock redlock(RedlockProperties properties) {
-		return RedlockFactory.create(properties);
+	Redlock redlock(RedlockProperties properties, ObjectProvider<RedlockListener> listeners) {
+		return RedlockFactory.create(properties, listeners.orderedStream().toList());
 	}
 
 	@Bean

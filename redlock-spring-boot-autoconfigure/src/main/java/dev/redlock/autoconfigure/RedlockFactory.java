@@ -1,11 +1,13 @@
 package dev.redlock.autoconfigure;
 
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.redlock.core.InvalidRedlockConfigurationException;
 import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockListener;
 import dev.redlock.core.RedlockSettings;
 
 /**
@@ -25,13 +27,15 @@ final class RedlockFactory {
 	private RedlockFactory() {
 	}
 
-	static Redlock create(RedlockProperties properties) {
+	static Redlock create(RedlockProperties properties, List<RedlockListener> listeners) {
 		try {
 			RedlockSettings settings = new RedlockSettings(properties.getKeyPrefix(), properties.getDefaultTtl(),
 					properties.getDefaultWaitTime(), properties.getRetryDelay(), properties.getNodeTimeout(),
 					properties.getClockDriftFactor(), properties.getMaxExtensions(), properties.getPool().getMaxTotal(),
 					properties.getPool().getMaxIdle(), properties.getClientName());
-			return Redlock.builder().nodes(properties.getNodes()).settings(settings).build();
+			Redlock.Builder builder = Redlock.builder().nodes(properties.getNodes()).settings(settings);
+			listeners.forEach(builder::listener);
+			return builder.build();
 		}
 		catch (InvalidRedlockConfigurationException ex) {
 			throw new InvalidRedlockPropertyException(propertyName(ex.setting()), ex.reason(), ex);

@@ -58,7 +58,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		Duration ttl = (attributes.ttl() != null) ? attributes.ttl() : redlock.settings().defaultTtl();
 		Duration waitTime = (attributes.waitTime() != null) ? attributes.waitTime()
 				: redlock.settings().defaultWaitTime();
-		Lease lease = redlock.acquire(resource, ttl, waitTime);
+		Lease lease = redlock.acquire(attributes.name(), resource, ttl, waitTime);
 		try {
 			return invocation.proceed();
 		}

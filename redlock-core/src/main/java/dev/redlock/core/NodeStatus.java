@@ -1,0 +1,30 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The result of checking one node with {@link Redlock#checkNodes()}.
+ *
+ * @param node the node's address without credentials
+ * @param reachable whether it answered within the node timeout
+ * @param latency time until its answer was read (or until it gave up)
+ * @param version its {@code redis_version}, when reachable
+ * @param role its replication role ({@code master}, or {@code slave} for a replica, which should not be listed as a
+ * Redlock node), when reachable
+ * @param uptime its {@code uptime_in_seconds}, when reachable
+ * @param error why it could not be checked, when not reachable
+ */
+public record NodeStatus(String node, boolean reachable, Duration latency, @Nullable String version,
+		@Nullable String role, @Nullable Duration uptime, @Nullable String error) {
+
+	/**
+	 * Returns whether the node is a master, the only role that may take part in Redlock.
+	 * @return {@code true} for a reachable master
+	 */
+	public boolean isMaster() {
+		return this.reachable && "master".equals(this.role);
+	}
+
+}
