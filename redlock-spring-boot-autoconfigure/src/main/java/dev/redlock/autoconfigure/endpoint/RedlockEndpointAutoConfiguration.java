@@ -1,0 +1,39 @@
+package dev.redlock.autoconfigure.endpoint;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.SanitizingFunction;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+import dev.redlock.autoconfigure.RedlockAutoConfiguration;
+import dev.redlock.core.Redlock;
+
+/**
+ * Auto-configuration of Redlock's Actuator support when Actuator is on the classpath: the {@code redlock} endpoint
+ * ({@link RedlockEndpoint}, when a {@link Redlock} bean exists and the endpoint is available, e.g. with
+ * {@code management.endpoints.web.exposure.include=redlock}), and a {@link SanitizingFunction} that keeps the
+ * passwords of {@code redlock.nodes} out of the {@code env} and {@code configprops} endpoints.
+ */
+@AutoConfiguration(after = RedlockAutoConfiguration.class)
+@ConditionalOnClass({ Endpoint.class, SanitizingFunction.class, ConditionalOnAvailableEndpoint.class })
+public final class RedlockEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(Redlock.class)
+	@ConditionalOnAvailableEndpoint(RedlockEndpoint.class)
+	RedlockEndpoint redlockEndpoint(Redlock redlock) {
+		return new RedlockEndpoint(redlock);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedlockNodesSanitizingFunction redlockNodesSanitizingFunction() {
+		return new RedlockNodesSanitizingFunction();
+	}
+
+}
