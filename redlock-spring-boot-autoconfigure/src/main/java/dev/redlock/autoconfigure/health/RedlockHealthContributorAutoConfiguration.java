@@ -19,10 +19,12 @@ import dev.redlock.core.Redlock;
 @AutoConfiguration(after = RedlockAutoConfiguration.class)
 @ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
 @ConditionalOnBean(Redlock.class)
-@ConditionalOnEnabledHealthIndicator("redlock")
 public final class RedlockHealthContributorAutoConfiguration {
 
+	// on the method rather than the class: its condition class is loaded only once the class condition above has
+	// found Spring Boot's health support, also where no auto-configuration metadata filters imports first
 	@Bean
+	@ConditionalOnEnabledHealthIndicator("redlock")
 	@ConditionalOnMissingBean(name = "redlockHealthIndicator")
 	RedlockHealthIndicator redlockHealthIndicator(Redlock redlock) {
 		return new RedlockHealthIndicator(redlock);
