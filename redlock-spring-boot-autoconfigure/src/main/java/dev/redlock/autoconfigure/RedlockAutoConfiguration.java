@@ -20,12 +20,14 @@ import dev.redlock.core.RedlockListener;
 import dev.redlock.interceptor.DistributedLockAdvisor;
 import dev.redlock.interceptor.DistributedLockInterceptor;
 import dev.redlock.interceptor.LockAttributeSource;
+import dev.redlock.interceptor.LockObserver;
 
 /**
  * Auto-configuration of a {@link Redlock} from {@code redlock.*} properties, and of the interception of
  * {@link dev.redlock.annotation.DistributedLock @DistributedLock} methods. Every bean backs off when the application
  * defines its own; {@code redlock.enabled=false} turns it all off. Every {@link RedlockListener} bean is told about
- * the locks' work (metrics are one such listener).
+ * the locks' work (metrics are one such listener); a {@link LockObserver} bean, if there is one, observes each
+ * annotated call (tracing is one such observer).
  */
 @AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration")
 @ConditionalOnClass(Redlock.class)
@@ -52,9 +54,11 @@ public final class RedlockAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<Redlock> redlock,
 			LockAttributeSource redlockLockAttributeSource, ConfigurableBeanFactory beanFactory,
-			Environment environment) {
+			Environment environment, ObjectProvider<LockObserver> lockObserver) {
+		// the observer is looked up per call, not now: it may need beans (an ObservationRegistry) that must not be
+		// created before all post-processors are in place
 		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(redlock::getObject,
-				redlockLockAttributeSource, beanFactory);
+				redlockLockAttributeSource, beanFactory, () -> lockObserver.getIfUnique(() -> LockObserver.NONE));
 		// read from the environment: advisors are created while post-processors are still being set up, too early
 		// to create the RedlockProperties bean
 		int order = Binder.get(environment)

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -22,11 +23,18 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 
+import dev.redlock.annotation.DistributedLock;
+import dev.redlock.autoconfigure.metrics.RedlockMetricsAutoConfiguration;
+import dev.redlock.autoconfigure.observation.RedlockObservationAutoConfiguration;
+import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockListener;
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.interceptor.DistributedLockAdvisor;
+import dev.redlock.interceptor.LockObserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class RedlockAutoConfigurationTests {
 
@@ -116,11 +124,26 @@ class RedlockAutoConfigurationTests {
 	}
 
 	@Test
-	void startsWithoutMicrometerOrActuatorOnTheClasspath() {
-		this.runner.withPropertyValues(THREE_NODES)
+	void startsAndInterceptsWithoutMicrometerOrActuatorOnTheClasspath() {
+		this.runner.withConfiguration(AutoConfigurations.of(RedlockMetricsAutoConfiguration.class,
+					RedlockObservationAutoConfiguration.class))
+			.withPropertyValues(THREE_NODES)
+			// nothing listens on the nodes' ports: an intercepted call fails fast without a quorum
+			.withPropertyValues("redlock.default-wait-time=0s")
+			.withBean(Inventory.class)
 			.withClassLoader(new FilteredClassLoader("io.micrometer", "org.springframework.boot.actuate",
 					"org.springframework.boot.health"))
-			.run((context) -> assertThat(context).hasSingleBean(Redlock.class));
+			.run((context) -> {
+				assertThat(context).hasNotFailed()
+					.hasSingleBean(Redlock.class)
+					.doesNotHaveBean(RedlockListener.class)
+					.doesNotHaveBean(LockObserver.class);
+				Inventory inventory = context.getBean(Inventory.class);
+				assertThat(AopUtils.isAopProxy(inventory)).isTrue();
+				assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> inventory.count("a"))
+					.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(LockNotAcquiredException.Reason.NO_QUORUM));
+				assertThat(inventory.counted()).isZero();
+			});
 	}
 
 	@Test
@@ -189,6 +212,22 @@ class RedlockAutoConfigurationTests {
 		assertThat(ImportCandidates
 			.load(AutoConfiguration.class, getClass().getClassLoader())
 			.getCandidates()).contains(RedlockAutoConfiguration.class.getName());
+	}
+
+	/** Public: the proxy class is defined by the filtered class loader, in another runtime package. */
+	public static class Inventory {
+
+		private int counted;
+
+		@DistributedLock(key = "#sku")
+		public void count(String sku) {
+			this.counted++;
+		}
+
+		public int counted() {
+			return this.counted;
+		}
+
 	}
 
 	private static void assertFailure(ApplicationContextRunner runner, String property, String reason) {

@@ -1,0 +1,34 @@
+package dev.redlock.autoconfigure.metrics;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+import dev.redlock.core.Redlock;
+
+/**
+ * Registers the {@code redlock.held} gauge: how many leases this instance holds now (acquired, not released, still
+ * within their validity). It is a binder rather than part of {@link RedlockMetricsListener} because it reads the
+ * {@link Redlock}, which is built with the listener.
+ */
+public final class RedlockHeldLeasesMeterBinder implements MeterBinder {
+
+	private final Redlock redlock;
+
+	/**
+	 * Creates a binder for the leases of the given client.
+	 * @param redlock the client whose leases are counted
+	 */
+	public RedlockHeldLeasesMeterBinder(Redlock redlock) {
+		this.redlock = redlock;
+	}
+
+	@Override
+	public void bindTo(MeterRegistry registry) {
+		Gauge.builder("redlock.held", this.redlock, (redlock) -> redlock.heldLeases().size())
+			.description("Leases this instance holds now")
+			.strongReference(true)
+			.register(registry);
+	}
+
+}
