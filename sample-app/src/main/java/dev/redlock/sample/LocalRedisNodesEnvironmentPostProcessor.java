@@ -24,7 +24,8 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * Zero setup: when {@code redlock.nodes} is not configured, starts three local Redis nodes (real {@code redis-server}
+ * Zero setup: when {@code redlock.nodes} is not configured, starts three local Redis nodes for the locks and a
+ * fourth for the shop's stock (real {@code redis-server}
  * processes on loopback, from the {@code redlock-test} kit) and points {@code redlock.nodes} at them. The nodes
  * stop when the application context closes, or at the latest when the JVM exits.
  *
@@ -35,7 +36,8 @@ public class LocalRedisNodesEnvironmentPostProcessor implements EnvironmentPostP
 
 	static final String PROPERTY_SOURCE_NAME = "localRedisNodes";
 
-	static final int NODE_COUNT = 3;
+	/** Redis nodes for the locks. */
+	static final int LOCK_NODE_COUNT = 3;
 
 	static final String BEAN_NAME = "localRedisNodes";
 
@@ -56,16 +58,19 @@ public class LocalRedisNodesEnvironmentPostProcessor implements EnvironmentPostP
 		if (environment.getPropertySources().contains(PROPERTY_SOURCE_NAME) || !wanted(environment)) {
 			return;
 		}
-		RedisNodes nodes = RedisNodes.start(NODE_COUNT);
-		List<String> uris = nodes.uris();
+		// one more node for the shop's stock, so that killing a lock node in the demo leaves the data alone
+		RedisNodes nodes = RedisNodes.start(LOCK_NODE_COUNT + 1);
+		List<String> uris = nodes.uris().subList(0, LOCK_NODE_COUNT);
+		String stockUri = nodes.uris().get(LOCK_NODE_COUNT);
 		Map<String, Object> properties = new LinkedHashMap<>();
 		for (int i = 0; i < uris.size(); i++) {
 			properties.put("redlock.nodes[" + i + "]", uris.get(i));
 		}
+		properties.put("shop.redis-uri", stockUri);
 		environment.getPropertySources().addLast(new MapPropertySource(PROPERTY_SOURCE_NAME, properties));
 		application.addListeners(new StopNodesOnClose(nodes));
-		this.logger.info("Started " + uris.size() + " local Redis nodes for Redlock: " + uris
-				+ " (set redlock.nodes to use your own)");
+		this.logger.info("Started " + uris.size() + " local Redis nodes for Redlock: " + uris + ", and "
+				+ stockUri + " for the shop's stock (set redlock.nodes to use your own)");
 	}
 
 	private static boolean wanted(ConfigurableEnvironment environment) {

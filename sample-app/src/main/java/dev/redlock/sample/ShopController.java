@@ -1,5 +1,7 @@
 package dev.redlock.sample;
 
+import java.util.List;
+
 import dev.redlock.sample.PurchaseService.Purchase;
 import dev.redlock.sample.StockStore.StockLevel;
 
@@ -19,6 +21,7 @@ import org.springframework.web.bind.annotation.RestController;
  * <li>{@code POST /api/skus/{sku}/buy}: buy one item under the lock; 200, 409 when sold out, 423 or 503 when the
  * lock is busy ({@link ShopExceptionHandler})</li>
  * <li>{@code POST /api/skus/{sku}/buy-unlocked}: the same without the lock</li>
+ * <li>{@code GET /api/skus}: every SKU's stock, sold and oversold</li>
  * <li>{@code GET /api/skus/{sku}}: stock, sold, and how many were oversold</li>
  * <li>{@code POST /api/skus/{sku}/reset[?stock=N]}: start the SKU again with its initial stock (or N)</li>
  * </ul>
@@ -47,6 +50,11 @@ class ShopController {
 	@PostMapping("/{sku}/buy-unlocked")
 	ResponseEntity<Object> buyUnlocked(@PathVariable String sku) {
 		return respond(this.purchases.buyUnlocked(known(sku)));
+	}
+
+	@GetMapping
+	List<SkuView> all() {
+		return this.properties.skus().stream().map(this::get).toList();
 	}
 
 	@GetMapping("/{sku}")
