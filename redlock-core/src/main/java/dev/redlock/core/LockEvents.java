@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 import org.slf4j.Logger;
@@ -61,47 +62,31 @@ final class LockEvents {
 			if (!this.listeners.isEmpty()) {
 				NodeRequestEvent event = new NodeRequestEvent(this.nodes.get(reply.node()).hostAndPort(), command, outcome,
 						Duration.ofNanos(reply.nanos()));
-				for (RedlockListener listener : this.listeners) {
-					try {
-						listener.nodeRequestFinished(event);
-					}
-					catch (RuntimeException ex) {
-						failed(listener, ex);
-					}
-				}
+				emit((listener) -> listener.nodeRequestFinished(event));
 			}
 		}
 	}
 
 	void acquireFinished(AcquireEvent event) {
-		for (RedlockListener listener : this.listeners) {
-			try {
-				listener.acquireFinished(event);
-			}
-			catch (RuntimeException ex) {
-				failed(listener, ex);
-			}
-		}
+		emit((listener) -> listener.acquireFinished(event));
 	}
 
 	void leaseReleased(ReleaseEvent event) {
-		for (RedlockListener listener : this.listeners) {
-			try {
-				listener.leaseReleased(event);
-			}
-			catch (RuntimeException ex) {
-				failed(listener, ex);
-			}
-		}
+		emit((listener) -> listener.leaseReleased(event));
 	}
 
 	void leaseExtended(ExtendEvent event) {
+		emit((listener) -> listener.leaseExtended(event));
+	}
+
+	/** Tells every listener; one that throws is logged and skipped. */
+	private void emit(Consumer<RedlockListener> call) {
 		for (RedlockListener listener : this.listeners) {
 			try {
-				listener.leaseExtended(event);
+				call.accept(listener);
 			}
 			catch (RuntimeException ex) {
-				failed(listener, ex);
+				logger.warn("Redlock listener {} failed; the lock's work goes on", listener, ex);
 			}
 		}
 	}
@@ -115,10 +100,6 @@ final class LockEvents {
 					node[NodeOutcome.ERROR.ordinal()].sum()));
 		}
 		return statistics;
-	}
-
-	private static void failed(RedlockListener listener, RuntimeException ex) {
-		logger.warn("Redlock listener {} failed; the lock's work goes on", listener, ex);
 	}
 
 }
