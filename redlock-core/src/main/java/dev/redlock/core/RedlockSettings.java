@@ -17,10 +17,14 @@ import java.time.Duration;
  * @param poolMaxTotal most connections open to one node at once
  * @param poolMaxIdle most idle connections kept open to one node
  * @param clientName name given to every connection ({@code CLIENT SETNAME}), or empty for none
+ * @param restartQuarantine how long a node that restarted (short uptime, or a new {@code run_id}) does not count
+ * towards a quorum, so that it cannot help a second holder to a lock it forgot; also the longest TTL a lock may
+ * have; zero turns quarantine off (then run Redis with {@code appendfsync always})
+ * @param maxKeyLength longest resource name accepted, in UTF-8 bytes; longer ones are refused before any network call
+ * @param maxHold longest time a lease is kept alive by automatic renewal
+ * @param autoRenew whether leases are renewed automatically while held, when the caller does not say
  */
-public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration defaultWaitTime, Duration retryDelay,
-		Duration nodeTimeout, double clockDriftFactor, int maxExtensions, int poolMaxTotal, int poolMaxIdle,
-		String clientName) {
+public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration defaultWaitTime, Duration retryDelay, Duration nodeTimeout, double clockDriftFactor, int maxExtensions, int poolMaxTotal, int poolMaxIdle, String clientName, Duration restartQuarantine, int maxKeyLength, Duration maxHold, boolean autoRenew) {
 
 	/** Fixed part of the drift allowance, as in the Redlock reference implementations. */
 	static final Duration DRIFT_BASE = Duration.ofMillis(2);
@@ -46,94 +50,131 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 				"must be printable ASCII without spaces, was '" + clientName + "'");
 		require(defaultTtl.compareTo(drift(defaultTtl, clockDriftFactor)) > 0, "defaultTtl",
 				"must be longer than the clock drift allowance");
+		require(restartQuarantine != null && !restartQuarantine.isNegative(), "restartQuarantine",
+				"must be zero (off) or positive, was " + restartQuarantine);
+		require(restartQuarantine.isZero() || defaultTtl.compareTo(restartQuarantine) <= 0, "defaultTtl",
+				"must not exceed restartQuarantine (" + restartQuarantine + "), was " + defaultTtl
+						+ "; a node that restarted could forget a lock that others still count");
+		require(maxKeyLength >= 1, "maxKeyLength", "must be at least 1, was " + maxKeyLength);
+		requirePositive(maxHold, "maxHold");
 	}
 
 	/**
 	 * Returns the defaults: prefix {@code redlock:}, TTL 30 s, wait 5 s, retry delay 100 ms, node timeout 100 ms,
 	 * drift factor 0.01, 100 extensions, at most 64 connections and 16 idle ones per node, client name
-	 * {@code redlock}.
+	 * {@code redlock}, restart quarantine 60 s, keys up to 1,024 bytes, automatic renewal off and bounded to 10 min.
 	 * @return the default settings
 	 */
 	public static RedlockSettings defaults() {
-		return new RedlockSettings("redlock:", Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofMillis(100),
-				Duration.ofMillis(100), 0.01, 100, 64, 16, "redlock");
+		return new RedlockSettings("redlock:", Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofMillis(100), 0.01, 100, 64, 16, "redlock", Duration.ofSeconds(60), 1024, Duration.ofMinutes(10), false);
 	}
 
 	/**
-	 * Returns a copy with another key prefix.
+	 * Returns a copy with another keyPrefix.
 	 * @param keyPrefix the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withKeyPrefix(String keyPrefix) {
-		return new RedlockSettings(keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay,
-				this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
-				this.clientName);
+		return new RedlockSettings(keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
 	}
 
 	/**
-	 * Returns a copy with another default TTL.
+	 * Returns a copy with another defaultTtl.
 	 * @param defaultTtl the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withDefaultTtl(Duration defaultTtl) {
-		return new RedlockSettings(this.keyPrefix, defaultTtl, this.defaultWaitTime, this.retryDelay,
-				this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
-				this.clientName);
+		return new RedlockSettings(this.keyPrefix, defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
 	}
 
 	/**
-	 * Returns a copy with another default wait time.
+	 * Returns a copy with another defaultWaitTime.
 	 * @param defaultWaitTime the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withDefaultWaitTime(Duration defaultWaitTime) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, defaultWaitTime, this.retryDelay,
-				this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
-				this.clientName);
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
 	}
 
 	/**
-	 * Returns a copy with another retry delay.
+	 * Returns a copy with another retryDelay.
 	 * @param retryDelay the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withRetryDelay(Duration retryDelay) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, retryDelay,
-				this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
-				this.clientName);
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
 	}
 
 	/**
-	 * Returns a copy with another node timeout.
+	 * Returns a copy with another nodeTimeout.
 	 * @param nodeTimeout the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withNodeTimeout(Duration nodeTimeout) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay,
-				nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
-				this.clientName);
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
 	}
 
 	/**
-	 * Returns a copy with another clock drift factor.
+	 * Returns a copy with another clockDriftFactor.
 	 * @param clockDriftFactor the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withClockDriftFactor(double clockDriftFactor) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay,
-				this.nodeTimeout, clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
-				this.clientName);
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
 	}
 
 	/**
-	 * Returns a copy with another bound on extensions per lease.
+	 * Returns a copy with another maxExtensions.
 	 * @param maxExtensions the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withMaxExtensions(int maxExtensions) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay,
-				this.nodeTimeout, this.clockDriftFactor, maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
-				this.clientName);
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+	}
+
+	/**
+	 * Returns a copy with another clientName.
+	 * @param clientName the new value
+	 * @return a copy
+	 */
+	public RedlockSettings withClientName(String clientName) {
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+	}
+
+	/**
+	 * Returns a copy with another restartQuarantine.
+	 * @param restartQuarantine the new value
+	 * @return a copy
+	 */
+	public RedlockSettings withRestartQuarantine(Duration restartQuarantine) {
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+	}
+
+	/**
+	 * Returns a copy with another maxKeyLength.
+	 * @param maxKeyLength the new value
+	 * @return a copy
+	 */
+	public RedlockSettings withMaxKeyLength(int maxKeyLength) {
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, maxKeyLength, this.maxHold, this.autoRenew);
+	}
+
+	/**
+	 * Returns a copy with another maxHold.
+	 * @param maxHold the new value
+	 * @return a copy
+	 */
+	public RedlockSettings withMaxHold(Duration maxHold) {
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, maxHold, this.autoRenew);
+	}
+
+	/**
+	 * Returns a copy with another autoRenew.
+	 * @param autoRenew the new value
+	 * @return a copy
+	 */
+	public RedlockSettings withAutoRenew(boolean autoRenew) {
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, autoRenew);
 	}
 
 	/**
@@ -143,9 +184,7 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	 * @return a copy
 	 */
 	public RedlockSettings withPool(int poolMaxTotal, int poolMaxIdle) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay,
-				this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, poolMaxTotal, poolMaxIdle,
-				this.clientName);
+		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, poolMaxTotal, poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
 	}
 
 	/**

@@ -20,7 +20,9 @@ final class RedlockFactory {
 			Map.entry("retryDelay", "retry-delay"), Map.entry("nodeTimeout", "node-timeout"),
 			Map.entry("clockDriftFactor", "clock-drift-factor"), Map.entry("maxExtensions", "max-extensions"),
 			Map.entry("poolMaxTotal", "pool.max-total"), Map.entry("poolMaxIdle", "pool.max-idle"),
-			Map.entry("clientName", "client-name"), Map.entry("nodes", "nodes"));
+			Map.entry("clientName", "client-name"), Map.entry("nodes", "nodes"),
+			Map.entry("restartQuarantine", "restart-quarantine"), Map.entry("maxKeyLength", "max-key-length"),
+			Map.entry("maxHold", "max-hold"), Map.entry("autoRenew", "auto-renew"));
 
 	private static final Pattern INDEXED = Pattern.compile("(\\w+)(\\[\\d+])");
 
@@ -32,7 +34,9 @@ final class RedlockFactory {
 			RedlockSettings settings = new RedlockSettings(properties.getKeyPrefix(), properties.getDefaultTtl(),
 					properties.getDefaultWaitTime(), properties.getRetryDelay(), properties.getNodeTimeout(),
 					properties.getClockDriftFactor(), properties.getMaxExtensions(), properties.getPool().getMaxTotal(),
-					properties.getPool().getMaxIdle(), properties.getClientName());
+					properties.getPool().getMaxIdle(), properties.getClientName(),
+					properties.getRestartQuarantine(), properties.getMaxKeyLength(), properties.getMaxHold(),
+					properties.isAutoRenew());
 			Redlock.Builder builder = Redlock.builder().nodes(properties.getNodes()).settings(settings);
 			listeners.forEach(builder::listener);
 			return builder.build();

@@ -75,9 +75,63 @@ public class RedlockProperties {
 	private int interceptorOrder = DEFAULT_INTERCEPTOR_ORDER;
 
 	/**
+	 * How long a node that restarted (short uptime or a new run_id) does not count towards a quorum, so it cannot
+	 * help a second holder to a lock it forgot. Also the longest TTL a lock may have. 0 turns quarantine off: then run
+	 * Redis with "appendfsync always".
+	 */
+	private Duration restartQuarantine = Duration.ofSeconds(60);
+
+	/**
+	 * Longest lock key accepted, in UTF-8 bytes; longer keys are refused before any network call.
+	 */
+	private int maxKeyLength = 1024;
+
+	/**
+	 * Longest time a lease is kept alive by automatic renewal.
+	 */
+	private Duration maxHold = Duration.ofMinutes(10);
+
+	/**
+	 * Whether @DistributedLock methods renew their lease automatically while they run, unless the annotation says.
+	 */
+	private boolean autoRenew = false;
+
+	/**
 	 * Connection pool of each node.
 	 */
 	private final Pool pool = new Pool();
+
+	public Duration getRestartQuarantine() {
+		return this.restartQuarantine;
+	}
+
+	public void setRestartQuarantine(Duration restartQuarantine) {
+		this.restartQuarantine = restartQuarantine;
+	}
+
+	public int getMaxKeyLength() {
+		return this.maxKeyLength;
+	}
+
+	public void setMaxKeyLength(int maxKeyLength) {
+		this.maxKeyLength = maxKeyLength;
+	}
+
+	public Duration getMaxHold() {
+		return this.maxHold;
+	}
+
+	public void setMaxHold(Duration maxHold) {
+		this.maxHold = maxHold;
+	}
+
+	public boolean isAutoRenew() {
+		return this.autoRenew;
+	}
+
+	public void setAutoRenew(boolean autoRenew) {
+		this.autoRenew = autoRenew;
+	}
 
 	public boolean isEnabled() {
 		return this.enabled;
