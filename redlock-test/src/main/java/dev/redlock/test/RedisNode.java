@@ -78,6 +78,37 @@ public interface RedisNode {
     void restart();
 
     /**
+     * Pauses the server's clients for a while with {@code CLIENT PAUSE}: the process keeps running and accepting
+     * connections, but matching commands wait until the pause ends (and then run). The pause lifts by itself after
+     * {@code duration}, or earlier with {@link #unpauseClients()} or {@link RedisNodes#reset()}.
+     *
+     * @param duration how long the pause lasts, at least 1 ms
+     * @param writesOnly {@code true} for {@code CLIENT PAUSE ms WRITE} (Redis 6.2+): commands that may write,
+     *        scripts included, wait while reads are served; {@code false} to hold every command
+     * @throws IllegalArgumentException if {@code duration} is below 1 ms
+     * @throws IllegalStateException with the error text when Redis refuses the command
+     */
+    default void pauseClients(Duration duration, boolean writesOnly) {
+        long millis = duration.toMillis();
+        if (millis < 1) {
+            throw new IllegalArgumentException("duration must be at least 1 ms, was " + duration);
+        }
+        if (writesOnly) {
+            command("CLIENT", "PAUSE", Long.toString(millis), "WRITE");
+        } else {
+            command("CLIENT", "PAUSE", Long.toString(millis), "ALL");
+        }
+    }
+
+    /**
+     * Ends a pause started by {@link #pauseClients(Duration, boolean)} ({@code CLIENT UNPAUSE}, Redis 6.2+); the
+     * commands that were held run now. Does nothing if no pause is active.
+     */
+    default void unpauseClients() {
+        command("CLIENT", "UNPAUSE");
+    }
+
+    /**
      * Sends one command over a fresh connection with a 2 second timeout and returns the reply as text.
      *
      * @param args the command and its arguments, e.g. {@code "SET", "k", "v"}

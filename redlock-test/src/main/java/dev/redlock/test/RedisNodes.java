@@ -162,8 +162,8 @@ public final class RedisNodes implements AutoCloseable {
     }
 
     /**
-     * Restores every node for the next test: resumes paused nodes, restarts killed or stopped ones, then runs
-     * {@code FLUSHALL} on every node.
+     * Restores every node for the next test: resumes paused nodes, restarts killed or stopped ones, then lifts any
+     * {@code CLIENT PAUSE} and runs {@code FLUSHALL} on every node.
      *
      * @throws IllegalStateException if these nodes were closed, or a node cannot be brought back
      */
@@ -180,6 +180,7 @@ public final class RedisNodes implements AutoCloseable {
             }
         }
         for (ManagedNode node : nodes) {
+            node.unpauseClients();
             node.command("FLUSHALL");
         }
     }

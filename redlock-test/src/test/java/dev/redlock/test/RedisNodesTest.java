@@ -161,6 +161,47 @@ class RedisNodesTest {
     }
 
     @Test
+    void pauseClientsWriteHoldsWritesButServesReadsUntilUnpaused() {
+        RedisNode node = redis.node(2);
+        node.command("SET", "k", "before");
+
+        node.pauseClients(Duration.ofSeconds(10), true);
+
+        assertThat(node.isPaused()).isFalse();
+        assertThat(node.command(Duration.ofMillis(500), "GET", "k")).isEqualTo("before");
+        assertThatThrownBy(() -> node.command(Duration.ofMillis(200), "SET", "k", "held"))
+                .isInstanceOf(UncheckedIOException.class)
+                .hasCauseInstanceOf(SocketTimeoutException.class);
+
+        node.unpauseClients();
+
+        // the client that gave up hung up, and Redis drops a held command with its client
+        assertThat(node.command("GET", "k")).isEqualTo("before");
+        assertThat(node.command(Duration.ofMillis(500), "SET", "k", "after")).isEqualTo("OK");
+    }
+
+    @Test
+    void pauseClientsAllHoldsReadsTooAndLiftsByItself() {
+        RedisNode node = redis.node(0);
+
+        long start = System.nanoTime();
+        node.pauseClients(Duration.ofMillis(300), false);
+
+        assertThat(node.command(Duration.ofSeconds(2), "PING")).isEqualTo("PONG");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(250));
+        assertThatThrownBy(() -> node.pauseClients(Duration.ZERO, true)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void resetLiftsAClientPause() {
+        redis.node(1).pauseClients(Duration.ofMinutes(1), true);
+
+        redis.reset();
+
+        assertThat(redis.node(1).command(Duration.ofMillis(500), "SET", "k", "v")).isEqualTo("OK");
+    }
+
+    @Test
     void resetResumesRestartsAndFlushes() {
         redis.node(0).kill();
         redis.node(1).pause();
