@@ -1,0 +1,273 @@
+package dev.redlock.core.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.core.Lease;
+import dev.redlock.core.LockNotAcquiredException;
+import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockSettings;
+import dev.redlock.core.ReleaseOutcome;
+import dev.redlock.core.faults.ExclusionHarness.Fault;
+import dev.redlock.core.faults.ExclusionHarness.PhaseStats;
+import dev.redlock.core.faults.ExclusionHarness.Report;
+import dev.redlock.core.faults.ExclusionHarness.Until;
+import dev.redlock.test.LatencyProxy;
+import dev.redlock.test.RedisNode;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static dev.redlock.core.LockNotAcquiredException.Reason.CONTENDED;
+import static dev.redlock.core.LockNotAcquiredException.Reason.NO_QUORUM;
+import static dev.redlock.core.LockNotAcquiredException.Reason.VALIDITY_EXHAUSTED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Mutual exclusion holds, and every call stays within its bound, while real nodes are killed, frozen, write-paused
+ * or slowed down under contention from 8 threads over 2 {@link Redlock} instances. Each scenario prints one figure
+ * line ({@code scenario …: acquisitions=… violations=… p99Attempt=…}).
+ */
+@WithRedisNodes(count = 5)
+class FaultInjectionTests {
+
+	private static final Duration NODE_TIMEOUT = Duration.ofMillis(100);
+
+	private static final Duration TTL = Duration.ofSeconds(1);
+
+	/** Room for scheduling on a small, shared machine; far below what a hang would cost. */
+	private static final Duration MARGIN = Duration.ofMillis(300);
+
+	/**
+	 * The longest single attempt from the outside: the acquire round, the clean-up round after a failed one, and a
+	 * second clean-up round on nodes that answered NOSCRIPT, each bounded by the node timeout.
+	 */
+	private static final Duration ATTEMPT_BOUND = NODE_TIMEOUT.multipliedBy(3).plus(MARGIN);
+
+	private static final RedlockSettings SETTINGS = RedlockSettings.defaults()
+		.withNodeTimeout(NODE_TIMEOUT)
+		.withRetryDelay(Duration.ofMillis(20));
+
+	@Test
+	void killingTwoNodesKeepsExclusionAndProgressAndKillingAThirdFailsCleanlyWithinTheBound(RedisNodes nodes)
+			throws Exception {
+		Report report = ExclusionHarness.scenario("1 kill -9 two, then three", nodes.uris())
+			.settings(SETTINGS)
+			.ttl(TTL)
+			.phase("healthy", Fault.NONE, Until.acquisitions(30), Duration.ofSeconds(2))
+			.phase("two killed", () -> {
+				nodes.node(1).kill();
+				nodes.node(3).kill();
+			}, Until.acquisitions(40), Duration.ofSeconds(2))
+			.phase("three killed", () -> nodes.node(4).kill(), Until.failures(30), Duration.ofSeconds(1))
+			.run();
+
+		assertExclusive(report);
+		assertThat(report.maxAttempt()).isLessThan(ATTEMPT_BOUND);
+		assertThat(report.phase("two killed").acquisitions()).isPositive();
+		assertThat(report.phase("two killed").maxAttempt()).isLessThan(ATTEMPT_BOUND);
+		PhaseStats threeKilled = report.phase("three killed");
+		assertThat(threeKilled.acquisitions()).isZero();
+		assertThat(threeKilled.failureCount()).isPositive().isEqualTo(threeKilled.failures(NO_QUORUM));
+		assertThat(threeKilled.maxAttempt()).isLessThan(ATTEMPT_BOUND);
+
+		Duration wait = Duration.ofMillis(500);
+		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(SETTINGS).build()) {
+			long start = System.nanoTime();
+			assertThatExceptionOfType(LockNotAcquiredException.class)
+				.isThrownBy(() -> redlock.acquire("faults", ExclusionHarness.RESOURCE, TTL, wait))
+				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(NO_QUORUM))
+				.satisfies((ex) -> assertThat(ex.failedNodes()).hasSize(3));
+			Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+			assertThat(elapsed).isGreaterThanOrEqualTo(wait).isLessThan(wait.plus(NODE_TIMEOUT.multipliedBy(2)).plus(MARGIN));
+		}
+
+		// the killed nodes come back empty; what failed attempts left on the survivors is released or expires
+		nodes.node(1).restart();
+		nodes.node(3).restart();
+		nodes.node(4).restart();
+		ExclusionHarness.awaitTrue("no lock keys are left", TTL.plus(MARGIN), () -> lockKeys(nodes) == 0);
+	}
+
+	@Test
+	void aFrozenNodeCostsEveryAttemptAtMostTheNodeTimeoutAndItsLateSetNeverMakesASecondHolder(RedisNodes nodes)
+			throws Exception {
+		RedisNode frozen = nodes.node(2);
+		List<Long> landed = new ArrayList<>();
+		Report report = ExclusionHarness.scenario("2 SIGSTOP one node, then SIGCONT", nodes.uris())
+			.settings(SETTINGS)
+			.ttl(TTL)
+			.phase("healthy", Fault.NONE, Until.acquisitions(30), Duration.ofSeconds(2))
+			.phase("stopped", frozen::pause, Until.acquisitions(40), Duration.ofSeconds(2))
+			.phase("continued", () -> {
+				frozen.resume();
+				landed.add(Long.parseLong(frozen.command("DBSIZE")));
+			}, Until.acquisitions(40), Duration.ofSeconds(2))
+			.run();
+		System.out.println("scenario 2: lock keys on the frozen node right after SIGCONT: " + landed);
+
+		assertExclusive(report);
+		assertThat(report.maxAttempt()).isLessThan(ATTEMPT_BOUND);
+		PhaseStats stopped = report.phase("stopped");
+		assertThat(stopped.acquisitions()).isPositive();
+		assertThat(stopped.maxAttempt()).isLessThan(ATTEMPT_BOUND);
+		assertThat(report.phase("continued").acquisitions()).isPositive();
+		// a SET the client gave up on may have landed after SIGCONT: it is released or expires with its TTL
+		ExclusionHarness.awaitTrue("no lock keys are left", TTL.plus(MARGIN), () -> lockKeys(nodes) == 0);
+	}
+
+	@Test
+	void writesPausedOnTwoNodesThenThreeKeepAttemptsBoundedAndExclusive(RedisNodes nodes) throws Exception {
+		Duration longPause = Duration.ofSeconds(30);
+		Report report = ExclusionHarness.scenario("3 CLIENT PAUSE WRITE on two, then three", nodes.uris())
+			.settings(SETTINGS)
+			.ttl(TTL)
+			.phase("healthy", Fault.NONE, Until.acquisitions(30), Duration.ofSeconds(2))
+			.phase("two paused", () -> {
+				nodes.node(0).pauseClients(longPause, true);
+				nodes.node(4).pauseClients(longPause, true);
+			}, Until.acquisitions(40), Duration.ofSeconds(2))
+			.phase("three paused", () -> nodes.node(2).pauseClients(longPause, true), Until.failures(30),
+					Duration.ofSeconds(1))
+			.phase("unpaused", () -> {
+				nodes.node(0).unpauseClients();
+				nodes.node(2).unpauseClients();
+				nodes.node(4).unpauseClients();
+			}, Until.acquisitions(30), Duration.ofSeconds(2))
+			.run();
+
+		assertExclusive(report);
+		assertThat(report.maxAttempt()).isLessThan(ATTEMPT_BOUND);
+		PhaseStats twoPaused = report.phase("two paused");
+		assertThat(twoPaused.acquisitions()).isPositive();
+		assertThat(twoPaused.maxAttempt()).isLessThan(ATTEMPT_BOUND);
+		PhaseStats threePaused = report.phase("three paused");
+		assertThat(threePaused.acquisitions()).isZero();
+		assertThat(threePaused.failureCount()).isPositive().isEqualTo(threePaused.failures(NO_QUORUM));
+		assertThat(threePaused.maxAttempt()).isLessThan(ATTEMPT_BOUND);
+		assertThat(report.phase("unpaused").acquisitions()).isPositive();
+		ExclusionHarness.awaitTrue("no lock keys are left", TTL.plus(MARGIN), () -> lockKeys(nodes) == 0);
+	}
+
+	/**
+	 * Two of five nodes sit behind a proxy that delays each direction. The other three always grant, a quorum, but a
+	 * round lasts until the slow replies are read (they arrive well within the node timeout), so once the round trip
+	 * exceeds {@code ttl - drift} no validity is left: the failure is {@code VALIDITY_EXHAUSTED}, or
+	 * {@code CONTENDED} when competing attempts split the votes.
+	 */
+	@Test
+	void latencyBeyondTheTtlFailsEveryAttemptAndReleasesEverywhere(RedisNodes nodes) throws Exception {
+		Duration ttl = Duration.ofMillis(100);
+		RedlockSettings settings = SETTINGS.withNodeTimeout(Duration.ofSeconds(1));
+		try (LatencyProxy slow3 = LatencyProxy.to(nodes.node(3), Duration.ZERO);
+				LatencyProxy slow4 = LatencyProxy.to(nodes.node(4), Duration.ZERO)) {
+			List<String> uris = List.of(nodes.node(0).uri(), nodes.node(1).uri(), nodes.node(2).uri(), slow3.uri(),
+					slow4.uri());
+			Report report = ExclusionHarness.scenario("4 latency on two nodes (ttl 100 ms)", uris)
+				.settings(settings)
+				.ttl(ttl)
+				.phase("round trip 30 ms", () -> {
+					slow3.delay(Duration.ofMillis(15));
+					slow4.delay(Duration.ofMillis(15));
+				}, Until.acquisitions(30), Duration.ofSeconds(2))
+				.phase("round trip 120 ms", () -> {
+					slow3.delay(Duration.ofMillis(60));
+					slow4.delay(Duration.ofMillis(60));
+				}, Until.failures(30), Duration.ofSeconds(2))
+				.run();
+
+			assertExclusive(report);
+			assertThat(report.leasesWithoutValidity()).isZero();
+			assertThat(report.phase("round trip 30 ms").acquisitions()).isPositive();
+			PhaseStats tooSlow = report.phase("round trip 120 ms");
+			assertThat(tooSlow.acquisitions()).isZero();
+			assertThat(tooSlow.failures(VALIDITY_EXHAUSTED)).isPositive();
+			assertThat(tooSlow.failures(VALIDITY_EXHAUSTED) + tooSlow.failures(CONTENDED))
+				.isEqualTo(tooSlow.failureCount());
+
+			try (Redlock alone = Redlock.builder().nodes(uris).settings(settings).build()) {
+				long start = System.nanoTime();
+				assertThatExceptionOfType(LockNotAcquiredException.class)
+					.isThrownBy(() -> alone.acquire("faults", ExclusionHarness.RESOURCE, ttl, Duration.ZERO))
+					.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(VALIDITY_EXHAUSTED))
+					.satisfies((ex) -> assertThat(ex.failedNodes()).isEmpty());
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(240));
+			}
+			// released everywhere at once, not left to expire: checked on the nodes themselves, around the proxies
+			assertThat(lockKeys(nodes)).isZero();
+		}
+	}
+
+	/**
+	 * A holder whose clock stands still believes its lease valid long after it expired. When it finally releases or
+	 * extends, the Lua scripts compare values, so the next holder's lock is untouched on every node.
+	 */
+	@Test
+	void aStaleHolderCanNeitherReleaseNorExtendTheNextHoldersLock(RedisNodes nodes) {
+		Duration ttl = Duration.ofMillis(200);
+		try (Redlock frozenClock = Redlock.builder().nodes(nodes.uris()).settings(SETTINGS).ticker(() -> 0L).build();
+				Redlock other = Redlock.builder().nodes(nodes.uris()).settings(SETTINGS).build()) {
+			Lease stale = frozenClock.acquire("faults", ExclusionHarness.RESOURCE, ttl, Duration.ZERO);
+			ExclusionHarness.awaitTrue("the stale lease expires on every node", ttl.plus(MARGIN),
+					() -> lockKeys(nodes) == 0);
+			assertThat(stale.isValid()).isTrue();
+			Lease next = other.acquire("faults", ExclusionHarness.RESOURCE, TTL, Duration.ZERO);
+			List<String> before = values(nodes);
+
+			boolean extended = stale.extend();
+			ReleaseOutcome released = stale.release();
+
+			List<String> after = values(nodes);
+			long heldByNext = after.stream().filter((value) -> value != null).count();
+			long changed = 0;
+			for (int i = 0; i < before.size(); i++) {
+				if (!Objects.equals(before.get(i), after.get(i))) {
+					changed++;
+				}
+			}
+			System.out.printf("scenario 8 stale release/extend: acquisitions=2 violations=%d p99Attempt=n/a"
+					+ " failures(by reason)={} [stale extend=%s, stale release=%s, next holder on %d nodes]%n", changed,
+					extended, released, heldByNext);
+			assertThat(extended).isFalse();
+			assertThat(released).isEqualTo(ReleaseOutcome.EXPIRED);
+			assertThat(after).isEqualTo(before);
+			assertThat(heldByNext).isGreaterThanOrEqualTo(3);
+			assertThat(next.isValid()).isTrue();
+			assertThat(next.release()).isEqualTo(ReleaseOutcome.RELEASED);
+		}
+	}
+
+	private static void assertExclusive(Report report) {
+		assertThat(report.overstays()).as("critical sections that outlived their lease (test set-up)").isZero();
+		assertThat(report.occupancyViolations()).as("occupancy above 1").isZero();
+		assertThat(report.registerLostUpdates()).as("register updates lost").isZero();
+		assertThat(report.overlaps()).as("overlapping lease intervals").isZero();
+		assertThat(report.leasesWithoutValidity()).as("leases returned with no validity").isZero();
+		assertThat(report.violations()).isZero();
+		assertThat(report.acquisitions()).isPositive();
+	}
+
+	/** Lock keys left on the nodes that answer, read directly. */
+	private static long lockKeys(RedisNodes nodes) {
+		long total = 0;
+		for (RedisNode node : nodes.nodes()) {
+			if (node.isRunning() && !node.isPaused()) {
+				total += Long.parseLong(node.command("DBSIZE"));
+			}
+		}
+		return total;
+	}
+
+	private static List<String> values(RedisNodes nodes) {
+		List<String> values = new ArrayList<>();
+		for (RedisNode node : nodes.nodes()) {
+			values.add(node.command("GET", "redlock:" + ExclusionHarness.RESOURCE));
+		}
+		return values;
+	}
+
+}
