@@ -2,6 +2,7 @@ package dev.redlock.core;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -146,16 +147,16 @@ public final class Redlock implements AutoCloseable {
 	 * @return the lease; close it to release the lock
 	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait time, or the thread was
 	 * interrupted while waiting (its interrupt flag is then set)
-	 * @throws IllegalArgumentException if the resource is empty, the TTL below 1 ms or within the clock drift
-	 * allowance, or the wait time negative
+	 * @throws IllegalArgumentException if the resource is empty, the key (prefix and resource) longer than
+	 * {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, the TTL below 1 ms or within the clock drift allowance, or
+	 * the wait time negative
 	 */
 	public Lease acquire(String name, String resource, Duration ttl, Duration waitTime) {
-		requireResource(resource);
+		String key = keyFor(resource);
 		Duration lockTtl = usableTtl(ttl);
 		if (waitTime == null || waitTime.isNegative()) {
 			throw new IllegalArgumentException("Lock wait time must be zero or positive, was " + waitTime);
 		}
-		String key = this.settings.keyPrefix() + resource;
 		long start = this.ticker.getAsLong();
 		long deadline = start + waitTime.toNanos();
 		int attempts = 0;
@@ -198,11 +199,13 @@ public final class Redlock implements AutoCloseable {
 	 * @param resource the name of the resource to lock
 	 * @param ttl how long the lock lives on the nodes unless released or extended
 	 * @return the lease, or empty if the lock could not be acquired now
+	 * @throws IllegalArgumentException if the resource is empty, the key (prefix and resource) longer than
+	 * {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, or the TTL below 1 ms or within the clock drift allowance
 	 */
 	public Optional<Lease> tryAcquire(String name, String resource, Duration ttl) {
-		requireResource(resource);
+		String key = keyFor(resource);
 		Duration lockTtl = usableTtl(ttl);
-		Attempt attempt = attempt(name, resource, this.settings.keyPrefix() + resource, lockTtl);
+		Attempt attempt = attempt(name, resource, key, lockTtl);
 		if (attempt.lease != null) {
 			return Optional.of(acquired(attempt, attempt.start, 1));
 		}
@@ -427,10 +430,33 @@ public final class Redlock implements AutoCloseable {
 				List.of(), cause);
 	}
 
-	private static void requireResource(String resource) {
+	/**
+	 * Forms the Redis key of a resource, refusing it before any network call when it is empty or when the key, prefix
+	 * included, is longer than the limit: the limit bounds what a caller (perhaps feeding user input into a key) can
+	 * make every node store.
+	 * @throws IllegalArgumentException if the resource is empty or the key too long
+	 */
+	private String keyFor(String resource) {
 		if (resource == null || resource.isEmpty()) {
 			throw new IllegalArgumentException("Lock resource name must not be empty");
 		}
+		String key = this.settings.keyPrefix() + resource;
+		int bytes = utf8Length(key);
+		if (bytes > this.settings.maxKeyLength()) {
+			String start = (resource.length() > 40) ? resource.substring(0, 40) + "…" : resource;
+			throw new IllegalArgumentException("Lock key for resource '" + start + "' is longer than the limit of "
+					+ this.settings.maxKeyLength() + " bytes in UTF-8, key prefix included (maxKeyLength): at least "
+					+ bytes + " bytes");
+		}
+		return key;
+	}
+
+	/** The UTF-8 length of a string; one byte or more per {@code char}, so a long string is not encoded at all. */
+	private int utf8Length(String text) {
+		if (text.length() > this.settings.maxKeyLength()) {
+			return Math.max(text.length(), this.settings.maxKeyLength() + 1);
+		}
+		return text.getBytes(StandardCharsets.UTF_8).length;
 	}
 
 	/**
