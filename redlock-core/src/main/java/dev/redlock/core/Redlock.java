@@ -66,6 +66,8 @@ public final class Redlock implements AutoCloseable {
 
 	private final List<NodeConnectionPool> pools;
 
+	private final List<NodeQuarantine> quarantines;
+
 	private final Fanout fanout;
 
 	private final RedlockSettings settings;
@@ -86,11 +88,15 @@ public final class Redlock implements AutoCloseable {
 		this.ticker = ticker;
 		this.quorum = nodes.size() / 2 + 1;
 		List<NodeConnectionPool> pools = new ArrayList<>(nodes.size());
+		List<NodeQuarantine> quarantines = new ArrayList<>(nodes.size());
 		for (RedisNodeUri node : nodes) {
+			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine());
+			quarantines.add(quarantine);
 			pools.add(new NodeConnectionPool(node, settings.poolMaxTotal(), settings.poolMaxIdle(),
-					settings.clientName(), reconnectBackoff(settings).toNanos()));
+					settings.clientName(), reconnectBackoff(settings).toNanos(), quarantine));
 		}
 		this.pools = List.copyOf(pools);
+		this.quarantines = List.copyOf(quarantines);
 		this.fanout = new Fanout(this.pools, settings.nodeTimeout().toNanos());
 	}
 
@@ -243,7 +249,8 @@ public final class Redlock implements AutoCloseable {
 		long validUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
 		int granted = 0;
 		for (NodeReply reply : replies) {
-			if (reply.isOk()) {
+			// a quarantined node may have forgotten a lock someone else still holds: its grant proves nothing
+			if (reply.isOk() && this.quarantines.get(reply.node()).counts()) {
 				granted++;
 			}
 		}
@@ -281,7 +288,7 @@ public final class Redlock implements AutoCloseable {
 		long end = this.ticker.getAsLong();
 		int extended = 0;
 		for (NodeReply reply : replies) {
-			if (reply.isOne()) {
+			if (reply.isOne() && this.quarantines.get(reply.node()).counts()) {
 				extended++;
 			}
 		}
@@ -340,7 +347,8 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Checks every node at once with {@code INFO}, within the node timeout.
+	 * Checks every node at once with {@code INFO}, within the node timeout. What the nodes say about their uptime
+	 * also feeds the restart quarantine.
 	 * @return one status per node, in configuration order
 	 */
 	public List<NodeStatus> checkNodes() {
@@ -352,12 +360,16 @@ public final class Redlock implements AutoCloseable {
 			Duration latency = Duration.ofNanos(reply.nanos());
 			if (reply.kind() == NodeReply.Kind.REPLIED && reply.value() instanceof byte[] info) {
 				Map<String, String> fields = InfoReply.parse(info);
+				NodeQuarantine quarantine = this.quarantines.get(reply.node());
+				quarantine.observe(fields);
 				String uptime = fields.get("uptime_in_seconds");
 				statuses.add(new NodeStatus(node, true, latency, fields.get("redis_version"), fields.get("role"),
-						(uptime != null) ? Duration.ofSeconds(Long.parseLong(uptime.trim())) : null, null));
+						(uptime != null) ? Duration.ofSeconds(Long.parseLong(uptime.trim())) : null,
+						quarantine.remaining(), null));
 			}
 			else {
-				statuses.add(new NodeStatus(node, false, latency, null, null, null, reply.describeFailure()));
+				statuses.add(new NodeStatus(node, false, latency, null, null, null,
+						this.quarantines.get(reply.node()).remaining(), reply.describeFailure()));
 			}
 		}
 		return statuses;
@@ -462,7 +474,8 @@ public final class Redlock implements AutoCloseable {
 	/**
 	 * Checks a TTL and truncates it to what is sent to Redis (whole milliseconds), so validity is computed from the
 	 * TTL the nodes actually apply.
-	 * @throws IllegalArgumentException if the TTL is below 1 ms or within the clock drift allowance
+	 * @throws IllegalArgumentException if the TTL is below 1 ms, within the clock drift allowance, or longer than the
+	 * restart quarantine (when it is on)
 	 */
 	Duration usableTtl(Duration ttl) {
 		if (ttl == null || ttl.toMillis() < 1) {
@@ -473,6 +486,13 @@ public final class Redlock implements AutoCloseable {
 		if (millis.compareTo(drift) <= 0) {
 			throw new IllegalArgumentException("Lock TTL must be longer than the clock drift allowance of "
 					+ drift.toMillis() + " ms, was " + ttl);
+		}
+		Duration quarantine = this.settings.restartQuarantine();
+		if (!quarantine.isZero() && millis.compareTo(quarantine) > 0) {
+			throw new IllegalArgumentException("Lock TTL must not exceed the restart quarantine of " + quarantine
+					+ ", was " + ttl + ": a node that restarts counts again after the quarantine, and must not "
+					+ "count while it may have forgotten a lock that is still valid (raise restartQuarantine, or "
+					+ "turn it off and run Redis with appendfsync always)");
 		}
 		return millis;
 	}
@@ -543,11 +563,16 @@ public final class Redlock implements AutoCloseable {
 			List<String> failed = new ArrayList<>();
 			for (NodeReply reply : this.replies) {
 				String node = Redlock.this.nodes.get(reply.node()).redacted();
+				Duration quarantined = Redlock.this.quarantines.get(reply.node()).remaining();
 				if (reply.isNil()) {
 					taken.add(node);
 				}
 				else if (reply.kind() != NodeReply.Kind.REPLIED) {
 					failed.add(node + " (" + reply.describeFailure() + ")");
+				}
+				else if (!quarantined.isZero()) {
+					failed.add(node + " (restarted recently: in restart quarantine for another "
+							+ quarantined.toMillis() + " ms)");
 				}
 			}
 			int couldGrant = this.replies.length - taken.size();

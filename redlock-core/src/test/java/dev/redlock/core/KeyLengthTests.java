@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class KeyLengthTests {
 
 	/** The prefix {@code redlock:} is 8 bytes: 8 more make 16, the limit. */
-	private static final RedlockSettings SETTINGS = RedlockSettings.defaults().withMaxKeyLength(16);
+	private static final RedlockSettings SETTINGS = TestSupport.SETTINGS.withMaxKeyLength(16);
 
 	private static final Duration TTL = Duration.ofSeconds(5);
 
@@ -57,7 +57,7 @@ class KeyLengthTests {
 
 	@Test
 	void aHugeResourceIsRefusedWithAShortMessage(RedisNodes nodes) {
-		try (Redlock redlock = TestSupport.redlock(nodes, RedlockSettings.defaults())) {
+		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS)) {
 			String huge = "x".repeat(1_000_000);
 			assertThatIllegalArgumentException().isThrownBy(() -> redlock.acquire(huge, TTL, Duration.ofSeconds(1)))
 				.satisfies((ex) -> assertThat(ex.getMessage()).hasSizeLessThan(300).contains("1024 bytes"));
