@@ -376,6 +376,74 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
+	 * Checks the nodes and settings for misconfiguration, within about two node timeouts. Errors: one server listed
+	 * twice under different addresses (the same {@code run_id}: it would fake a quorum), a node that is a replica.
+	 * Warnings: fewer than 3 nodes or an even count, a node that cannot be reached now (a minority may be down at
+	 * startup), a {@code maxmemory-policy} other than {@code noeviction} (lock keys carry a TTL, so even
+	 * {@code volatile-*} policies may evict them), and a default TTL below 3 node timeouts.
+	 * @return the findings, errors first; empty when all is well
+	 */
+	public List<NodeFinding> verifyNodes() {
+		List<NodeFinding> errors = new ArrayList<>();
+		List<NodeFinding> warnings = new ArrayList<>();
+		int n = this.nodes.size();
+		if (n < 3 || n % 2 == 0) {
+			warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, null, n + " nodes: list an odd number of at "
+					+ "least 3 independent masters (3 or 5); with " + n + " a quorum of " + this.quorum
+					+ " tolerates " + (n - this.quorum) + " failed nodes"));
+		}
+		if (this.settings.defaultTtl().compareTo(this.settings.nodeTimeout().multipliedBy(3)) < 0) {
+			warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, null, "defaultTtl " + this.settings.defaultTtl()
+					+ " is below 3 node timeouts (" + this.settings.nodeTimeout() + " each): a slow round leaves "
+					+ "little or no validity"));
+		}
+		NodeReply[] infos = this.fanout.execute(new CommandArguments(Command.INFO),
+				null);
+		NodeReply[] policies = this.fanout.execute(
+				new CommandArguments(Command.CONFIG).add("GET").add("maxmemory-policy"), null);
+		Map<String, Integer> byRunId = new HashMap<>();
+		for (int i = 0; i < n; i++) {
+			String node = this.nodes.get(i).redacted();
+			NodeReply info = infos[i];
+			if (info.kind() != NodeReply.Kind.REPLIED || !(info.value() instanceof byte[] bytes)) {
+				warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, i,
+						node + " cannot be checked now (" + info.describeFailure() + ")"));
+				continue;
+			}
+			Map<String, String> fields = InfoReply.parse(bytes);
+			String runId = fields.get("run_id");
+			Integer first = (runId != null) ? byRunId.putIfAbsent(runId, i) : null;
+			if (first != null) {
+				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i, node + " is the same Redis server as nodes["
+						+ first + "] (" + this.nodes.get(first).redacted() + "): both report run_id " + runId
+						+ "; a server listed twice would fake a quorum, list independent masters"));
+			}
+			String role = fields.get("role");
+			if (role != null && !role.equals("master")) {
+				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i, node + " is a " + role
+						+ ", not a master: a replica can lose locks on failover and is not independent of its "
+						+ "master; list independent masters"));
+			}
+			String policy = configValue(policies[i]);
+			if (policy != null && !policy.equals("noeviction")) {
+				warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, i, node + " has maxmemory-policy "
+						+ policy + ": under memory pressure it may evict lock keys (they carry a TTL); use noeviction"));
+			}
+		}
+		errors.addAll(warnings);
+		return errors;
+	}
+
+	/** The value of a {@code CONFIG GET} reply, or {@code null} when CONFIG is refused or renamed. */
+	private static @Nullable String configValue(@Nullable NodeReply reply) {
+		if (reply != null && reply.kind() == NodeReply.Kind.REPLIED && reply.value() instanceof List<?> pair
+				&& pair.size() == 2 && pair.get(1) instanceof byte[] value) {
+			return new String(value, StandardCharsets.UTF_8);
+		}
+		return null;
+	}
+
+	/**
 	 * Returns the leases this instance holds now: acquired, not released, and still within their validity.
 	 * @return a snapshot
 	 */
