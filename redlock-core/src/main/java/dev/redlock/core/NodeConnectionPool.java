@@ -1,5 +1,6 @@
 package dev.redlock.core;
 
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -12,9 +13,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 import redis.clients.jedis.ClientSetInfoConfig;
+import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Protocol.Command;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * Connections to one node.
@@ -22,9 +26,10 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * <p>An idle connection is handed out at once. A new one is opened on this node's own connector thread, so that a
  * node that is slow to connect (frozen, or behind a dropped route) cannot eat the time of a round that other nodes
  * need: the round waits for the connection only as long as its deadline allows, and a connection that arrives later
- * is kept for the next round. After a failed connection attempt the node is not tried again for
- * {@link #reconnectBackoffNanos}, so a dead node costs nothing and queues nothing. Broken connections are closed, not
- * reused. The connector thread exists only while connections are being opened.
+ * is kept for the next round. Each new connection first asks the server for its {@code run_id} and uptime
+ * ({@code INFO server}), for the {@link NodeQuarantine restart quarantine}. After a failed connection attempt the
+ * node is not tried again for {@link #reconnectBackoffNanos}, so a dead node costs nothing and queues nothing.
+ * Broken connections are closed, not reused. The connector thread exists only while connections are being opened.
  */
 final class NodeConnectionPool implements AutoCloseable {
 
@@ -37,6 +42,8 @@ final class NodeConnectionPool implements AutoCloseable {
 	private final int maxIdle;
 
 	private final long reconnectBackoffNanos;
+
+	private final NodeQuarantine quarantine;
 
 	private final Semaphore permits;
 
@@ -52,8 +59,10 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	private volatile boolean closed;
 
-	NodeConnectionPool(RedisNodeUri uri, int maxTotal, int maxIdle, String clientName, long reconnectBackoffNanos) {
+	NodeConnectionPool(RedisNodeUri uri, int maxTotal, int maxIdle, String clientName, long reconnectBackoffNanos,
+			NodeQuarantine quarantine) {
 		this.uri = uri;
+		this.quarantine = quarantine;
 		this.hostAndPort = new HostAndPort(uri.host(), uri.port());
 		this.clientName = clientName;
 		this.maxIdle = maxIdle;
@@ -198,7 +207,32 @@ final class NodeConnectionPool implements AutoCloseable {
 		if (!this.clientName.isEmpty()) {
 			config.clientName(this.clientName);
 		}
-		return new PipelinedConnection(this.hostAndPort, config.build());
+		PipelinedConnection connection = new PipelinedConnection(this.hostAndPort, config.build());
+		try {
+			readServerInfo(connection);
+		}
+		catch (RuntimeException ex) {
+			closeQuietly(connection);
+			throw ex;
+		}
+		return connection;
+	}
+
+	/**
+	 * Asks a new connection's server for its {@code run_id} and uptime, for the restart quarantine: once per
+	 * connection, not per lock. A server that refuses {@code INFO} (renamed command, ACL) is still used.
+	 */
+	private void readServerInfo(PipelinedConnection connection) {
+		connection.sendCommand(new CommandArguments(Command.INFO).add("server"));
+		Object reply;
+		try {
+			reply = connection.getOne();
+		}
+		catch (JedisDataException ex) {
+			this.quarantine.observe(Map.of());
+			return;
+		}
+		this.quarantine.observe((reply instanceof byte[] info) ? InfoReply.parse(info) : Map.of());
 	}
 
 	/**

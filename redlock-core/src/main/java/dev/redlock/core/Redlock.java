@@ -2,6 +2,7 @@ package dev.redlock.core;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -65,6 +66,8 @@ public final class Redlock implements AutoCloseable {
 
 	private final List<NodeConnectionPool> pools;
 
+	private final List<NodeQuarantine> quarantines;
+
 	private final Fanout fanout;
 
 	private final RedlockSettings settings;
@@ -85,11 +88,15 @@ public final class Redlock implements AutoCloseable {
 		this.ticker = ticker;
 		this.quorum = nodes.size() / 2 + 1;
 		List<NodeConnectionPool> pools = new ArrayList<>(nodes.size());
+		List<NodeQuarantine> quarantines = new ArrayList<>(nodes.size());
 		for (RedisNodeUri node : nodes) {
+			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine());
+			quarantines.add(quarantine);
 			pools.add(new NodeConnectionPool(node, settings.poolMaxTotal(), settings.poolMaxIdle(),
-					settings.clientName(), reconnectBackoff(settings).toNanos()));
+					settings.clientName(), reconnectBackoff(settings).toNanos(), quarantine));
 		}
 		this.pools = List.copyOf(pools);
+		this.quarantines = List.copyOf(quarantines);
 		this.fanout = new Fanout(this.pools, settings.nodeTimeout().toNanos());
 	}
 
@@ -146,16 +153,16 @@ public final class Redlock implements AutoCloseable {
 	 * @return the lease; close it to release the lock
 	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait time, or the thread was
 	 * interrupted while waiting (its interrupt flag is then set)
-	 * @throws IllegalArgumentException if the resource is empty, the TTL below 1 ms or within the clock drift
-	 * allowance, or the wait time negative
+	 * @throws IllegalArgumentException if the resource is empty, the key (prefix and resource) longer than
+	 * {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, the TTL below 1 ms or within the clock drift allowance, or
+	 * the wait time negative
 	 */
 	public Lease acquire(String name, String resource, Duration ttl, Duration waitTime) {
-		requireResource(resource);
+		String key = keyFor(resource);
 		Duration lockTtl = usableTtl(ttl);
 		if (waitTime == null || waitTime.isNegative()) {
 			throw new IllegalArgumentException("Lock wait time must be zero or positive, was " + waitTime);
 		}
-		String key = this.settings.keyPrefix() + resource;
 		long start = this.ticker.getAsLong();
 		long deadline = start + waitTime.toNanos();
 		int attempts = 0;
@@ -198,11 +205,13 @@ public final class Redlock implements AutoCloseable {
 	 * @param resource the name of the resource to lock
 	 * @param ttl how long the lock lives on the nodes unless released or extended
 	 * @return the lease, or empty if the lock could not be acquired now
+	 * @throws IllegalArgumentException if the resource is empty, the key (prefix and resource) longer than
+	 * {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, or the TTL below 1 ms or within the clock drift allowance
 	 */
 	public Optional<Lease> tryAcquire(String name, String resource, Duration ttl) {
-		requireResource(resource);
+		String key = keyFor(resource);
 		Duration lockTtl = usableTtl(ttl);
-		Attempt attempt = attempt(name, resource, this.settings.keyPrefix() + resource, lockTtl);
+		Attempt attempt = attempt(name, resource, key, lockTtl);
 		if (attempt.lease != null) {
 			return Optional.of(acquired(attempt, attempt.start, 1));
 		}
@@ -240,7 +249,8 @@ public final class Redlock implements AutoCloseable {
 		long validUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
 		int granted = 0;
 		for (NodeReply reply : replies) {
-			if (reply.isOk()) {
+			// a quarantined node may have forgotten a lock someone else still holds: its grant proves nothing
+			if (reply.isOk() && this.quarantines.get(reply.node()).counts()) {
 				granted++;
 			}
 		}
@@ -278,7 +288,7 @@ public final class Redlock implements AutoCloseable {
 		long end = this.ticker.getAsLong();
 		int extended = 0;
 		for (NodeReply reply : replies) {
-			if (reply.isOne()) {
+			if (reply.isOne() && this.quarantines.get(reply.node()).counts()) {
 				extended++;
 			}
 		}
@@ -337,7 +347,8 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Checks every node at once with {@code INFO}, within the node timeout.
+	 * Checks every node at once with {@code INFO}, within the node timeout. What the nodes say about their uptime
+	 * also feeds the restart quarantine.
 	 * @return one status per node, in configuration order
 	 */
 	public List<NodeStatus> checkNodes() {
@@ -349,15 +360,87 @@ public final class Redlock implements AutoCloseable {
 			Duration latency = Duration.ofNanos(reply.nanos());
 			if (reply.kind() == NodeReply.Kind.REPLIED && reply.value() instanceof byte[] info) {
 				Map<String, String> fields = InfoReply.parse(info);
+				NodeQuarantine quarantine = this.quarantines.get(reply.node());
+				quarantine.observe(fields);
 				String uptime = fields.get("uptime_in_seconds");
 				statuses.add(new NodeStatus(node, true, latency, fields.get("redis_version"), fields.get("role"),
-						(uptime != null) ? Duration.ofSeconds(Long.parseLong(uptime.trim())) : null, null));
+						(uptime != null) ? Duration.ofSeconds(Long.parseLong(uptime.trim())) : null,
+						quarantine.remaining(), null));
 			}
 			else {
-				statuses.add(new NodeStatus(node, false, latency, null, null, null, reply.describeFailure()));
+				statuses.add(new NodeStatus(node, false, latency, null, null, null,
+						this.quarantines.get(reply.node()).remaining(), reply.describeFailure()));
 			}
 		}
 		return statuses;
+	}
+
+	/**
+	 * Checks the nodes and settings for misconfiguration, within about two node timeouts. Errors: one server listed
+	 * twice under different addresses (the same {@code run_id}: it would fake a quorum), a node that is a replica.
+	 * Warnings: fewer than 3 nodes or an even count, a node that cannot be reached now (a minority may be down at
+	 * startup), a {@code maxmemory-policy} other than {@code noeviction} (lock keys carry a TTL, so even
+	 * {@code volatile-*} policies may evict them), and a default TTL below 3 node timeouts.
+	 * @return the findings, errors first; empty when all is well
+	 */
+	public List<NodeFinding> verifyNodes() {
+		List<NodeFinding> errors = new ArrayList<>();
+		List<NodeFinding> warnings = new ArrayList<>();
+		int n = this.nodes.size();
+		if (n < 3 || n % 2 == 0) {
+			warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, null, n + " nodes: list an odd number of at "
+					+ "least 3 independent masters (3 or 5); with " + n + " a quorum of " + this.quorum
+					+ " tolerates " + (n - this.quorum) + " failed nodes"));
+		}
+		if (this.settings.defaultTtl().compareTo(this.settings.nodeTimeout().multipliedBy(3)) < 0) {
+			warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, null, "defaultTtl " + this.settings.defaultTtl()
+					+ " is below 3 node timeouts (" + this.settings.nodeTimeout() + " each): a slow round leaves "
+					+ "little or no validity"));
+		}
+		NodeReply[] infos = this.fanout.execute(new CommandArguments(Command.INFO),
+				null);
+		NodeReply[] policies = this.fanout.execute(
+				new CommandArguments(Command.CONFIG).add("GET").add("maxmemory-policy"), null);
+		Map<String, Integer> byRunId = new HashMap<>();
+		for (int i = 0; i < n; i++) {
+			String node = this.nodes.get(i).redacted();
+			NodeReply info = infos[i];
+			if (info.kind() != NodeReply.Kind.REPLIED || !(info.value() instanceof byte[] bytes)) {
+				warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, i,
+						node + " cannot be checked now (" + info.describeFailure() + ")"));
+				continue;
+			}
+			Map<String, String> fields = InfoReply.parse(bytes);
+			String runId = fields.get("run_id");
+			Integer first = (runId != null) ? byRunId.putIfAbsent(runId, i) : null;
+			if (first != null) {
+				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i, node + " is the same Redis server as nodes["
+						+ first + "] (" + this.nodes.get(first).redacted() + "): both report run_id " + runId
+						+ "; a server listed twice would fake a quorum, list independent masters"));
+			}
+			String role = fields.get("role");
+			if (role != null && !role.equals("master")) {
+				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i, node + " is a " + role
+						+ ", not a master: a replica can lose locks on failover and is not independent of its "
+						+ "master; list independent masters"));
+			}
+			String policy = configValue(policies[i]);
+			if (policy != null && !policy.equals("noeviction")) {
+				warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, i, node + " has maxmemory-policy "
+						+ policy + ": under memory pressure it may evict lock keys (they carry a TTL); use noeviction"));
+			}
+		}
+		errors.addAll(warnings);
+		return errors;
+	}
+
+	/** The value of a {@code CONFIG GET} reply, or {@code null} when CONFIG is refused or renamed. */
+	private static @Nullable String configValue(@Nullable NodeReply reply) {
+		if (reply != null && reply.kind() == NodeReply.Kind.REPLIED && reply.value() instanceof List<?> pair
+				&& pair.size() == 2 && pair.get(1) instanceof byte[] value) {
+			return new String(value, StandardCharsets.UTF_8);
+		}
+		return null;
 	}
 
 	/**
@@ -427,16 +510,40 @@ public final class Redlock implements AutoCloseable {
 				List.of(), cause);
 	}
 
-	private static void requireResource(String resource) {
+	/**
+	 * Forms the Redis key of a resource, refusing it before any network call when it is empty or when the key, prefix
+	 * included, is longer than the limit: the limit bounds what a caller (perhaps feeding user input into a key) can
+	 * make every node store.
+	 * @throws IllegalArgumentException if the resource is empty or the key too long
+	 */
+	private String keyFor(String resource) {
 		if (resource == null || resource.isEmpty()) {
 			throw new IllegalArgumentException("Lock resource name must not be empty");
 		}
+		String key = this.settings.keyPrefix() + resource;
+		int bytes = utf8Length(key);
+		if (bytes > this.settings.maxKeyLength()) {
+			String start = (resource.length() > 40) ? resource.substring(0, 40) + "…" : resource;
+			throw new IllegalArgumentException("Lock key for resource '" + start + "' is longer than the limit of "
+					+ this.settings.maxKeyLength() + " bytes in UTF-8, key prefix included (maxKeyLength): at least "
+					+ bytes + " bytes");
+		}
+		return key;
+	}
+
+	/** The UTF-8 length of a string; one byte or more per {@code char}, so a long string is not encoded at all. */
+	private int utf8Length(String text) {
+		if (text.length() > this.settings.maxKeyLength()) {
+			return Math.max(text.length(), this.settings.maxKeyLength() + 1);
+		}
+		return text.getBytes(StandardCharsets.UTF_8).length;
 	}
 
 	/**
 	 * Checks a TTL and truncates it to what is sent to Redis (whole milliseconds), so validity is computed from the
 	 * TTL the nodes actually apply.
-	 * @throws IllegalArgumentException if the TTL is below 1 ms or within the clock drift allowance
+	 * @throws IllegalArgumentException if the TTL is below 1 ms, within the clock drift allowance, or longer than the
+	 * restart quarantine (when it is on)
 	 */
 	Duration usableTtl(Duration ttl) {
 		if (ttl == null || ttl.toMillis() < 1) {
@@ -447,6 +554,13 @@ public final class Redlock implements AutoCloseable {
 		if (millis.compareTo(drift) <= 0) {
 			throw new IllegalArgumentException("Lock TTL must be longer than the clock drift allowance of "
 					+ drift.toMillis() + " ms, was " + ttl);
+		}
+		Duration quarantine = this.settings.restartQuarantine();
+		if (!quarantine.isZero() && millis.compareTo(quarantine) > 0) {
+			throw new IllegalArgumentException("Lock TTL must not exceed the restart quarantine of " + quarantine
+					+ ", was " + ttl + ": a node that restarts counts again after the quarantine, and must not "
+					+ "count while it may have forgotten a lock that is still valid (raise restartQuarantine, or "
+					+ "turn it off and run Redis with appendfsync always)");
 		}
 		return millis;
 	}
@@ -517,11 +631,16 @@ public final class Redlock implements AutoCloseable {
 			List<String> failed = new ArrayList<>();
 			for (NodeReply reply : this.replies) {
 				String node = Redlock.this.nodes.get(reply.node()).redacted();
+				Duration quarantined = Redlock.this.quarantines.get(reply.node()).remaining();
 				if (reply.isNil()) {
 					taken.add(node);
 				}
 				else if (reply.kind() != NodeReply.Kind.REPLIED) {
 					failed.add(node + " (" + reply.describeFailure() + ")");
+				}
+				else if (!quarantined.isZero()) {
+					failed.add(node + " (restarted recently: in restart quarantine for another "
+							+ quarantined.toMillis() + " ms)");
 				}
 			}
 			int couldGrant = this.replies.length - taken.size();

@@ -20,7 +20,8 @@ import java.time.Duration;
  * @param restartQuarantine how long a node that restarted (short uptime, or a new {@code run_id}) does not count
  * towards a quorum, so that it cannot help a second holder to a lock it forgot; also the longest TTL a lock may
  * have; zero turns quarantine off (then run Redis with {@code appendfsync always})
- * @param maxKeyLength longest resource name accepted, in UTF-8 bytes; longer ones are refused before any network call
+ * @param maxKeyLength longest lock key accepted, in UTF-8 bytes, counting the key prefix and the resource name;
+ * longer ones are refused with an {@link IllegalArgumentException} before any network call
  * @param maxHold longest time a lease is kept alive by automatic renewal
  * @param autoRenew whether leases are renewed automatically while held, when the caller does not say
  */

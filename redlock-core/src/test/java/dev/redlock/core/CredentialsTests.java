@@ -38,7 +38,7 @@ class CredentialsTests {
 			node.command("CONFIG", "SET", "requirepass", PASSWORD);
 		}
 		List<String> uris = nodes.nodes().stream().map((node) -> "redis://:" + PASSWORD + "@" + node.host() + ":" + node.port()).toList();
-		try (Redlock redlock = Redlock.builder().nodes(uris).build()) {
+		try (Redlock redlock = Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build()) {
 			try (Lease lease = redlock.acquire("secret", Duration.ofSeconds(5), Duration.ZERO)) {
 				assertThat(lease.isValid()).isTrue();
 			}
@@ -53,7 +53,7 @@ class CredentialsTests {
 			node.command("ACL", "SETUSER", "locker", "on", ">" + PASSWORD, "~redlock:*", "+@all");
 		}
 		List<String> uris = nodes.nodes().stream().map((node) -> "redis://locker:" + PASSWORD + "@" + node.host() + ":" + node.port()).toList();
-		try (Redlock redlock = Redlock.builder().nodes(uris).build()) {
+		try (Redlock redlock = Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build()) {
 			try (Lease lease = redlock.acquire("acl", Duration.ofSeconds(5), Duration.ZERO)) {
 				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 			}
@@ -68,7 +68,7 @@ class CredentialsTests {
 		}
 		String wrong = "Tr0ub4dor-and-3";
 		List<String> uris = nodes.nodes().stream().map((node) -> "redis://:" + wrong + "@" + node.host() + ":" + node.port()).toList();
-		try (Redlock redlock = Redlock.builder().nodes(uris).build()) {
+		try (Redlock redlock = Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build()) {
 			assertThatExceptionOfType(LockNotAcquiredException.class)
 				.isThrownBy(() -> redlock.acquire("secret", Duration.ofSeconds(5), Duration.ZERO))
 				.satisfies((ex) -> {

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 @WithRedisNodes(count = 3)
 class LeaseTests {
 
-	private final RedlockSettings settings = RedlockSettings.defaults().withRetryDelay(Duration.ofMillis(20));
+	private final RedlockSettings settings = TestSupport.SETTINGS.withRetryDelay(Duration.ofMillis(20));
 
 	@Test
 	void closeReleasesOnceOnEveryNode(RedisNodes nodes) {

@@ -33,7 +33,7 @@ class MutualExclusionTests {
 
 	@Test
 	void atMostOneHolderAtATime(RedisNodes nodes) throws Exception {
-		RedlockSettings settings = RedlockSettings.defaults()
+		RedlockSettings settings = TestSupport.SETTINGS
 			.withRetryDelay(Duration.ofMillis(4))
 			.withNodeTimeout(Duration.ofMillis(500));
 		AtomicInteger occupancy = new AtomicInteger();

@@ -24,7 +24,7 @@ class NodeFailureTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(1);
 
-	private final RedlockSettings settings = RedlockSettings.defaults()
+	private final RedlockSettings settings = TestSupport.SETTINGS
 		.withNodeTimeout(NODE_TIMEOUT)
 		.withRetryDelay(RETRY_DELAY);
 

@@ -23,7 +23,7 @@ class QuorumTests {
 
 	@Test
 	void acquiredIffAMajorityIsFree(RedisNodes nodes) {
-		try (Redlock redlock = TestSupport.redlock(nodes, RedlockSettings.defaults())) {
+		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS)) {
 			for (int taken = 0; taken < 32; taken++) {
 				for (RedisNode node : nodes.nodes()) {
 					node.command("FLUSHALL");

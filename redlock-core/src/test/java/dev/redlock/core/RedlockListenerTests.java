@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 @WithRedisNodes(count = 3)
 class RedlockListenerTests {
 
-	private final RedlockSettings settings = RedlockSettings.defaults().withRetryDelay(Duration.ofMillis(10));
+	private final RedlockSettings settings = TestSupport.SETTINGS.withRetryDelay(Duration.ofMillis(10));
 
 	@Test
 	void everyAcquisitionReleaseAndExtensionIsReported(RedisNodes nodes) {
@@ -108,7 +108,7 @@ class RedlockListenerTests {
 				throw new IllegalStateException("listener bug");
 			}
 		};
-		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).listener(failing).build()) {
+		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(TestSupport.SETTINGS).listener(failing).build()) {
 			Lease lease = redlock.acquire("safe", Duration.ofSeconds(5), Duration.ZERO);
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 		}

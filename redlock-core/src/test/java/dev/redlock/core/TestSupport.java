@@ -15,6 +15,12 @@ final class TestSupport {
 
 	static final String PREFIX = "redlock:";
 
+	/**
+	 * The defaults with the restart quarantine off: the kit's nodes were started moments ago (a short uptime), and
+	 * hold nobody's locks. {@code RestartQuarantineTests} tests the quarantine.
+	 */
+	static final RedlockSettings SETTINGS = RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO);
+
 	private TestSupport() {
 	}
 

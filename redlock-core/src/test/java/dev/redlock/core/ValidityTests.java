@@ -21,7 +21,7 @@ class ValidityTests {
 
 	private static final Duration TTL = Duration.ofSeconds(10);
 
-	private final RedlockSettings settings = RedlockSettings.defaults().withClockDriftFactor(0.01);
+	private final RedlockSettings settings = TestSupport.SETTINGS.withClockDriftFactor(0.01);
 
 	@Test
 	void acquiredWhenValidityRemainsAfterElapsedAndDrift(RedisNodes nodes) {

@@ -1,5 +1,7 @@
 package dev.redlock.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown at startup when a {@code redlock.*} property cannot give a safe lock. The message names the property and
  * never contains a Redis password.
@@ -16,9 +18,9 @@ public class InvalidRedlockPropertyException extends RuntimeException {
 	 * Creates the exception.
 	 * @param property the property at fault, e.g. {@code redlock.nodes[1]}
 	 * @param reason what is wrong with it
-	 * @param cause the underlying exception
+	 * @param cause the underlying exception, if any
 	 */
-	public InvalidRedlockPropertyException(String property, String reason, Throwable cause) {
+	public InvalidRedlockPropertyException(String property, String reason, @Nullable Throwable cause) {
 		super("Invalid Redlock configuration, property '" + property + "': " + reason, cause);
 		this.property = property;
 		this.reason = reason;

@@ -5,7 +5,11 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import dev.redlock.core.InvalidRedlockConfigurationException;
+import dev.redlock.core.NodeFinding;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockListener;
 import dev.redlock.core.RedlockSettings;
@@ -14,6 +18,8 @@ import dev.redlock.core.RedlockSettings;
  * Builds a {@link Redlock} from {@link RedlockProperties}, reporting invalid values by their property name.
  */
 final class RedlockFactory {
+
+	private static final Logger logger = LoggerFactory.getLogger(RedlockFactory.class);
 
 	private static final Map<String, String> PROPERTIES = Map.ofEntries(Map.entry("keyPrefix", "key-prefix"),
 			Map.entry("defaultTtl", "default-ttl"), Map.entry("defaultWaitTime", "default-wait-time"),
@@ -39,11 +45,37 @@ final class RedlockFactory {
 					properties.isAutoRenew());
 			Redlock.Builder builder = Redlock.builder().nodes(properties.getNodes()).settings(settings);
 			listeners.forEach(builder::listener);
-			return builder.build();
+			return verified(builder.build());
 		}
 		catch (InvalidRedlockConfigurationException ex) {
 			throw new InvalidRedlockPropertyException(propertyName(ex.setting()), ex.reason(), ex);
 		}
+	}
+
+	/**
+	 * Checks the nodes once at startup ({@link Redlock#verifyNodes()}): errors (a server listed twice under
+	 * different addresses, a replica) fail startup naming the node's property; warnings (unreachable now, an even or
+	 * too small count, an evicting memory policy, a short TTL) are logged, so an application can start while a
+	 * minority of nodes is down.
+	 */
+	static Redlock verified(Redlock redlock) {
+		List<NodeFinding> findings;
+		try {
+			findings = redlock.verifyNodes();
+		}
+		catch (RuntimeException ex) {
+			redlock.close();
+			throw ex;
+		}
+		for (NodeFinding finding : findings) {
+			String property = (finding.node() != null) ? "redlock.nodes[" + finding.node() + "]" : "redlock.nodes";
+			if (finding.severity() == NodeFinding.Severity.ERROR) {
+				redlock.close();
+				throw new InvalidRedlockPropertyException(property, finding.message(), null);
+			}
+			logger.warn("Redlock configuration, property '{}': {}", property, finding.message());
+		}
+		return redlock;
 	}
 
 	static String propertyName(String setting) {

@@ -82,7 +82,8 @@ public class RedlockProperties {
 	private Duration restartQuarantine = Duration.ofSeconds(60);
 
 	/**
-	 * Longest lock key accepted, in UTF-8 bytes; longer keys are refused before any network call.
+	 * Longest lock key accepted, in UTF-8 bytes with the key prefix included; longer keys are refused before any
+	 * network call.
 	 */
 	private int maxKeyLength = 1024;
 

@@ -1,5 +1,7 @@
 package dev.redlock.interceptor;
 
+import java.time.Duration;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,6 +13,7 @@ import org.springframework.mock.env.MockEnvironment;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.core.Lease;
 import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.ReleaseOutcome;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
@@ -55,7 +58,10 @@ class DistributedLockInterceptorObservationTests {
 				}
 			};
 		};
-		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).build()) {
+		try (Redlock redlock = Redlock.builder()
+			.nodes(nodes.uris())
+			.settings(RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO))
+			.build()) {
 			Ledger ledger = proxy(redlock, observer, heard);
 			ledger.post("a-1");
 		}
@@ -87,7 +93,10 @@ class DistributedLockInterceptorObservationTests {
 				throw new IllegalStateException("observer broken");
 			}
 		};
-		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).build()) {
+		try (Redlock redlock = Redlock.builder()
+			.nodes(nodes.uris())
+			.settings(RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO))
+			.build()) {
 			Ledger ledger = proxy(redlock, observer, heard);
 			ledger.post("b-1");
 			assertThatIllegalArgumentException().isThrownBy(() -> ledger.post("boom")).withMessage("boom");
@@ -103,7 +112,10 @@ class DistributedLockInterceptorObservationTests {
 		LockObserver observer = (attributes, resource) -> {
 			throw new IllegalStateException("observer broken");
 		};
-		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).build()) {
+		try (Redlock redlock = Redlock.builder()
+			.nodes(nodes.uris())
+			.settings(RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO))
+			.build()) {
 			proxy(redlock, observer, heard).post("c-1");
 		}
 		assertThat(heard).containsExactly("method");

@@ -11,7 +11,8 @@ import java.lang.annotation.Target;
  * For Spring TestContext tests ({@code @SpringBootTest}, {@code @SpringJUnitConfig}, ...): starts {@link #count()}
  * Redis servers, sets {@code redlock.nodes[0..count-1]} to their URIs (highest precedence) and registers the
  * {@link RedisNodes} as a bean named {@code redisNodes}, so a test can {@code @Autowired RedisNodes nodes} to inject
- * faults.
+ * faults. It also sets {@code redlock.restart-quarantine=0s} at the lowest precedence: the nodes were just started
+ * (their uptime is short) and hold nobody's locks; a test of the quarantine sets the property itself.
  *
  * <p>The servers are shared, per {@code count}, by every test context of the JVM run (so Spring's context cache
  * stays valid) and stopped by a JVM shutdown hook. Their data and faults therefore outlive a test: call

@@ -24,6 +24,9 @@ public final class RedlockTestNodesContextCustomizerFactory implements ContextCu
     /** Name of the property source holding {@code redlock.nodes[i]}. */
     public static final String PROPERTY_SOURCE_NAME = "redlockTestNodes";
 
+    /** Name of the property source holding defaults for the kit's nodes, at the lowest precedence. */
+    public static final String DEFAULTS_PROPERTY_SOURCE_NAME = "redlockTestNodesDefaults";
+
     /** Name of the {@link RedisNodes} bean. */
     public static final String BEAN_NAME = "redisNodes";
 
@@ -78,6 +81,11 @@ public final class RedlockTestNodesContextCustomizerFactory implements ContextCu
             }
             context.getEnvironment().getPropertySources()
                     .addFirst(new MapPropertySource(PROPERTY_SOURCE_NAME, properties));
+            // the kit's nodes were started moments ago and hold nobody's locks: a restart quarantine would only keep
+            // them from counting; any value the test sets wins over this one
+            context.getEnvironment().getPropertySources()
+                    .addLast(new MapPropertySource(DEFAULTS_PROPERTY_SOURCE_NAME,
+                            Map.of("redlock.restart-quarantine", "0s")));
             context.getBeanFactory().registerSingleton(BEAN_NAME, nodes);
         }
     }

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
 import org.springframework.test.context.junit.jupiter.SpringJUnitConfig;
 
@@ -35,6 +36,11 @@ class RedlockTestNodesSpringTest {
         assertThat(environment.getProperty("redlock.nodes[0]")).isEqualTo(nodes.uris().get(0));
         assertThat(environment.getProperty("redlock.nodes[1]")).isEqualTo(nodes.uris().get(1));
         assertThat(environment.getProperty("redlock.nodes[2]")).isNull();
+        // fresh nodes hold nobody's locks; lowest precedence, so a test's own value wins
+        assertThat(environment.getProperty("redlock.restart-quarantine")).isEqualTo("0s");
+        assertThat(((ConfigurableEnvironment) environment).getPropertySources().stream()
+                .reduce((first, second) -> second).orElseThrow().getName())
+                .isEqualTo(RedlockTestNodesContextCustomizerFactory.DEFAULTS_PROPERTY_SOURCE_NAME);
         assertThat(nodes.uris()).allMatch(uri -> uri.startsWith("redis://127.0.0.1:"));
     }
 

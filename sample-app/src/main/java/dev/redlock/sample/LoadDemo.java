@@ -108,6 +108,8 @@ public final class LoadDemo {
 		for (int i = 0; i < nodes.size(); i++) {
 			args.add("--redlock.nodes[" + i + "]=" + nodes.get(i));
 		}
+		// nodes this demo started a moment ago hold nobody's locks: no restart quarantine needed
+		args.add("--redlock.restart-quarantine=0s");
 		return new SpringApplicationBuilder(ShopApplication.class).run(args.toArray(String[]::new));
 	}
 

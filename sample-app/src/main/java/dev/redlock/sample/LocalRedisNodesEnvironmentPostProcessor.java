@@ -66,6 +66,8 @@ public class LocalRedisNodesEnvironmentPostProcessor implements EnvironmentPostP
 		for (int i = 0; i < uris.size(); i++) {
 			properties.put("redlock.nodes[" + i + "]", uris.get(i));
 		}
+		// nodes started a moment ago hold nobody's locks; the quarantine would keep them from counting for a minute
+		properties.put("redlock.restart-quarantine", "0s");
 		properties.put("shop.redis-uri", stockUri);
 		environment.getPropertySources().addLast(new MapPropertySource(PROPERTY_SOURCE_NAME, properties));
 		application.addListeners(new StopNodesOnClose(nodes));

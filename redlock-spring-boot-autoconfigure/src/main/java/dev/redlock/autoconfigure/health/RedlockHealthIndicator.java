@@ -16,18 +16,23 @@ import dev.redlock.core.NodeStatus;
 import dev.redlock.core.Redlock;
 
 /**
- * Health of the Redis nodes of a {@link Redlock}: {@code UP} while at least a quorum of nodes answer as masters,
- * {@code DOWN} otherwise.
+ * Health of the Redis nodes of a {@link Redlock}: {@code UP} while at least a quorum of nodes answer as masters
+ * and count towards a quorum, {@code OUT_OF_SERVICE} when enough masters answer but some of them are in their
+ * restart quarantine (they restarted recently and may have forgotten locks, so locks cannot be acquired until the
+ * quarantine ends), {@code DOWN} otherwise.
  *
  * <p>Every node is checked at once with one {@code INFO} round ({@link Redlock#checkNodes()}), which gives up on a
  * node after the node timeout; a check therefore never takes much longer than the node timeout, however many nodes
  * are down or frozen. The details are:
  * <ul>
  * <li>{@code quorum}: how many nodes must agree for a lock to be held;</li>
- * <li>{@code reachable}: how many nodes answered as masters, the number compared with the quorum;</li>
+ * <li>{@code reachable}: how many nodes answered as masters;</li>
+ * <li>{@code counting}: how many of those count towards a quorum now (not in restart quarantine), the number
+ * compared with the quorum;</li>
  * <li>{@code nodes}: per node, in configuration order, {@code node} (its address without credentials),
  * {@code reachable}, {@code latencyMs}, and when it answered {@code version}, {@code role} and
- * {@code uptimeSeconds}, or when it did not {@code error}. A node that answered in a role other than
+ * {@code uptimeSeconds}, or when it did not {@code error}; a node in restart quarantine also has
+ * {@code quarantineRemainingMs}, how long until it counts again. A node that answered in a role other than
  * {@code master} (a replica listed as a node) carries a {@code problem}: it is a misconfiguration, and the node does
  * not count towards the quorum.</li>
  * </ul>
@@ -52,20 +57,30 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 		List<NodeStatus> statuses = this.redlock.checkNodes();
 		int quorum = this.redlock.quorum();
 		int masters = 0;
+		int counting = 0;
 		List<Map<String, Object>> nodes = new ArrayList<>(statuses.size());
 		for (NodeStatus status : statuses) {
 			if (status.isMaster()) {
 				masters++;
 			}
+			if (status.counts()) {
+				counting++;
+			}
 			nodes.add(describe(status));
 		}
-		if (masters >= quorum) {
+		if (counting >= quorum) {
 			builder.up();
+		}
+		else if (masters >= quorum) {
+			builder.outOfService();
 		}
 		else {
 			builder.down();
 		}
-		builder.withDetail("quorum", quorum).withDetail("reachable", masters).withDetail("nodes", nodes);
+		builder.withDetail("quorum", quorum)
+			.withDetail("reachable", masters)
+			.withDetail("counting", counting)
+			.withDetail("nodes", nodes);
 	}
 
 	private static Map<String, Object> describe(NodeStatus status) {
@@ -73,6 +88,9 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 		node.put("node", status.node());
 		node.put("reachable", status.reachable());
 		node.put("latencyMs", millis(status.latency()));
+		if (!status.quarantineRemaining().isZero()) {
+			node.put("quarantineRemainingMs", status.quarantineRemaining().toMillis());
+		}
 		if (status.reachable()) {
 			putIfPresent(node, "version", status.version());
 			putIfPresent(node, "role", status.role());

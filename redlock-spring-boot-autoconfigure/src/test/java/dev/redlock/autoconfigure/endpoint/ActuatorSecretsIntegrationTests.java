@@ -72,6 +72,8 @@ class ActuatorSecretsIntegrationTests {
 		withAclUser.command("ACL", "SETUSER", "locker", "on", ">" + ACL_PASSWORD, "~*", "+@all");
 		withPassword.command("CONFIG", "SET", "requirepass", PASSWORD);
 		withWrongPassword.command("CONFIG", "SET", "requirepass", PASSWORD);
+		// freshly started nodes: a restart quarantine would keep them from counting
+		registry.add("redlock.restart-quarantine", () -> "0s");
 		registry.add("redlock.nodes[0]", () -> "redis://:" + PASSWORD + "@" + hostAndPort(withPassword));
 		registry.add("redlock.nodes[1]", () -> "redis://locker:" + ACL_PASSWORD + "@" + hostAndPort(withAclUser));
 		registry.add("redlock.nodes[2]", () -> "redis://:" + WRONG_PASSWORD + "@" + hostAndPort(withWrongPassword));

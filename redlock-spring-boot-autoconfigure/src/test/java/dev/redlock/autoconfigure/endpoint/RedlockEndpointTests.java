@@ -37,7 +37,7 @@ class RedlockEndpointTests {
 		this.redlock = Redlock.builder()
 			.nodes(nodes.uris())
 			.settings(new RedlockSettings("shop:", Duration.ofSeconds(20), Duration.ofMillis(1500),
-					Duration.ofMillis(40), Duration.ofMillis(150), 0.02, 7, 8, 2, "endpoint-test", Duration.ofSeconds(60), 1024,
+					Duration.ofMillis(40), Duration.ofMillis(150), 0.02, 7, 8, 2, "endpoint-test", Duration.ZERO, 1024,
 					Duration.ofMinutes(10), false))
 			.build();
 		this.endpoint = new RedlockEndpoint(this.redlock);

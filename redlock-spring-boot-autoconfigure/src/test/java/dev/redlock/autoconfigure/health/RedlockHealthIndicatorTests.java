@@ -43,9 +43,40 @@ class RedlockHealthIndicatorTests {
 		this.nodes = nodes;
 		this.redlock = Redlock.builder()
 			.nodes(nodes.uris())
-			.settings(RedlockSettings.defaults().withNodeTimeout(NODE_TIMEOUT))
+			.settings(RedlockSettings.defaults().withNodeTimeout(NODE_TIMEOUT).withRestartQuarantine(Duration.ZERO))
 			.build();
 		this.indicator = new RedlockHealthIndicator(this.redlock);
+	}
+
+	@Test
+	void outOfServiceWhileAQuorumAnswersOnlyCountingNodesInRestartQuarantine() {
+		Duration quarantine = Duration.ofSeconds(2);
+		RedlockSettings settings = RedlockSettings.defaults()
+			.withNodeTimeout(NODE_TIMEOUT)
+			.withDefaultTtl(quarantine)
+			.withRestartQuarantine(quarantine);
+		try (Redlock quarantining = Redlock.builder().nodes(this.nodes.uris()).settings(settings).build()) {
+			this.indicator = new RedlockHealthIndicator(quarantining);
+			// the kit's nodes may have been started moments ago
+			awaitHealth((health) -> Status.UP.equals(health.getStatus()), quarantine.plusSeconds(5));
+			this.nodes.node(0).restart();
+			this.nodes.node(1).restart();
+
+			Health outOfService = awaitHealth((health) -> Integer.valueOf(3).equals(health.getDetails().get("reachable")),
+					Duration.ofSeconds(1));
+			assertThat(outOfService.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+			assertThat(outOfService.getDetails()).containsEntry("quorum", 2).containsEntry("counting", 1);
+			List<Map<String, Object>> details = nodeDetails(outOfService);
+			for (int restarted : new int[] { 0, 1 }) {
+				assertThat(details.get(restarted).get("quarantineRemainingMs")).isInstanceOfSatisfying(Long.class,
+						(left) -> assertThat(left).isPositive().isLessThanOrEqualTo(quarantine.toMillis()));
+			}
+			assertThat(details.get(2)).doesNotContainKey("quarantineRemainingMs");
+
+			Health up = awaitHealth((health) -> Status.UP.equals(health.getStatus()), quarantine.plusSeconds(2));
+			assertThat(up.getDetails()).containsEntry("counting", 3);
+			assertThat(nodeDetails(up)).allSatisfy((node) -> assertThat(node).doesNotContainKey("quarantineRemainingMs"));
+		}
 	}
 
 	@AfterEach
@@ -57,7 +88,9 @@ class RedlockHealthIndicatorTests {
 	void upWithEveryNodeAndDetailsPerNode() {
 		Health health = this.indicator.health();
 		assertThat(health.getStatus()).isEqualTo(Status.UP);
-		assertThat(health.getDetails()).containsEntry("quorum", 2).containsEntry("reachable", 3);
+		assertThat(health.getDetails()).containsEntry("quorum", 2)
+			.containsEntry("reachable", 3)
+			.containsEntry("counting", 3);
 		List<Map<String, Object>> details = nodeDetails(health);
 		assertThat(details).hasSize(3);
 		for (int i = 0; i < 3; i++) {

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.Lease;
 import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockSettings;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
@@ -60,7 +61,10 @@ class RedlockMetricsListenerNodeFaultTests {
 	}
 
 	private Redlock redlock(RedisNodes nodes) {
-		return Redlock.builder().nodes(nodes.uris()).listener(new RedlockMetricsListener(this.meters)).build();
+		return Redlock.builder()
+			.nodes(nodes.uris())
+			.settings(RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO))
+			.listener(new RedlockMetricsListener(this.meters)).build();
 	}
 
 	private static void acquireAndRelease(Redlock redlock, String resource) {

@@ -1,0 +1,148 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether one node may count towards a quorum, after what it said about itself when a connection was opened.
+ *
+ * <p>A node that restarted without persistence has forgotten the locks it held; if it counted again at once, a
+ * second client could reach a quorum while the first still holds the lock ("delayed restarts" in the Redlock spec).
+ * So a node whose {@code uptime_in_seconds} is below the quarantine counts again only once the quarantine has passed
+ * since its start: at {@code now + quarantine - uptime}. Uptime alone says when the node started, also when it
+ * restarted while this client's connections were idle; its {@code run_id}, which changes with every start, is kept
+ * to tell a restart in the logs (and to find the same server listed twice). {@code uptime_in_seconds} is rounded
+ * down, and {@code now} is read after the reply: both err on the side of a longer quarantine.
+ *
+ * <p>A quarantined node still gets every command: a lock set there is released there. Only its grants (and
+ * extensions) are not counted.
+ */
+final class NodeQuarantine {
+
+	private static final Logger logger = LoggerFactory.getLogger(NodeQuarantine.class);
+
+	private final RedisNodeUri node;
+
+	private final long quarantineNanos;
+
+	private volatile @Nullable String runId;
+
+	/** {@link System#nanoTime()} from when the node counts again; meaningful only while {@link #quarantined}. */
+	private volatile long countsAgainAtNanos;
+
+	private volatile boolean quarantined;
+
+	private volatile boolean uptimeUnknownLogged;
+
+	NodeQuarantine(RedisNodeUri node, Duration quarantine) {
+		this.node = node;
+		this.quarantineNanos = quarantine.toNanos();
+	}
+
+	/**
+	 * Takes note of what the node said about itself in an {@code INFO} reply.
+	 * @param info the fields of the reply (at least its {@code server} section)
+	 */
+	void observe(Map<String, String> info) {
+		String uptimeText = info.get("uptime_in_seconds");
+		Long uptime = null;
+		try {
+			uptime = (uptimeText != null) ? Long.parseLong(uptimeText.trim()) : null;
+		}
+		catch (NumberFormatException ex) {
+			// treated as unknown below
+		}
+		observe(info.get("run_id"), uptime, System.nanoTime());
+	}
+
+	synchronized void observe(@Nullable String newRunId, @Nullable Long uptimeSeconds, long nowNanos) {
+		String previousRunId = this.runId;
+		if (newRunId != null) {
+			this.runId = newRunId;
+		}
+		if (this.quarantineNanos == 0) {
+			return;
+		}
+		if (uptimeSeconds == null) {
+			if (!this.uptimeUnknownLogged) {
+				this.uptimeUnknownLogged = true;
+				logger.warn("Redis node {} does not tell its uptime (INFO refused?); the restart quarantine cannot "
+						+ "protect locks against its restarts", this.node);
+			}
+			return;
+		}
+		long upNanos = TimeUnit.SECONDS.toNanos(uptimeSeconds);
+		if (upNanos >= this.quarantineNanos) {
+			return;
+		}
+		long countsAgainAt = nowNanos + this.quarantineNanos - upNanos;
+		boolean restartedAgain = previousRunId != null && newRunId != null && !previousRunId.equals(newRunId);
+		if (this.quarantined && !restartedAgain && countsAgainAt - this.countsAgainAtNanos <= 0) {
+			return;
+		}
+		boolean alreadyLogged = this.quarantined && !restartedAgain;
+		this.countsAgainAtNanos = this.quarantined ? Math.max(countsAgainAt, this.countsAgainAtNanos) : countsAgainAt;
+		this.quarantined = true;
+		if (!alreadyLogged) {
+			Instant at = Instant.now().plusNanos(this.countsAgainAtNanos - nowNanos).truncatedTo(ChronoUnit.MILLIS);
+			logger.warn("Redis node {} restarted {} s ago{}; it counts towards a quorum again at {} (restart "
+					+ "quarantine {}: it may have forgotten locks it held)", this.node, uptimeSeconds,
+					restartedAgain ? " (new run_id)" : "", at, Duration.ofNanos(this.quarantineNanos));
+		}
+	}
+
+	/**
+	 * Returns whether the node's grants count towards a quorum now.
+	 * @return {@code false} while quarantined
+	 */
+	boolean counts() {
+		return remainingNanos() == 0;
+	}
+
+	/**
+	 * Returns how long the node is still quarantined.
+	 * @return zero when it counts
+	 */
+	Duration remaining() {
+		return Duration.ofNanos(remainingNanos());
+	}
+
+	private long remainingNanos() {
+		if (!this.quarantined) {
+			return 0;
+		}
+		long left = this.countsAgainAtNanos - System.nanoTime();
+		if (left > 0) {
+			return left;
+		}
+		synchronized (this) {
+			if (!this.quarantined) {
+				return 0;
+			}
+			left = this.countsAgainAtNanos - System.nanoTime();
+			if (left > 0) {
+				// quarantined again meanwhile
+				return left;
+			}
+			this.quarantined = false;
+			logger.info("Redis node {} counts towards a quorum again: its restart quarantine is over", this.node);
+			return 0;
+		}
+	}
+
+	/**
+	 * Returns the {@code run_id} the node last reported.
+	 * @return the id, or {@code null} before any connection told it
+	 */
+	@Nullable String runId() {
+		return this.runId;
+	}
+
+}
