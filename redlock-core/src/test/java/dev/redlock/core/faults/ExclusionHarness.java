@@ -521,7 +521,7 @@ final class ExclusionHarness {
 
 		private final List<String> uris;
 
-		private RedlockSettings settings = RedlockSettings.defaults();
+		private RedlockSettings settings = RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO);
 
 		private int instances = 2;
 
