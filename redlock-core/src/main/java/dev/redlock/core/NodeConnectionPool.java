@@ -10,6 +10,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import javax.net.ssl.SSLParameters;
+
 import org.jspecify.annotations.Nullable;
 
 import redis.clients.jedis.ClientSetInfoConfig;
@@ -59,9 +61,12 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	private volatile boolean closed;
 
+	private final TlsSettings tls;
+
 	NodeConnectionPool(RedisNodeUri uri, int maxTotal, int maxIdle, String clientName, long reconnectBackoffNanos,
-			NodeQuarantine quarantine) {
+			NodeQuarantine quarantine, TlsSettings tls) {
 		this.uri = uri;
+		this.tls = tls;
 		this.quarantine = quarantine;
 		this.hostAndPort = new HostAndPort(uri.host(), uri.port());
 		this.clientName = clientName;
@@ -206,6 +211,14 @@ final class NodeConnectionPool implements AutoCloseable {
 		}
 		if (!this.clientName.isEmpty()) {
 			config.clientName(this.clientName);
+		}
+		if (this.uri.tls()) {
+			config.sslSocketFactory(this.tls.socketFactory());
+			if (this.tls.verifyHostname()) {
+				SSLParameters parameters = new SSLParameters();
+				parameters.setEndpointIdentificationAlgorithm("HTTPS");
+				config.sslParameters(parameters);
+			}
 		}
 		PipelinedConnection connection = new PipelinedConnection(this.hostAndPort, config.build());
 		try {

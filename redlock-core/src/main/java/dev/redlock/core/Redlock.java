@@ -81,7 +81,7 @@ public final class Redlock implements AutoCloseable {
 	private final Set<Lease> held = ConcurrentHashMap.newKeySet();
 
 	private Redlock(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker,
-			List<RedlockListener> listeners) {
+			List<RedlockListener> listeners, TlsSettings tls) {
 		this.nodes = List.copyOf(nodes);
 		this.events = new LockEvents(listeners, this.nodes);
 		this.settings = settings;
@@ -93,7 +93,7 @@ public final class Redlock implements AutoCloseable {
 			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine());
 			quarantines.add(quarantine);
 			pools.add(new NodeConnectionPool(node, settings.poolMaxTotal(), settings.poolMaxIdle(),
-					settings.clientName(), reconnectBackoff(settings).toNanos(), quarantine));
+					settings.clientName(), reconnectBackoff(settings).toNanos(), quarantine, tls));
 		}
 		this.pools = List.copyOf(pools);
 		this.quarantines = List.copyOf(quarantines);
@@ -672,6 +672,19 @@ public final class Redlock implements AutoCloseable {
 
 		private final List<RedlockListener> listeners = new ArrayList<>();
 
+		private TlsSettings tls = TlsSettings.jvmDefault();
+
+		/**
+		 * Sets how {@code rediss://} nodes are reached; the JVM's trust store with host name verification when not
+		 * called.
+		 * @param tls the TLS settings
+		 * @return this builder
+		 */
+		public Builder tls(TlsSettings tls) {
+			this.tls = Objects.requireNonNull(tls, "tls");
+			return this;
+		}
+
 		private Builder() {
 		}
 
@@ -755,7 +768,7 @@ public final class Redlock implements AutoCloseable {
 				}
 				parsed.add(node);
 			}
-			return new Redlock(parsed, this.settings, this.ticker, this.listeners);
+			return new Redlock(parsed, this.settings, this.ticker, this.listeners, this.tls);
 		}
 
 		/** The server a URI points at: one Redis process, whatever its database index or host alias. */

@@ -100,13 +100,22 @@ final class Backends {
 
     /** Starts one node of the chosen backend. */
     static ManagedNode startNode(Choice choice) {
+        return startNode(choice, null);
+    }
+
+    /** Starts one node of the chosen backend, serving TLS too when certificates are given. */
+    static ManagedNode startNode(Choice choice, @Nullable TestCertificates tls) {
         switch (choice.name()) {
             case TESTCONTAINERS:
+                if (tls != null) {
+                    throw new IllegalStateException("TLS nodes need a local redis-server: run with -D"
+                            + RedisNodes.BACKEND_PROPERTY + "=" + EMBEDDED + " or " + PATH);
+                }
                 return ContainerRedisNode.start();
             case PATH:
-                return ProcessRedisNode.start(requireNonNull(choice.executable()));
+                return ProcessRedisNode.start(requireNonNull(choice.executable()), tls);
             case EMBEDDED:
-                return ProcessRedisNode.start(extractEmbedded(requireNonNull(choice.resource())));
+                return ProcessRedisNode.start(extractEmbedded(requireNonNull(choice.resource())), tls);
             default:
                 throw new IllegalStateException("unknown backend " + choice.name());
         }

@@ -39,21 +39,33 @@ final class ProcessRedisNode implements ManagedNode {
     private final Path executable;
     private final Path dir;
     private final int port;
+    private final @Nullable TestCertificates tls;
+    private final int tlsPort;
     private @Nullable Process process;
     private boolean paused;
     private boolean stopped;
 
-    private ProcessRedisNode(Path executable, Path dir, int port) {
+    private ProcessRedisNode(Path executable, Path dir, int port, @Nullable TestCertificates tls, int tlsPort) {
         this.executable = executable;
         this.dir = dir;
         this.port = port;
+        this.tls = tls;
+        this.tlsPort = tlsPort;
     }
 
     /** Starts a server on a free loopback port, trying another port when the chosen one is taken meanwhile. */
     static ProcessRedisNode start(Path executable) {
+        return start(executable, null);
+    }
+
+    /**
+     * Starts a server on a free loopback port; with certificates, it also serves TLS on a second free port.
+     */
+    static ProcessRedisNode start(Path executable, @Nullable TestCertificates tls) {
         PortInUseException last = null;
         for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
-            ProcessRedisNode node = new ProcessRedisNode(executable, createDir(), freePort());
+            ProcessRedisNode node = new ProcessRedisNode(executable, createDir(), freePort(), tls,
+                    (tls != null) ? freePort() : -1);
             Cleanup.track(node);
             try {
                 node.launch();
@@ -78,6 +90,14 @@ final class ProcessRedisNode implements ManagedNode {
     @Override
     public synchronized int port() {
         return port;
+    }
+
+    @Override
+    public int tlsPort() {
+        if (tls == null) {
+            throw new IllegalStateException("node " + uri() + " was not started with TLS (RedisNodes.startTls)");
+        }
+        return tlsPort;
     }
 
     /**
@@ -198,12 +218,20 @@ final class ProcessRedisNode implements ManagedNode {
 
     private void launch() {
         Path log = dir.resolve("redis.log");
-        List<String> cmd = List.of(executable.toString(),
+        List<String> cmd = new ArrayList<>(List.of(executable.toString(),
                 "--port", Integer.toString(port),
                 "--bind", LOOPBACK,
                 "--save", "",
                 "--appendonly", "no",
-                "--dir", dir.toString());
+                "--dir", dir.toString()));
+        if (tls != null) {
+            // the plain port stays open for the kit's own commands; clients under test use the TLS port
+            cmd.addAll(List.of("--tls-port", Integer.toString(tlsPort),
+                    "--tls-cert-file", tls.serverCertificate().toString(),
+                    "--tls-key-file", tls.serverKey().toString(),
+                    "--tls-ca-cert-file", tls.caCertificate().toString(),
+                    "--tls-auth-clients", "no"));
+        }
         Process p;
         try {
             p = new ProcessBuilder(cmd)

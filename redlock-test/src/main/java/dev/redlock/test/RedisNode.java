@@ -41,6 +41,27 @@ public interface RedisNode {
     }
 
     /**
+     * Returns the TLS port of a node started by {@link RedisNodes#startTls(int)}; its certificate is signed by
+     * {@link TestCertificates#caCertificate()}.
+     *
+     * @return the port serving TLS
+     * @throws IllegalStateException if the node was not started with TLS
+     */
+    default int tlsPort() {
+        throw new IllegalStateException("node " + uri() + " was not started with TLS (RedisNodes.startTls)");
+    }
+
+    /**
+     * Returns {@code rediss://127.0.0.1:TLS_PORT} for a node started by {@link RedisNodes#startTls(int)}.
+     *
+     * @return the TLS URI
+     * @throws IllegalStateException if the node was not started with TLS
+     */
+    default String tlsUri() {
+        return "rediss://" + host() + ":" + tlsPort();
+    }
+
+    /**
      * Whether the server process (or container) is alive.
      *
      * @return {@code true} while alive, including while paused

@@ -56,6 +56,23 @@ public final class RedisNodes implements AutoCloseable {
      *         does not start (the message includes the tail of its log)
      */
     public static RedisNodes start(int count) {
+        return start(count, null);
+    }
+
+    /**
+     * Starts {@code count} empty Redis servers that also serve TLS, with a certificate for {@code localhost} and
+     * {@code 127.0.0.1} signed by {@link TestCertificates#caCertificate()}. Each node's {@link RedisNode#tlsUri()}
+     * is its {@code rediss://} address; {@link RedisNode#uri()} and {@link RedisNode#command} keep using its plain
+     * port. Needs the {@code path} or {@code embedded} backend.
+     *
+     * @param count how many servers, at least 1
+     * @return the running servers; close them when done
+     */
+    public static RedisNodes startTls(int count) {
+        return start(count, TestCertificates.get());
+    }
+
+    private static RedisNodes start(int count, @Nullable TestCertificates tls) {
         if (count < 1) {
             throw new IllegalArgumentException("count must be at least 1, was " + count);
         }
@@ -70,7 +87,7 @@ public final class RedisNodes implements AutoCloseable {
         @Nullable Throwable failure = null;
         try {
             for (int i = 0; i < count; i++) {
-                futures.add(pool.submit(() -> Backends.startNode(choice)));
+                futures.add(pool.submit(() -> Backends.startNode(choice, tls)));
             }
             for (Future<ManagedNode> future : futures) {
                 try {

@@ -1,0 +1,110 @@
+package dev.redlock.core;
+
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
+import java.util.List;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.core.LockNotAcquiredException.Reason;
+import dev.redlock.test.RedisNode;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.TestCertificates;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * {@code rediss://} nodes with a self-signed certificate, trusted through {@link TlsSettings}.
+ */
+class TlsTests {
+
+	private static final Duration NODE_TIMEOUT = Duration.ofMillis(300);
+
+	private static RedisNodes nodes;
+
+	private final RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(NODE_TIMEOUT);
+
+	@BeforeAll
+	static void startTlsNodes() {
+		nodes = RedisNodes.startTls(3);
+	}
+
+	@AfterAll
+	static void stopTlsNodes() {
+		nodes.close();
+	}
+
+	@Test
+	void locksOverTlsWithTheNodesCaTrusted() throws Exception {
+		try (Redlock redlock = Redlock.builder()
+			.nodes(tlsUris())
+			.settings(this.settings)
+			.tls(TlsSettings.of(trusting(TestCertificates.get())))
+			.build()) {
+			try (Lease lease = redlock.acquire("tls", Duration.ofSeconds(5), Duration.ZERO)) {
+				assertThat(lease.isValid()).isTrue();
+				assertThat(nodes.node(0).command("EXISTS", "redlock:tls")).isEqualTo("1");
+			}
+			assertThat(nodes.node(0).command("EXISTS", "redlock:tls")).isEqualTo("0");
+			assertThat(redlock.nodeAddresses()).allSatisfy((address) -> assertThat(address).startsWith("rediss://"));
+		}
+	}
+
+	@Test
+	void untrustedCertificateFailsNamingTheNodes() {
+		try (Redlock redlock = Redlock.builder().nodes(tlsUris()).settings(this.settings).build()) {
+			assertThatExceptionOfType(LockNotAcquiredException.class)
+				.isThrownBy(() -> redlock.acquire("tls", Duration.ofSeconds(5), Duration.ZERO))
+				.satisfies((ex) -> {
+					assertThat(ex.reason()).isEqualTo(Reason.NO_QUORUM);
+					assertThat(ex.failedNodes()).hasSize(3)
+						.allSatisfy((node) -> assertThat(node).startsWith("rediss://127.0.0.1:")
+							.containsAnyOf("certification path", "PKIX", "certificate"));
+				});
+		}
+	}
+
+	@Test
+	void plaintextToTheTlsPortFailsWithinTheNodeTimeout() {
+		List<String> plain = nodes.nodes().stream().map((node) -> "redis://127.0.0.1:" + node.tlsPort()).toList();
+		try (Redlock redlock = Redlock.builder().nodes(plain).settings(this.settings).build()) {
+			long start = System.nanoTime();
+			assertThatExceptionOfType(LockNotAcquiredException.class)
+				.isThrownBy(() -> redlock.acquire("tls", Duration.ofSeconds(5), Duration.ZERO))
+				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(Reason.NO_QUORUM))
+				.satisfies((ex) -> assertThat(ex.failedNodes()).hasSize(3));
+			assertThat(Duration.ofNanos(System.nanoTime() - start))
+				.isLessThan(NODE_TIMEOUT.multipliedBy(3).plus(Duration.ofMillis(500)));
+		}
+	}
+
+	private static List<String> tlsUris() {
+		return nodes.nodes().stream().map(RedisNode::tlsUri).toList();
+	}
+
+	/** An SSL context that trusts the kit's test CA, read from its PEM file. */
+	static SSLContext trusting(TestCertificates certificates) throws Exception {
+		KeyStore trustStore = KeyStore.getInstance(KeyStore.getDefaultType());
+		trustStore.load(null, null);
+		try (InputStream pem = Files.newInputStream(certificates.caCertificate())) {
+			Certificate ca = CertificateFactory.getInstance("X.509").generateCertificate(pem);
+			trustStore.setCertificateEntry("redlock-test-ca", ca);
+		}
+		TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+		trust.init(trustStore);
+		SSLContext context = SSLContext.getInstance("TLS");
+		context.init(null, trust.getTrustManagers(), null);
+		return context;
+	}
+
+}
