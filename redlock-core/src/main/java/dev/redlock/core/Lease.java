@@ -2,9 +2,18 @@ package dev.redlock.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.redlock.core.RedlockListener.ExtendOutcome;
+import dev.redlock.core.RedlockListener.LossReason;
 
 /**
  * A lock held on a quorum of nodes, valid until its validity runs out. Closing it releases the lock once; later
@@ -17,9 +26,16 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Mutual exclusion holds only while {@link #remainingValidity()} is positive: work that may outlast it should
- * {@link #extend(Duration) extend} the lease in time. A lease is not tied to the thread that acquired it.
+ * {@link #extend(Duration) extend} the lease in time, or let it {@link #autoRenew() renew itself}. Once the lease
+ * is {@link #isLost() lost} (an extension failed, the validity ran out before release, or release found the lock
+ * expired) it stays lost, and the {@link #onLost(Runnable) callbacks} registered on it run once.
+ *
+ * <p>A lease is not tied to the thread that acquired it: it may be handed to other threads, virtual threads or
+ * asynchronous tasks, and every method works there. Its methods are thread-safe.
  */
 public final class Lease implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(Lease.class);
 
 	private final Redlock redlock;
 
@@ -41,9 +57,22 @@ public final class Lease implements AutoCloseable {
 
 	private volatile long validUntilNanos;
 
+	/** Start of the acquisition or of the last extension that counted. */
+	private volatile long validatedAtNanos;
+
 	private int extensionAttempts;
 
 	private volatile @Nullable ReleaseOutcome releaseOutcome;
+
+	/** Renews or watches this lease on the shared scheduler; guarded by this lease's monitor. */
+	private volatile @Nullable LeaseWatch watch;
+
+	private final Object lossLock = new Object();
+
+	private volatile @Nullable LossReason lossReason;
+
+	/** Callbacks waiting for a loss, guarded by {@link #lossLock}. */
+	private List<Runnable> lossCallbacks = new ArrayList<>();
 
 	Lease(Redlock redlock, String name, String resource, String key, String value, Duration ttl, LongSupplier ticker,
 			long acquiredAtNanos, long validUntilNanos) {
@@ -55,6 +84,7 @@ public final class Lease implements AutoCloseable {
 		this.ttl = ttl;
 		this.ticker = ticker;
 		this.acquiredAtNanos = acquiredAtNanos;
+		this.validatedAtNanos = acquiredAtNanos;
 		this.validUntilNanos = validUntilNanos;
 	}
 
@@ -109,10 +139,10 @@ public final class Lease implements AutoCloseable {
 	/**
 	 * Returns how long mutual exclusion is still guaranteed: the TTL minus the time the acquisition (or the last
 	 * extension) took, minus the clock drift allowance, minus the time since.
-	 * @return the remaining validity, zero once it ran out or the lease was released
+	 * @return the remaining validity, zero once it ran out, the lease was lost or released
 	 */
 	public Duration remainingValidity() {
-		if (isReleased()) {
+		if (isReleased() || this.lossReason != null) {
 			return Duration.ZERO;
 		}
 		long left = this.validUntilNanos - this.ticker.getAsLong();
@@ -120,7 +150,7 @@ public final class Lease implements AutoCloseable {
 	}
 
 	/**
-	 * Returns whether the lease is unreleased and within its validity.
+	 * Returns whether the lease is unreleased, not lost and within its validity.
 	 * @return {@code true} while the lock is guaranteed to be held
 	 */
 	public boolean isValid() {
@@ -155,15 +185,27 @@ public final class Lease implements AutoCloseable {
 	 * Sets a new TTL on the nodes that still hold this lease's value. The extension counts only if a quorum of
 	 * nodes confirmed it before the current validity ran out; then the validity becomes {@code ttl} minus the time
 	 * the extension took minus the drift allowance. An expired lock is never re-created: once the validity is over,
-	 * this returns {@code false} without contacting the nodes. When the extension fails, the lease keeps its
-	 * previous validity, or the new one if that is shorter (some nodes may have applied the new TTL).
+	 * this returns {@code false} without contacting the nodes. An extension that does not count marks the lease
+	 * {@link #isLost() lost}: it is not extended again, and its validity is zero from then on.
 	 * @param ttl the new time-to-live, counted from now
 	 * @return {@code true} if extended
 	 * @throws IllegalStateException if the lease was released, or was extended as many times as
 	 * {@link RedlockSettings#maxExtensions()} allows
 	 * @throws IllegalArgumentException if the TTL is below 1 ms or within the clock drift allowance
 	 */
-	public synchronized boolean extend(Duration ttl) {
+	public boolean extend(Duration ttl) {
+		ExtendOutcome outcome = extendHeld(ttl);
+		if (outcome != ExtendOutcome.EXTENDED) {
+			markLost((outcome == ExtendOutcome.EXPIRED) ? LossReason.VALIDITY_RAN_OUT : LossReason.EXTENSION_FAILED);
+		}
+		return outcome == ExtendOutcome.EXTENDED;
+	}
+
+	/**
+	 * Extends the lease under its monitor; the caller signals a loss after leaving it, so that loss callbacks never
+	 * run while the lease is locked.
+	 */
+	synchronized ExtendOutcome extendHeld(Duration ttl) {
 		if (this.releaseOutcome != null) {
 			throw new IllegalStateException("Lease on '" + this.resource + "' was already released");
 		}
@@ -175,39 +217,235 @@ public final class Lease implements AutoCloseable {
 		Duration lockTtl = this.redlock.usableTtl(ttl);
 		long start = this.ticker.getAsLong();
 		long current = this.validUntilNanos;
-		if (current - start <= 0) {
-			this.redlock.leaseExtended(this, RedlockListener.ExtendOutcome.EXPIRED);
-			return false;
+		if (current - start <= 0 || this.lossReason != null) {
+			this.redlock.leaseExtended(this, ExtendOutcome.EXPIRED);
+			return ExtendOutcome.EXPIRED;
 		}
 		this.extensionAttempts++;
 		Redlock.Extension extension = this.redlock.extendOnNodes(this, this.value, lockTtl, start, current);
 		if (extension.counted()) {
 			this.validUntilNanos = extension.validUntil();
-			return true;
+			this.validatedAtNanos = start;
+			return ExtendOutcome.EXTENDED;
 		}
 		if (extension.validUntil() - current < 0) {
 			this.validUntilNanos = extension.validUntil();
 		}
-		return false;
+		return ExtendOutcome.FAILED;
 	}
 
 	/**
-	 * Releases the lock on every node that still holds this lease's value. Runs once; later calls return the first
-	 * outcome without contacting the nodes. Never throws because of the nodes: failures show in the outcome.
-	 * @return what the nodes said
+	 * Renews the lease automatically, bounded by {@link RedlockSettings#maxHold()}. See {@link #autoRenew(Duration)}.
+	 * @return this lease
 	 */
-	public synchronized ReleaseOutcome release() {
-		if (this.releaseOutcome == null) {
-			ReleaseOutcome outcome = ReleaseOutcome.UNKNOWN;
-			try {
-				outcome = this.redlock.releaseOnNodes(this, this.value);
+	public Lease autoRenew() {
+		return autoRenew(this.redlock.settings().maxHold());
+	}
+
+	/**
+	 * Renews the lease automatically until it is released: whenever a third of its TTL has passed since the
+	 * acquisition or the last extension, it is {@link #extend() extended} by its TTL from the {@link Redlock}'s one
+	 * renewal thread. Renewal stops when the lease is released (release cancels it first), when it has been held for
+	 * {@code maxHold} or extended {@link RedlockSettings#maxExtensions()} times (then the lease runs out at the end of
+	 * its last extension, at most {@code maxHold + ttl} after acquisition, and the loss is signalled then), and at
+	 * the first extension that fails, which marks the lease {@link #isLost() lost} at once. Calling it again while
+	 * renewal runs changes nothing.
+	 * <pre>{@code
+	 * try (Lease lease = redlock.acquire("report", Duration.ofSeconds(30), Duration.ZERO).autoRenew()) {
+	 *     lease.onLost(report::abort);
+	 *     report.build(); // may take longer than 30 s
+	 * }
+	 * }</pre>
+	 * @param maxHold the longest time the lease is kept alive, counted from its acquisition
+	 * @return this lease
+	 * @throws IllegalStateException if the lease was released, or its {@code Redlock} closed
+	 * @throws IllegalArgumentException if {@code maxHold} is not positive
+	 */
+	public Lease autoRenew(Duration maxHold) {
+		if (maxHold == null || maxHold.isNegative() || maxHold.isZero()) {
+			throw new IllegalArgumentException("maxHold must be positive, was " + maxHold);
+		}
+		if (isLost()) {
+			return this;
+		}
+		synchronized (this) {
+			if (this.releaseOutcome != null) {
+				throw new IllegalStateException("Lease on '" + this.resource + "' was already released");
 			}
-			finally {
-				// even if releasing failed unexpectedly, this lease is done: its keys expire with their TTL
-				this.releaseOutcome = outcome;
+			LeaseWatch current = this.watch;
+			if (current != null && current.isRenewing()) {
+				return this;
+			}
+			if (current != null) {
+				current.cancel();
+			}
+			LeaseWatch renewal = LeaseWatch.renewing(this, this.redlock.renewals(),
+					this.acquiredAtNanos + maxHold.toNanos());
+			this.watch = renewal;
+			renewal.start();
+		}
+		return this;
+	}
+
+	/**
+	 * Returns whether the lease is being renewed automatically now.
+	 * @return {@code true} between {@link #autoRenew()} and the end of renewal (release, loss, {@code maxHold})
+	 */
+	public boolean isAutoRenewing() {
+		LeaseWatch current = this.watch;
+		return current != null && current.isRenewing();
+	}
+
+	/**
+	 * Returns whether this lease was lost: an extension or renewal did not count, the validity ran out before the
+	 * lease was released, or the release found that the lock had expired on the nodes. Work done under a lost lease
+	 * may have overlapped with another holder's; stop it, or make it safe to repeat. Once lost, a lease stays lost.
+	 * Detecting a loss here runs the {@link #onLost(Runnable) callbacks} on the calling thread.
+	 * @return {@code true} once lost
+	 */
+	public boolean isLost() {
+		if (this.lossReason == null && this.releaseOutcome == null && this.validUntilNanos - this.ticker.getAsLong() <= 0) {
+			markLost(LossReason.VALIDITY_RAN_OUT);
+		}
+		return this.lossReason != null;
+	}
+
+	/**
+	 * Returns why this lease was lost.
+	 * @return the reason, empty while the lease is not known to be lost
+	 */
+	public Optional<LossReason> lossReason() {
+		return Optional.ofNullable(this.lossReason);
+	}
+
+	/**
+	 * Registers a callback for the loss of this lease. It runs once, on whichever thread detects the loss: the
+	 * renewal thread, a thread calling {@link #extend}, {@link #isLost()} or {@link #release()}, or the renewal
+	 * thread at the end of the validity (registering a callback makes the {@code Redlock}'s renewal thread watch an
+	 * unrenewed lease for that). Registered after the loss, it runs at once on the calling thread. Keep callbacks
+	 * short and non-blocking; one that throws is logged and ignored. A lease released in time never calls them.
+	 * @param callback what to run on loss, e.g. setting a flag the work checks, or cancelling a task
+	 * @return this lease
+	 */
+	public Lease onLost(Runnable callback) {
+		Objects.requireNonNull(callback, "callback");
+		boolean registered = false;
+		if (!isLost()) {
+			synchronized (this.lossLock) {
+				if (this.lossReason == null) {
+					this.lossCallbacks.add(callback);
+					registered = true;
+				}
 			}
 		}
-		return this.releaseOutcome;
+		if (!registered) {
+			runCallback(callback);
+			return this;
+		}
+		synchronized (this) {
+			if (this.releaseOutcome == null && this.watch == null) {
+				LeaseWatch expiry = LeaseWatch.watching(this, this.redlock.renewals());
+				this.watch = expiry;
+				expiry.start();
+			}
+		}
+		return this;
+	}
+
+	/**
+	 * Marks the lease lost, once: tells the listeners, then runs the callbacks on the calling thread. Never call it
+	 * while holding this lease's monitor.
+	 */
+	void markLost(LossReason reason) {
+		List<Runnable> callbacks;
+		synchronized (this.lossLock) {
+			if (this.lossReason != null) {
+				return;
+			}
+			this.lossReason = reason;
+			callbacks = this.lossCallbacks;
+			this.lossCallbacks = List.of();
+		}
+		LeaseWatch current = this.watch;
+		if (current != null) {
+			current.cancel();
+		}
+		this.redlock.leaseLost(this, reason);
+		for (Runnable callback : callbacks) {
+			runCallback(callback);
+		}
+	}
+
+	private void runCallback(Runnable callback) {
+		try {
+			callback.run();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("A lease-lost callback of lock '{}' failed; ignored", this.name, ex);
+		}
+	}
+
+	long validatedAtNanos() {
+		return this.validatedAtNanos;
+	}
+
+	long validUntilNanos() {
+		return this.validUntilNanos;
+	}
+
+	long acquiredAtNanos() {
+		return this.acquiredAtNanos;
+	}
+
+	LongSupplier ticker() {
+		return this.ticker;
+	}
+
+	Redlock redlock() {
+		return this.redlock;
+	}
+
+	/**
+	 * Releases the lock on every node that still holds this lease's value. Automatic renewal is cancelled first.
+	 * Runs once; later calls return the first outcome without contacting the nodes. Never throws because of the
+	 * nodes: failures show in the outcome. A lease whose validity had run out, or that the nodes no longer held
+	 * ({@link ReleaseOutcome#EXPIRED}), is marked {@link #isLost() lost}.
+	 * @return what the nodes said
+	 */
+	public ReleaseOutcome release() {
+		LeaseWatch current = this.watch;
+		if (current != null) {
+			current.cancel();
+		}
+		boolean ranOut = false;
+		ReleaseOutcome outcome;
+		synchronized (this) {
+			if (this.releaseOutcome == null) {
+				current = this.watch;
+				if (current != null) {
+					current.cancel();
+				}
+				ranOut = this.validUntilNanos - this.ticker.getAsLong() <= 0;
+				outcome = ReleaseOutcome.UNKNOWN;
+				try {
+					outcome = this.redlock.releaseOnNodes(this, this.value);
+				}
+				finally {
+					// even if releasing failed unexpectedly, this lease is done: its keys expire with their TTL
+					this.releaseOutcome = outcome;
+				}
+			}
+			else {
+				return this.releaseOutcome;
+			}
+		}
+		if (ranOut) {
+			markLost(LossReason.VALIDITY_RAN_OUT);
+		}
+		else if (outcome == ReleaseOutcome.EXPIRED) {
+			markLost(LossReason.FOUND_EXPIRED);
+		}
+		return outcome;
 	}
 
 	/**

@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.redlock.core.RedlockListener.AcquireEvent;
 import dev.redlock.core.RedlockListener.ExtendEvent;
+import dev.redlock.core.RedlockListener.LeaseLostEvent;
 import dev.redlock.core.RedlockListener.NodeCommand;
 import dev.redlock.core.RedlockListener.NodeOutcome;
 import dev.redlock.core.RedlockListener.NodeRequestEvent;
@@ -77,6 +78,10 @@ final class LockEvents {
 
 	void leaseExtended(ExtendEvent event) {
 		emit((listener) -> listener.leaseExtended(event));
+	}
+
+	void leaseLost(LeaseLostEvent event) {
+		emit((listener) -> listener.leaseLost(event));
 	}
 
 	/** Tells every listener; one that throws is logged and skipped. */

@@ -27,6 +27,8 @@ import dev.redlock.core.RedlockListener.AcquireEvent;
 import dev.redlock.core.RedlockListener.AcquireOutcome;
 import dev.redlock.core.RedlockListener.ExtendEvent;
 import dev.redlock.core.RedlockListener.ExtendOutcome;
+import dev.redlock.core.RedlockListener.LeaseLostEvent;
+import dev.redlock.core.RedlockListener.LossReason;
 import dev.redlock.core.RedlockListener.NodeCommand;
 import dev.redlock.core.RedlockListener.ReleaseEvent;
 import redis.clients.jedis.CommandArguments;
@@ -52,8 +54,9 @@ import redis.clients.jedis.Protocol.Keyword;
  * }
  * }</pre>
  *
- * <p>Thread-safe. Starts no threads; every call blocks the calling thread for at most its bound. Close it to close
- * its connections.
+ * <p>Thread-safe. Every call blocks the calling thread for at most its bound. One daemon thread, started on first
+ * use, renews and watches leases ({@link Lease#autoRenew()}, {@link Lease#onLost(Runnable)}). Close it to close its
+ * connections and stop that thread.
  */
 public final class Redlock implements AutoCloseable {
 
@@ -79,6 +82,8 @@ public final class Redlock implements AutoCloseable {
 	private final LockEvents events;
 
 	private final Set<Lease> held = ConcurrentHashMap.newKeySet();
+
+	private final RenewalScheduler renewals = new RenewalScheduler();
 
 	private Redlock(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker,
 			List<RedlockListener> listeners, TlsSettings tls) {
@@ -305,6 +310,14 @@ public final class Redlock implements AutoCloseable {
 
 	void leaseExtended(Lease lease, ExtendOutcome outcome) {
 		this.events.leaseExtended(new ExtendEvent(lease.name(), lease.resource(), outcome));
+	}
+
+	void leaseLost(Lease lease, LossReason reason) {
+		this.events.leaseLost(new LeaseLostEvent(lease.name(), lease.resource(), reason, lease.heldFor()));
+	}
+
+	RenewalScheduler renewals() {
+		return this.renewals;
 	}
 
 	/**
@@ -590,10 +603,11 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Closes every connection. Leases still held expire on the nodes at the end of their TTL.
+	 * Stops renewing, then closes every connection. Leases still held expire on the nodes at the end of their TTL.
 	 */
 	@Override
 	public void close() {
+		this.renewals.close();
 		this.pools.forEach(NodeConnectionPool::close);
 	}
 

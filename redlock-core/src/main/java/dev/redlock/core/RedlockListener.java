@@ -36,6 +36,13 @@ public interface RedlockListener {
 	}
 
 	/**
+	 * Called once per lost lease, on the thread that detected the loss (see {@link Lease#isLost()}).
+	 * @param event why it was lost
+	 */
+	default void leaseLost(LeaseLostEvent event) {
+	}
+
+	/**
 	 * Called for every node of every round: acquire, release, extend or a health check.
 	 * @param event the node, command, outcome and latency
 	 */
@@ -75,6 +82,17 @@ public interface RedlockListener {
 	 * @param outcome whether it counted
 	 */
 	record ExtendEvent(String lockName, String resource, ExtendOutcome outcome) {
+	}
+
+	/**
+	 * The loss of a lease: from then on, the work done under it may overlap with another holder's.
+	 *
+	 * @param lockName the lock's name
+	 * @param resource the locked resource
+	 * @param reason why it was lost
+	 * @param heldFor how long it had been held when the loss was detected
+	 */
+	record LeaseLostEvent(String lockName, String resource, LossReason reason, Duration heldFor) {
 	}
 
 	/**
@@ -137,6 +155,28 @@ public interface RedlockListener {
 		/**
 		 * Returns the outcome as a metric tag value.
 		 * @return e.g. {@code extended}
+		 */
+		public String tag() {
+			return name().toLowerCase(Locale.ROOT);
+		}
+
+	}
+
+	/** Why a lease was lost. */
+	enum LossReason {
+
+		/** An extension, automatic or not, was not confirmed by a quorum within the validity. */
+		EXTENSION_FAILED,
+
+		/** The validity ran out before the lease was released (or extended). */
+		VALIDITY_RAN_OUT,
+
+		/** The release found too few nodes still holding the lease's value. */
+		FOUND_EXPIRED;
+
+		/**
+		 * Returns the reason as a tag value.
+		 * @return e.g. {@code extension_failed}
 		 */
 		public String tag() {
 			return name().toLowerCase(Locale.ROOT);

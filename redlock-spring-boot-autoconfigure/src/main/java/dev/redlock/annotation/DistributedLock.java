@@ -18,7 +18,9 @@ import java.lang.annotation.Target;
  * <p>If the lock cannot be acquired within {@link #waitTime()}, the method is not run and
  * {@link dev.redlock.core.LockNotAcquiredException} is thrown. The lock is released when the method returns or
  * throws. Mutual exclusion is guaranteed only while the lock is valid: keep {@link #ttl()} well above the method's
- * running time.
+ * running time, or let the lease renew itself while the method runs ({@link #autoRenew()}). A method that returns
+ * after its lease was lost is logged and counted, and can be made to fail ({@link #onLeaseLost()}). Inside the
+ * method, {@link dev.redlock.interceptor.LockContext#currentLease()} gives the lease.
  *
  * <p>Attributes are checked once per method, when the bean is proxied: an unparsable key expression or duration
  * fails the application's startup with a message naming the method and the attribute.
@@ -59,5 +61,26 @@ public @interface DistributedLock {
 	 * @return the wait time; empty means {@code redlock.default-wait-time}
 	 */
 	String waitTime() default "";
+
+	/**
+	 * Whether the lease is renewed while the method runs: extended by its TTL a third of the TTL after each
+	 * (re)validation, from the lock client's one renewal thread, until the method returns or throws, or
+	 * {@link #maxHold()} is reached. A renewal that fails marks the lease lost at once.
+	 * @return {@link Renewal#DEFAULT} to follow {@code redlock.auto-renew}
+	 */
+	Renewal autoRenew() default Renewal.DEFAULT;
+
+	/**
+	 * Longest time a renewed lease is kept alive, counted from its acquisition, as a duration or placeholder; the
+	 * lease then runs out at most one TTL later. Only meaningful with renewal on.
+	 * @return the bound; empty means {@code redlock.max-hold}
+	 */
+	String maxHold() default "";
+
+	/**
+	 * What the call does when the method returns after its lease was lost.
+	 * @return {@link LeaseLostAction#LOG} by default
+	 */
+	LeaseLostAction onLeaseLost() default LeaseLostAction.LOG;
 
 }

@@ -12,14 +12,20 @@ import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 
+import dev.redlock.annotation.LeaseLostAction;
 import dev.redlock.core.Lease;
+import dev.redlock.core.LeaseLostException;
 import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockListener.LossReason;
 import dev.redlock.core.ReleaseOutcome;
 
 /**
  * Runs a {@link dev.redlock.annotation.DistributedLock @DistributedLock} method under its lock: evaluates the key,
- * acquires the lock (or throws {@link dev.redlock.core.LockNotAcquiredException} without running the method), runs
- * the method and releases the lock in one {@code try/finally}. A {@link LockObserver} can observe each call (for
+ * acquires the lock (or throws {@link dev.redlock.core.LockNotAcquiredException} without running the method),
+ * starts renewing the lease if asked, runs the method with the lease in {@link LockContext}, and releases the lock
+ * (which stops renewal) in one {@code try/finally}, whatever the method throws, errors included. A method that
+ * returns after its lease was lost is logged at WARN and, with {@link LeaseLostAction#THROW}, fails with
+ * {@link LeaseLostException} after the release. A {@link LockObserver} can observe each call (for
  * tracing); it is told about the acquisition, the release and the end of the call, and whatever it throws is logged
  * and ignored.
  */
@@ -76,27 +82,71 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		Duration ttl = (attributes.ttl() != null) ? attributes.ttl() : redlock.settings().defaultTtl();
 		Duration waitTime = (attributes.waitTime() != null) ? attributes.waitTime()
 				: redlock.settings().defaultWaitTime();
+		boolean renew = (attributes.autoRenew() != null) ? attributes.autoRenew() : redlock.settings().autoRenew();
+		Duration maxHold = (attributes.maxHold() != null) ? attributes.maxHold() : redlock.settings().maxHold();
 		LockObservation observation = observe(attributes, resource);
 		Lease lease = null;
+		boolean inContext = false;
+		Lease outer = null;
 		Throwable failure = null;
+		LeaseLostException lost = null;
+		Object result;
 		try {
 			lease = redlock.acquire(attributes.name(), resource, ttl, waitTime);
 			observation.acquired(lease);
-			return invocation.proceed();
+			if (renew) {
+				lease.autoRenew(maxHold);
+			}
+			outer = LockContext.enter(lease);
+			inContext = true;
+			result = invocation.proceed();
 		}
 		catch (Throwable ex) {
 			failure = ex;
 			throw ex;
 		}
 		finally {
+			if (inContext) {
+				LockContext.restore(outer);
+			}
 			if (lease != null) {
+				Duration heldFor = lease.heldFor();
 				release(lease, attributes, observation);
+				lost = lost(lease, heldFor, attributes, failure);
 			}
 			else if (failure != null) {
 				observation.notAcquired(failure);
 			}
-			observation.finished(failure);
+			observation.finished((failure != null) ? failure : lost);
 		}
+		if (lost != null) {
+			throw lost;
+		}
+		return result;
+	}
+
+	/**
+	 * Logs a lease lost before the method returned, and returns the exception to throw for it: {@code null} with
+	 * {@link LeaseLostAction#LOG}, or when the method threw (the loss is then added to its exception as suppressed).
+	 */
+	private static @Nullable LeaseLostException lost(Lease lease, Duration heldFor, LockAttributes attributes,
+			@Nullable Throwable failure) {
+		if (!lease.isLost()) {
+			return null;
+		}
+		String reason = lease.lossReason().map(LossReason::tag).orElse("lost");
+		logger.warn("Lock '{}' was lost before {} {} ({}; {} ms held, TTL {} ms): another caller may have run at the "
+				+ "same time; raise the ttl or renew the lease", attributes.name(), attributes.description(),
+				(failure != null) ? "threw" : "returned", reason, heldFor.toMillis(), lease.ttl().toMillis());
+		if (attributes.onLeaseLost() != LeaseLostAction.THROW) {
+			return null;
+		}
+		LeaseLostException exception = new LeaseLostException(lease, attributes.description(), heldFor);
+		if (failure != null) {
+			failure.addSuppressed(exception);
+			return null;
+		}
+		return exception;
 	}
 
 	private LockObservation observe(LockAttributes attributes, String resource) {
@@ -127,12 +177,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 			return;
 		}
 		observation.released(outcome);
-		if (outcome == ReleaseOutcome.EXPIRED) {
-			logger.warn("Lock '{}' had expired before {} returned ({} ms held, TTL {} ms): another caller may have run "
-					+ "at the same time; raise the ttl", attributes.name(), attributes.description(),
-					lease.heldFor().toMillis(), lease.ttl().toMillis());
-		}
-		else if (outcome == ReleaseOutcome.UNKNOWN) {
+		if (outcome == ReleaseOutcome.UNKNOWN) {
 			logger.warn("Lock '{}' could not be confirmed released after {}: too few nodes answered; it expires at the "
 					+ "end of its TTL", attributes.name(), attributes.description());
 		}

@@ -23,6 +23,7 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.StringValueResolver;
 
 import dev.redlock.annotation.DistributedLock;
+import dev.redlock.annotation.Renewal;
 
 /**
  * Finds {@link DistributedLock @DistributedLock} on a method and resolves its attributes once per method and target
@@ -41,7 +42,7 @@ public final class LockAttributeSource {
 
 	/**
 	 * Creates a source.
-	 * @param placeholders resolves {@code ${…}} placeholders in {@code ttl} and {@code waitTime}, failing on
+	 * @param placeholders resolves {@code ${…}} placeholders in {@code ttl}, {@code waitTime} and {@code maxHold}, failing on
 	 * unresolvable ones
 	 */
 	public LockAttributeSource(StringValueResolver placeholders) {
@@ -94,7 +95,21 @@ public final class LockAttributeSource {
 		if (waitTime != null && waitTime.isNegative()) {
 			throw invalid(description, "waitTime", annotation.waitTime(), "must not be negative");
 		}
-		return new LockAttributes(name, key, annotation.key(), ttl, waitTime, specific, description);
+		Duration maxHold = parseDuration("maxHold", annotation.maxHold(), description);
+		if (maxHold != null && (maxHold.isZero() || maxHold.isNegative())) {
+			throw invalid(description, "maxHold", annotation.maxHold(), "must be positive");
+		}
+		if (maxHold != null && annotation.autoRenew() == Renewal.OFF) {
+			throw invalid(description, "maxHold", annotation.maxHold(),
+					"has no effect with autoRenew = OFF; remove it or turn renewal on");
+		}
+		Boolean autoRenew = switch (annotation.autoRenew()) {
+			case ON -> Boolean.TRUE;
+			case OFF -> Boolean.FALSE;
+			case DEFAULT -> null;
+		};
+		return new LockAttributes(name, key, annotation.key(), ttl, waitTime, specific, description, autoRenew,
+				maxHold, annotation.onLeaseLost());
 	}
 
 	private static boolean isAsynchronous(Class<?> returnType) {

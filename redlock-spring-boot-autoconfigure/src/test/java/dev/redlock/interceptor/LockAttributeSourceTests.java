@@ -10,6 +10,8 @@ import org.springframework.core.env.StandardEnvironment;
 import org.springframework.mock.env.MockEnvironment;
 
 import dev.redlock.annotation.DistributedLock;
+import dev.redlock.annotation.LeaseLostAction;
+import dev.redlock.annotation.Renewal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -194,6 +196,68 @@ class LockAttributeSourceTests {
 		public Flow.Publisher<String> publisher() {
 			return (subscriber) -> {
 			};
+		}
+
+	}
+
+	@Test
+	void renewalAttributesAreResolvedOnce() throws Exception {
+		LockAttributes defaults = find(Renewing.class, "defaults");
+		assertThat(defaults.autoRenew()).isNull();
+		assertThat(defaults.maxHold()).isNull();
+		assertThat(defaults.onLeaseLost()).isEqualTo(LeaseLostAction.LOG);
+		LockAttributes on = find(Renewing.class, "on");
+		assertThat(on.autoRenew()).isTrue();
+		assertThat(on.maxHold()).isEqualTo(Duration.ofSeconds(7));
+		assertThat(on.onLeaseLost()).isEqualTo(LeaseLostAction.THROW);
+		assertThat(find(Renewing.class, "off").autoRenew()).isFalse();
+	}
+
+	@Test
+	void unparsableMaxHoldNamesMethodAndAttribute() {
+		assertThatIllegalStateException().isThrownBy(() -> find(Renewing.class, "badMaxHold"))
+			.withMessageContaining("Invalid @DistributedLock on Renewing.badMaxHold(): attribute 'maxHold' = \"forever\"")
+			.withMessageContaining("not a duration");
+	}
+
+	@Test
+	void zeroMaxHoldIsRefused() {
+		assertThatIllegalStateException().isThrownBy(() -> find(Renewing.class, "zeroMaxHold"))
+			.withMessageContaining("Renewing.zeroMaxHold()")
+			.withMessageContaining("attribute 'maxHold' = \"0s\" must be positive");
+	}
+
+	@Test
+	void maxHoldWithoutRenewalIsRefused() {
+		assertThatIllegalStateException().isThrownBy(() -> find(Renewing.class, "maxHoldButOff"))
+			.withMessageContaining("Renewing.maxHoldButOff()")
+			.withMessageContaining("attribute 'maxHold' = \"1m\" has no effect with autoRenew = OFF");
+	}
+
+	static class Renewing {
+
+		@DistributedLock
+		public void defaults() {
+		}
+
+		@DistributedLock(autoRenew = Renewal.ON, maxHold = "${orders.lock-ttl}", onLeaseLost = LeaseLostAction.THROW)
+		public void on() {
+		}
+
+		@DistributedLock(autoRenew = Renewal.OFF)
+		public void off() {
+		}
+
+		@DistributedLock(autoRenew = Renewal.ON, maxHold = "forever")
+		public void badMaxHold() {
+		}
+
+		@DistributedLock(autoRenew = Renewal.ON, maxHold = "0s")
+		public void zeroMaxHold() {
+		}
+
+		@DistributedLock(autoRenew = Renewal.OFF, maxHold = "1m")
+		public void maxHoldButOff() {
 		}
 
 	}

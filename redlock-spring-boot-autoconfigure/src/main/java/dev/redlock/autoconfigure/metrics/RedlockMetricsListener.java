@@ -32,8 +32,9 @@ import dev.redlock.core.ReleaseOutcome;
  * {@code expired} | {@code unknown}</td><td>releases and what the nodes said</td></tr>
  * <tr><td>{@code redlock.extend}</td><td>Counter</td><td>{@code lock}, {@code outcome} = {@code extended} |
  * {@code failed} | {@code expired}</td><td>extension attempts</td></tr>
- * <tr><td>{@code redlock.lease.lost}</td><td>Counter</td><td>{@code lock}</td><td>releases that found the lease
- * expired: the work outran its lease and may have overlapped with another holder's</td></tr>
+ * <tr><td>{@code redlock.lease.lost}</td><td>Counter</td><td>{@code lock}</td><td>leases lost, once each: a renewal
+ * or extension failed, the validity ran out before release, or the release found the lock expired; the work may
+ * have overlapped with another holder's</td></tr>
  * <tr><td>{@code redlock.node.requests}</td><td>Timer</td><td>{@code node} = {@code host:port}, {@code command} =
  * {@code acquire} | {@code release} | {@code extend} | {@code ping}, {@code outcome} = {@code ok} |
  * {@code rejected} | {@code timeout} | {@code error}</td><td>each node's part in each round</td></tr>
@@ -81,9 +82,11 @@ public final class RedlockMetricsListener implements RedlockListener {
 		LockMeters meters = lock(event.lockName());
 		meters.heldDuration.record(event.heldFor());
 		meters.release[event.outcome().ordinal()].increment();
-		if (event.outcome() == ReleaseOutcome.EXPIRED) {
-			meters.leaseLost.increment();
-		}
+	}
+
+	@Override
+	public void leaseLost(LeaseLostEvent event) {
+		lock(event.lockName()).leaseLost.increment();
 	}
 
 	@Override
@@ -178,7 +181,7 @@ public final class RedlockMetricsListener implements RedlockListener {
 					.register(registry);
 			}
 			this.leaseLost = Counter.builder("redlock.lease.lost")
-				.description("Leases that had expired before they were released: the work outran its lease")
+				.description("Leases lost before they were released: the work outran its lease")
 				.tag("lock", lock)
 				.register(registry);
 		}

@@ -24,6 +24,7 @@ import dev.redlock.annotation.DistributedLock;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
+import dev.redlock.core.ReleaseOutcome;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.RedlockTestNodes;
 
@@ -121,6 +122,29 @@ class RedlockMetricsListenerTests {
 		assertThat(counter("redlock.lease.lost", "slow")).isEqualTo(lostBefore + 1);
 		assertThat(this.meters.get("redlock.release").tags("lock", "slow", "outcome", "expired").counter().count())
 			.isEqualTo(expiredBefore + 1);
+	}
+
+	@Test
+	void leaseLostIsCountedOncePerLeaseThoughItsReleaseFindsItExpiredToo() {
+		Lease lease = this.redlock.acquire("once-lost", "once-lost", Duration.ofMillis(200), Duration.ZERO);
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		while (!lease.isLost()) {
+			if (System.nanoTime() - deadline > 0) {
+				fail("a 200 ms lease still not lost after 5 s");
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+		}
+		assertThat(counter("redlock.lease.lost", "once-lost")).isEqualTo(1);
+		while (this.nodes.nodes().stream().anyMatch((node) -> "1".equals(node.command("EXISTS", lease.key())))) {
+			if (System.nanoTime() - deadline > 0) {
+				fail("key %s still on the nodes 5 s after a 200 ms ttl", lease.key());
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+		}
+		assertThat(lease.release()).isEqualTo(ReleaseOutcome.EXPIRED);
+		assertThat(this.meters.get("redlock.release").tags("lock", "once-lost", "outcome", "expired").counter().count())
+			.isEqualTo(1);
+		assertThat(counter("redlock.lease.lost", "once-lost")).isEqualTo(1);
 	}
 
 	@Test

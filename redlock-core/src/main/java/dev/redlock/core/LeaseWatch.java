@@ -1,0 +1,162 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.redlock.core.RedlockListener.ExtendOutcome;
+import dev.redlock.core.RedlockListener.LossReason;
+
+/**
+ * Keeps an eye on one {@link Lease} from the {@link RenewalScheduler}: renews it a third of its TTL after each
+ * (re)validation while renewal is on, and otherwise wakes up when its validity ends, to signal the loss of a lease
+ * that was not released in time. Each run reschedules the next one; nothing runs once the lease is released or lost.
+ *
+ * <p>Runs and reschedules under the lease's monitor, so that {@link Lease#release()}, which cancels it before and
+ * again under that monitor, never leaves a run scheduled behind it. Loss is signalled after leaving the monitor.
+ */
+final class LeaseWatch implements Runnable {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaseWatch.class);
+
+	private final Lease lease;
+
+	private final RenewalScheduler scheduler;
+
+	/** Ticker reading after which the lease is no longer renewed; ignored when not renewing. */
+	private final long renewUntilNanos;
+
+	private volatile boolean renewing;
+
+	private volatile boolean cancelled;
+
+	private volatile @Nullable ScheduledFuture<?> next;
+
+	private LeaseWatch(Lease lease, RenewalScheduler scheduler, boolean renewing, long renewUntilNanos) {
+		this.lease = lease;
+		this.scheduler = scheduler;
+		this.renewing = renewing;
+		this.renewUntilNanos = renewUntilNanos;
+	}
+
+	/** A watch that renews the lease until {@code renewUntilNanos} (ticker time). */
+	static LeaseWatch renewing(Lease lease, RenewalScheduler scheduler, long renewUntilNanos) {
+		return new LeaseWatch(lease, scheduler, true, renewUntilNanos);
+	}
+
+	/** A watch that only signals the loss when the validity ends before release. */
+	static LeaseWatch watching(Lease lease, RenewalScheduler scheduler) {
+		return new LeaseWatch(lease, scheduler, false, 0);
+	}
+
+	boolean isRenewing() {
+		return this.renewing && !this.cancelled;
+	}
+
+	/**
+	 * Schedules the first run; call under the lease's monitor.
+	 * @throws IllegalStateException if the {@code Redlock} was closed
+	 */
+	void start() {
+		this.next = this.scheduler.schedule(this, delay(this.lease.ticker().getAsLong()));
+	}
+
+	/** Stops for good; a run in progress finishes but schedules nothing more. */
+	void cancel() {
+		this.cancelled = true;
+		this.renewing = false;
+		ScheduledFuture<?> scheduled = this.next;
+		if (scheduled != null) {
+			scheduled.cancel(false);
+		}
+	}
+
+	@Override
+	public void run() {
+		LossReason lost = null;
+		synchronized (this.lease) {
+			if (this.cancelled || this.lease.isReleased() || this.lease.lossReason().isPresent()) {
+				return;
+			}
+			long now = this.lease.ticker().getAsLong();
+			if (this.lease.validUntilNanos() - now <= 0) {
+				lost = LossReason.VALIDITY_RAN_OUT;
+			}
+			else if (this.renewing && mayRenew(now)) {
+				lost = renew();
+			}
+			else {
+				// not renewing: wake up when the validity ends, in case the lease is not released by then
+				scheduleNext(now);
+			}
+		}
+		if (lost != null) {
+			this.renewing = false;
+			this.lease.markLost(lost);
+		}
+	}
+
+	private boolean mayRenew(long now) {
+		String bound = null;
+		if (now - this.renewUntilNanos >= 0) {
+			bound = "it was held for its maxHold";
+		}
+		else if (this.lease.extensionAttempts() >= this.lease.redlock().settings().maxExtensions()) {
+			bound = "it was extended maxExtensions times";
+		}
+		if (bound == null) {
+			return true;
+		}
+		this.renewing = false;
+		logger.info("Lock '{}' on '{}' is no longer renewed: {} ({} ms held); it expires in {} ms unless released",
+				this.lease.name(), this.lease.resource(), bound, this.lease.heldFor().toMillis(),
+				Duration.ofNanos(this.lease.validUntilNanos() - now).toMillis());
+		return false;
+	}
+
+	/** Extends once; returns why the lease is lost, or {@code null} when renewed and rescheduled. */
+	private @Nullable LossReason renew() {
+		ExtendOutcome outcome;
+		try {
+			outcome = this.lease.extendHeld(this.lease.ttl());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Renewing lock '{}' on '{}' failed; the lease is lost", this.lease.name(),
+					this.lease.resource(), ex);
+			return LossReason.EXTENSION_FAILED;
+		}
+		if (outcome == ExtendOutcome.EXTENDED) {
+			scheduleNext(this.lease.ticker().getAsLong());
+			return null;
+		}
+		logger.warn("Renewing lock '{}' on '{}' did not count ({}); the lease is lost after {} ms", this.lease.name(),
+				this.lease.resource(), outcome.tag(), this.lease.heldFor().toMillis());
+		return (outcome == ExtendOutcome.EXPIRED) ? LossReason.VALIDITY_RAN_OUT : LossReason.EXTENSION_FAILED;
+	}
+
+	private void scheduleNext(long now) {
+		if (this.cancelled) {
+			return;
+		}
+		try {
+			this.next = this.scheduler.schedule(this, delay(now));
+		}
+		catch (IllegalStateException ex) {
+			// the Redlock was closed: leases left behind expire with their TTL
+			this.renewing = false;
+			this.cancelled = true;
+		}
+	}
+
+	/** Renewal a third of the TTL after the last validation; otherwise just after the validity ends. */
+	private long delay(long now) {
+		if (this.renewing) {
+			return this.lease.validatedAtNanos() + this.lease.ttl().toNanos() / 3 - now;
+		}
+		return this.lease.validUntilNanos() - now + 1_000_000;
+	}
+
+}

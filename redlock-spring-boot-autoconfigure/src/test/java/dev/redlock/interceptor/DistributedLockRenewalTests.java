@@ -1,0 +1,315 @@
+package dev.redlock.interceptor;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+
+import dev.redlock.annotation.DistributedLock;
+import dev.redlock.annotation.LeaseLostAction;
+import dev.redlock.annotation.Renewal;
+import dev.redlock.core.Lease;
+import dev.redlock.core.LeaseLostException;
+import dev.redlock.core.LockNotAcquiredException;
+import dev.redlock.test.RedisNode;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.RedlockTestNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * Renewal, the lease-lost signal, {@link LockContext} and every exception path of {@code @DistributedLock}, on three
+ * real Redis nodes with TTLs of 300 ms.
+ */
+@SpringBootTest(properties = { "redlock.default-wait-time=0s", "jobs.max-hold=600ms" })
+@RedlockTestNodes(count = 3)
+class DistributedLockRenewalTests {
+
+	private static final Duration TTL = Duration.ofMillis(300);
+
+	@Autowired
+	private JobService jobs;
+
+	@Autowired
+	private RedisNodes nodes;
+
+	@Autowired
+	private MeterRegistry meters;
+
+	@BeforeEach
+	void clean() {
+		this.nodes.reset();
+		this.jobs.calls().set(0);
+	}
+
+	@Test
+	void renewedMethodKeepsTheLockForFiveTtlsAndReleasesAtTheEnd() throws Exception {
+		AtomicBoolean running = new AtomicBoolean();
+		CompletableFuture<Lease> job = CompletableFuture.supplyAsync(() -> this.jobs.renewed("a", running));
+		await("the job started", () -> running.get());
+		int refused = 0;
+		while (running.get()) {
+			try {
+				this.jobs.contender("a");
+				if (running.get()) {
+					fail("a second caller got the lock while the renewed job ran");
+				}
+			}
+			catch (LockNotAcquiredException ex) {
+				assertThat(ex.reason()).isEqualTo(LockNotAcquiredException.Reason.CONTENDED);
+				refused++;
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+		}
+		Lease lease = job.get(10, TimeUnit.SECONDS);
+		assertThat(lease.heldFor()).isGreaterThanOrEqualTo(TTL.multipliedBy(5));
+		assertThat(lease.extensionAttempts()).isGreaterThanOrEqualTo(12);
+		assertThat(lease.isReleased()).isTrue();
+		assertThat(lease.isAutoRenewing()).isFalse();
+		assertThat(lease.isLost()).isFalse();
+		assertThat(refused).isGreaterThan(20);
+		assertThat(keysOnNodes()).isZero();
+		assertThat(lost("renewed")).isZero();
+		// the lock is free again: the second caller now gets it
+		int before = this.jobs.calls().get();
+		this.jobs.contender("a");
+		assertThat(this.jobs.calls()).hasValue(before + 1);
+		System.out.printf("[renewal] @DistributedLock(ttl = 300ms, autoRenew = ON): held %d ms, %d renewals, "
+				+ "%d callers refused meanwhile%n", lease.heldFor().toMillis(), lease.extensionAttempts(), refused);
+	}
+
+	@Test
+	void methodThatOutrunsItsLeaseThrowsLeaseLostAfterItRan() {
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(() -> this.jobs.outrun("b"))
+			.satisfies((ex) -> {
+				assertThat(ex.getMessage()).contains("Lock 'outrun' on 'outrun:b' was lost before JobService.outrun(String) returned")
+					.contains("it ran longer than its lease")
+					.contains("TTL 300 ms");
+				assertThat(ex.lockName()).isEqualTo("outrun");
+				assertThat(ex.heldFor()).isGreaterThan(TTL);
+				assertThat(ex.ttl()).isEqualTo(TTL);
+			});
+		assertThat(this.jobs.calls()).hasValue(1);
+		assertThat(keysOnNodes()).isZero();
+		assertThat(lost("outrun")).isEqualTo(1);
+	}
+
+	@Test
+	void methodExceptionWinsAndCarriesTheLossAsSuppressed() {
+		assertThatIllegalStateException().isThrownBy(() -> this.jobs.outrunAndFail("c"))
+			.withMessage("the method's own failure")
+			.satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement()
+				.isInstanceOf(LeaseLostException.class));
+		assertThat(lost("outrunAndFail")).isEqualTo(1);
+	}
+
+	@Test
+	void lostLeaseIsLoggedAndCountedButTheResultReturnedByDefault() {
+		assertThat(this.jobs.outrunQuietly("d")).isEqualTo("done");
+		assertThat(lost("outrunQuietly")).isEqualTo(1);
+	}
+
+	@Test
+	void renewalStopsAtMaxHoldFromAPlaceholder() {
+		long start = System.nanoTime();
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(() -> this.jobs.bounded("e"));
+		Duration ran = Duration.ofNanos(System.nanoTime() - start);
+		// renewed until 600 ms, then the last extension runs out at most one TTL later
+		assertThat(ran).isGreaterThanOrEqualTo(Duration.ofMillis(600));
+		assertThat(ran).isLessThan(Duration.ofMillis(600).plus(TTL).plusMillis(300));
+		assertThat(lost("bounded")).isEqualTo(1);
+	}
+
+	@Test
+	void lockContextGivesTheLeaseInsideTheMethodOnly() {
+		assertThat(LockContext.currentLease()).isEmpty();
+		Lease inside = this.jobs.context("f");
+		assertThat(inside.resource()).isEqualTo("context:f");
+		assertThat(inside.isReleased()).isTrue();
+		assertThat(LockContext.currentLease()).isEmpty();
+	}
+
+	@Test
+	void outOfMemoryErrorFromTheMethodReleasesAndPropagates() {
+		assertThatExceptionOfType(OutOfMemoryError.class).isThrownBy(() -> this.jobs.outOfMemory("g"))
+			.withMessage("test");
+		assertThat(this.jobs.calls()).hasValue(1);
+		assertThat(keysOnNodes()).isZero();
+		assertThat(LockContext.currentLease()).isEmpty();
+	}
+
+	@Test
+	void interruptedCallerIsRefusedAndLeavesNothingBehind() {
+		Thread.currentThread().interrupt();
+		try {
+			assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> this.jobs.contender("h"))
+				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(LockNotAcquiredException.Reason.INTERRUPTED));
+			assertThat(Thread.currentThread().isInterrupted()).isTrue();
+		}
+		finally {
+			Thread.interrupted();
+		}
+		assertThat(this.jobs.calls()).hasValue(0);
+		assertThat(keysOnNodes()).isZero();
+	}
+
+	@Test
+	void methodInterruptedWhileHoldingTheLockStillReleasesIt() {
+		try {
+			this.jobs.interruptsItself("i");
+			assertThat(Thread.currentThread().isInterrupted()).isTrue();
+		}
+		finally {
+			Thread.interrupted();
+		}
+		assertThat(this.jobs.calls()).hasValue(1);
+		assertThat(keysOnNodes()).isZero();
+	}
+
+	private double lost(String lock) {
+		return this.meters.find("redlock.lease.lost").tag("lock", lock).counters().stream()
+			.mapToDouble((counter) -> counter.count())
+			.sum();
+	}
+
+	private long keysOnNodes() {
+		long keys = 0;
+		for (RedisNode node : this.nodes.nodes()) {
+			keys += Long.parseLong(node.command("DBSIZE"));
+		}
+		return keys;
+	}
+
+	private static void await(String what, java.util.function.BooleanSupplier condition) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() - deadline > 0) {
+				fail("timed out waiting until " + what);
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@Import(JobService.class)
+	static class TestApplication {
+
+	}
+
+	static class JobService {
+
+		private final AtomicInteger calls = new AtomicInteger();
+
+		private final RedisNodes nodes;
+
+		JobService(RedisNodes nodes) {
+			this.nodes = nodes;
+		}
+
+		@DistributedLock(name = "renewed", key = "'job:' + #id", ttl = "300ms", autoRenew = Renewal.ON)
+		public Lease renewed(String id, AtomicBoolean running) {
+			Lease lease = LockContext.currentLease().orElseThrow();
+			running.set(true);
+			try {
+				long end = System.nanoTime() + TTL.multipliedBy(5).toNanos();
+				while (System.nanoTime() - end < 0) {
+					if (!lease.isValid()) {
+						throw new IllegalStateException("lease not valid while renewed: " + lease);
+					}
+					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+				}
+				return lease;
+			}
+			finally {
+				running.set(false);
+			}
+		}
+
+		@DistributedLock(name = "contender", key = "'job:' + #id", ttl = "300ms")
+		public void contender(String id) {
+			this.calls.incrementAndGet();
+		}
+
+		@DistributedLock(name = "outrun", key = "'outrun:' + #id", ttl = "300ms", onLeaseLost = LeaseLostAction.THROW)
+		public String outrun(String id) {
+			this.calls.incrementAndGet();
+			awaitKeyGone("redlock:outrun:" + id);
+			return "done";
+		}
+
+		@DistributedLock(name = "outrunAndFail", key = "'failing:' + #id", ttl = "300ms",
+				onLeaseLost = LeaseLostAction.THROW)
+		public String outrunAndFail(String id) {
+			awaitKeyGone("redlock:failing:" + id);
+			throw new IllegalStateException("the method's own failure");
+		}
+
+		@DistributedLock(name = "outrunQuietly", key = "'quiet:' + #id", ttl = "300ms")
+		public String outrunQuietly(String id) {
+			awaitKeyGone("redlock:quiet:" + id);
+			return "done";
+		}
+
+		@DistributedLock(name = "bounded", key = "'bounded:' + #id", ttl = "300ms", autoRenew = Renewal.ON,
+				maxHold = "${jobs.max-hold}", onLeaseLost = LeaseLostAction.THROW)
+		public void bounded(String id) {
+			awaitKeyGone("redlock:bounded:" + id);
+		}
+
+		@DistributedLock(key = "'context:' + #id", ttl = "10s")
+		public Lease context(String id) {
+			Lease lease = LockContext.currentLease().orElseThrow();
+			// the lease works from any thread, though the context is this thread's
+			Boolean validElsewhere = CompletableFuture.supplyAsync(lease::isValid).join();
+			Boolean contextElsewhere = CompletableFuture.supplyAsync(() -> LockContext.currentLease().isPresent()).join();
+			if (!validElsewhere || contextElsewhere || !lease.isValid()) {
+				throw new IllegalStateException("valid elsewhere: " + validElsewhere + ", context elsewhere: "
+						+ contextElsewhere);
+			}
+			return lease;
+		}
+
+		@DistributedLock(key = "'oom:' + #id", ttl = "10s")
+		public void outOfMemory(String id) {
+			this.calls.incrementAndGet();
+			throw new OutOfMemoryError("test");
+		}
+
+		@DistributedLock(key = "'interrupted:' + #id", ttl = "10s")
+		public void interruptsItself(String id) {
+			this.calls.incrementAndGet();
+			Thread.currentThread().interrupt();
+		}
+
+		public AtomicInteger calls() {
+			return this.calls;
+		}
+
+		private void awaitKeyGone(String key) {
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+			while (this.nodes.nodes().stream().anyMatch((node) -> "1".equals(node.command("EXISTS", key)))) {
+				if (System.nanoTime() - deadline > 0) {
+					fail("key %s still on the nodes after 5 s", key);
+				}
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+			}
+		}
+
+	}
+
+}
