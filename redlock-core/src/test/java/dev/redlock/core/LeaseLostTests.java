@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @WithRedisNodes(count = 3)
 class LeaseLostTests {
 
-	private final RedlockSettings settings = RedlockSettings.defaults().withRetryDelay(Duration.ofMillis(20));
+	private final RedlockSettings settings = TestSupport.SETTINGS.withRetryDelay(Duration.ofMillis(20));
 
 	private final List<LeaseLostEvent> events = new CopyOnWriteArrayList<>();
 

@@ -27,7 +27,7 @@ class LeaseRenewalTests {
 
 	private static final Duration TTL = Duration.ofMillis(300);
 
-	private final RedlockSettings settings = RedlockSettings.defaults().withRetryDelay(Duration.ofMillis(20));
+	private final RedlockSettings settings = TestSupport.SETTINGS.withRetryDelay(Duration.ofMillis(20));
 
 	@Test
 	void autoRenewedLeaseIsHeldForTenTimesItsTtl(RedisNodes nodes) {
