@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
@@ -29,7 +30,8 @@ import dev.redlock.interceptor.LockObserver;
  * the locks' work (metrics are one such listener); a {@link LockObserver} bean, if there is one, observes each
  * annotated call (tracing is one such observer).
  */
-@AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration")
+@AutoConfiguration(afterName = { "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration",
+		"org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration" })
 @ConditionalOnClass(Redlock.class)
 @ConditionalOnBooleanProperty(name = "redlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RedlockProperties.class)
@@ -38,8 +40,9 @@ public final class RedlockAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	Redlock redlock(RedlockProperties properties, ObjectProvider<RedlockListener> listeners) {
-		return RedlockFactory.create(properties, listeners.orderedStream().toList());
+	Redlock redlock(RedlockProperties properties, ObjectProvider<RedlockListener> listeners,
+			ObjectProvider<SslBundles> sslBundles) {
+		return RedlockFactory.create(properties, listeners.orderedStream().toList(), sslBundles.getIfAvailable());
 	}
 
 	@Bean

@@ -5,6 +5,10 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundles;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,6 +17,7 @@ import dev.redlock.core.NodeFinding;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockListener;
 import dev.redlock.core.RedlockSettings;
+import dev.redlock.core.TlsSettings;
 
 /**
  * Builds a {@link Redlock} from {@link RedlockProperties}, reporting invalid values by their property name.
@@ -36,6 +41,11 @@ final class RedlockFactory {
 	}
 
 	static Redlock create(RedlockProperties properties, List<RedlockListener> listeners) {
+		return create(properties, listeners, null);
+	}
+
+	static Redlock create(RedlockProperties properties, List<RedlockListener> listeners,
+			@Nullable SslBundles sslBundles) {
 		try {
 			RedlockSettings settings = new RedlockSettings(properties.getKeyPrefix(), properties.getDefaultTtl(),
 					properties.getDefaultWaitTime(), properties.getRetryDelay(), properties.getNodeTimeout(),
@@ -45,10 +55,30 @@ final class RedlockFactory {
 					properties.isAutoRenew());
 			Redlock.Builder builder = Redlock.builder().nodes(properties.getNodes()).settings(settings);
 			listeners.forEach(builder::listener);
+			String bundle = properties.getSsl().getBundle();
+			if (bundle != null && !bundle.isBlank()) {
+				builder.tls(tls(bundle.trim(), sslBundles));
+			}
 			return verified(builder.build());
 		}
 		catch (InvalidRedlockConfigurationException ex) {
 			throw new InvalidRedlockPropertyException(propertyName(ex.setting()), ex.reason(), ex);
+		}
+	}
+
+	private static TlsSettings tls(String bundle, @Nullable SslBundles sslBundles) {
+		if (sslBundles == null) {
+			throw new InvalidRedlockPropertyException("redlock.ssl.bundle",
+					"SSL bundle '" + bundle + "' is named but no SslBundles bean exists", null);
+		}
+		try {
+			return TlsSettings.of(sslBundles.getBundle(bundle).createSslContext());
+		}
+		catch (NoSuchSslBundleException ex) {
+			throw new InvalidRedlockPropertyException("redlock.ssl.bundle",
+					"no SSL bundle named '" + bundle + "'; define it under spring.ssl.bundle.pem." + bundle
+							+ " or spring.ssl.bundle.jks." + bundle,
+					ex);
 		}
 	}
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
@@ -101,6 +102,15 @@ public class RedlockProperties {
 	 * Connection pool of each node.
 	 */
 	private final Pool pool = new Pool();
+
+	/**
+	 * TLS for rediss:// nodes.
+	 */
+	private final Ssl ssl = new Ssl();
+
+	public Ssl getSsl() {
+		return this.ssl;
+	}
 
 	public Duration getRestartQuarantine() {
 		return this.restartQuarantine;
@@ -224,6 +234,27 @@ public class RedlockProperties {
 
 	public Pool getPool() {
 		return this.pool;
+	}
+
+	/**
+	 * TLS settings for rediss:// nodes.
+	 */
+	public static class Ssl {
+
+		/**
+		 * Name of the SSL bundle (spring.ssl.bundle.*) whose trust material rediss:// nodes are checked against.
+		 * When not set, the JVM's default trust store is used. Host names are always verified.
+		 */
+		private @Nullable String bundle;
+
+		public @Nullable String getBundle() {
+			return this.bundle;
+		}
+
+		public void setBundle(@Nullable String bundle) {
+			this.bundle = bundle;
+		}
+
 	}
 
 	/**

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -85,19 +86,27 @@ class DashboardBrowserTests {
 		wait.until((page) -> page.findElements(By.cssSelector("#stock tr")).size() == 3);
 
 		long before = acquiredTotal();
-		browser.findElement(By.id("buy-locked")).click();
+		click(wait, By.id("buy-locked"));
 		wait.until((page) -> acquiredTotal() >= before + 50);
 		wait.until((page) -> !page.findElement(By.id("rate-acquired")).getText().equals("0.0"));
 		wait.until((page) -> page.findElement(By.id("p99")).getText().contains("ms"));
 		saveScreenshot("dashboard.png");
 
-		browser.findElement(By.cssSelector("#nodes .node:nth-child(2) button")).click();
+		click(wait, By.cssSelector("#nodes .node:nth-child(2) button"));
 		wait.until((page) -> page.findElements(By.cssSelector("#nodes .node.down")).size() == 1);
 		assertThat(browser.findElements(By.cssSelector("#nodes .node.up"))).hasSize(2);
 		saveScreenshot("dashboard-node-down.png");
 
-		browser.findElement(By.cssSelector("#nodes .node.down button")).click();
+		click(wait, By.cssSelector("#nodes .node.down button"));
 		wait.until((page) -> page.findElements(By.cssSelector("#nodes .node.up")).size() == 3);
+	}
+
+	/** Clicks, finding the element again if the page's refresh replaced it between finding and clicking. */
+	private static void click(WebDriverWait wait, By target) {
+		wait.ignoring(StaleElementReferenceException.class).until((page) -> {
+			page.findElement(target).click();
+			return true;
+		});
 	}
 
 	private static long acquiredTotal() {
