@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Test;
 
@@ -13,6 +15,7 @@ import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.ReleaseOutcome;
 import dev.redlock.core.faults.ExclusionHarness.Fault;
+import dev.redlock.core.faults.ExclusionHarness.Interval;
 import dev.redlock.core.faults.ExclusionHarness.PhaseStats;
 import dev.redlock.core.faults.ExclusionHarness.Report;
 import dev.redlock.core.faults.ExclusionHarness.Until;
@@ -241,6 +244,155 @@ class FaultInjectionTests {
 			assertThat(next.isValid()).isTrue();
 			assertThat(next.release()).isEqualTo(ReleaseOutcome.RELEASED);
 		}
+	}
+
+	/**
+	 * A holder's lock is on all five nodes; three of them are restarted without persistence and forget it. With the
+	 * restart quarantine they do not count towards a quorum until the longest TTL has passed since they started, so
+	 * a competing client gets no quorum while the first lease is valid, trial after trial.
+	 */
+	@Test
+	void restartedNodesThatHeldTheLockNeverGiveASecondHolderWithTheQuarantine(RedisNodes nodes) {
+		Trials trials = restartTrials(nodes, Duration.ofMillis(300), 30, Duration.ofMillis(7000));
+		System.out.println(trials.line("5 restart three holding nodes, quarantine 300 ms"));
+
+		assertThat(trials.count).isGreaterThanOrEqualTo(5);
+		assertThat(trials.secondHolders).as("second holders while the first was valid").isZero();
+		assertThat(trials.overlaps).as("overlapping lease intervals").isZero();
+		assertThat(trials.quarantineRejections).as("attempts refused because of the quarantine").isPositive();
+		assertThat(trials.secondAttempts).isGreaterThanOrEqualTo(trials.count);
+	}
+
+	/**
+	 * The same trials with the quarantine off: the restarted nodes grant at once and the oracle sees the overlap,
+	 * so the test above can fail.
+	 */
+	@Test
+	void withoutTheQuarantineTheOracleSeesRestartedNodesGiveASecondHolder(RedisNodes nodes) {
+		Trials trials = restartTrials(nodes, Duration.ZERO, 10, Duration.ofMillis(5000));
+		System.out.println(trials.line("5 restart three holding nodes, quarantine off (must fail)"));
+
+		assertThat(trials.count).isGreaterThanOrEqualTo(5);
+		assertThat(trials.secondHolders).as("second holders while the first was valid").isEqualTo(trials.count);
+		assertThat(trials.overlaps).as("overlapping lease intervals").isEqualTo(trials.count);
+		assertThat(trials.violations()).isPositive();
+	}
+
+	/**
+	 * Each trial: A acquires with a TTL equal to the quarantine; three nodes holding its key are killed and restarted
+	 * empty while A holds it; B then tries, one attempt at a time, until it gets the lock or A's validity ends. The
+	 * interval oracle runs on A's and B's {@code [acquired, min(release started, validity end)]}.
+	 */
+	private static Trials restartTrials(RedisNodes nodes, Duration quarantine, int maxTrials, Duration budget) {
+		boolean on = !quarantine.isZero();
+		Duration ttl = on ? quarantine : Duration.ofMillis(500);
+		RedlockSettings settings = SETTINGS.withDefaultTtl(ttl).withRestartQuarantine(quarantine);
+		Trials trials = new Trials();
+		try (Redlock a = Redlock.builder().nodes(nodes.uris()).settings(settings).build();
+				Redlock b = Redlock.builder().nodes(nodes.uris()).settings(settings).build()) {
+			long end = System.nanoTime() + budget.toNanos();
+			while (trials.count < maxTrials && System.nanoTime() - end < 0) {
+				// the nodes restarted by the previous trial count again once their quarantine is over
+				long attemptStart = System.nanoTime();
+				Lease first = a.acquire("faults", ExclusionHarness.RESOURCE, ttl, quarantine.plus(MARGIN));
+				long firstAcquired = System.nanoTime();
+				trials.attemptNanos.add(firstAcquired - attemptStart);
+				long firstValidityEnd = firstAcquired + first.remainingValidity().toNanos();
+				List<Interval> intervals = new ArrayList<>();
+
+				List<RedisNode> holding = new ArrayList<>();
+				for (RedisNode node : nodes.nodes()) {
+					if (holding.size() < 3 && node.command("GET", "redlock:" + ExclusionHarness.RESOURCE) != null) {
+						holding.add(node);
+					}
+				}
+				assertThat(holding).as("nodes holding A's lock").hasSize(3);
+				for (RedisNode node : holding) {
+					node.kill();
+					node.restart();
+				}
+				if (on) {
+					// both clients read the new uptime now; A's next trial then waits for the quarantine to end
+					a.checkNodes();
+				}
+				assertThat(first.isValid()).as("A is still valid after the restarts").isTrue();
+
+				Lease second = null;
+				long secondAcquired = 0;
+				while (second == null && first.isValid()) {
+					long start = System.nanoTime();
+					try {
+						second = b.acquire("faults", ExclusionHarness.RESOURCE, ttl, Duration.ZERO);
+						secondAcquired = System.nanoTime();
+						if (first.isValid()) {
+							trials.secondHolders++;
+						}
+					}
+					catch (LockNotAcquiredException ex) {
+						if (ex.failedNodes().stream().anyMatch((failed) -> failed.contains("restart quarantine"))) {
+							trials.quarantineRejections++;
+						}
+					}
+					trials.secondAttempts++;
+					trials.attemptNanos.add(System.nanoTime() - start);
+					if (second == null) {
+						LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+					}
+				}
+				if (second != null) {
+					long secondValidityEnd = secondAcquired + second.remainingValidity().toNanos();
+					long releaseStart = System.nanoTime();
+					second.release();
+					intervals.add(new Interval(secondAcquired, Math.min(releaseStart, secondValidityEnd)));
+				}
+				long releaseStart = System.nanoTime();
+				first.release();
+				intervals.add(new Interval(firstAcquired, Math.min(releaseStart, firstValidityEnd)));
+				trials.overlaps += Report.overlaps(intervals);
+				trials.acquisitions += intervals.size();
+				trials.count++;
+			}
+		}
+		return trials;
+	}
+
+	/** Counts over the restart trials of scenario 5. */
+	private static final class Trials {
+
+		int count;
+
+		long acquisitions;
+
+		long secondAttempts;
+
+		long secondHolders;
+
+		long quarantineRejections;
+
+		long overlaps;
+
+		final List<Long> attemptNanos = new ArrayList<>();
+
+		long violations() {
+			return this.secondHolders + this.overlaps;
+		}
+
+		String line(String scenario) {
+			return String.format("scenario %s: acquisitions=%d violations=%d p99Attempt=%.1f ms [trials=%d,"
+					+ " B attempts=%d, B holders while A valid=%d, overlaps=%d, refused by quarantine=%d]", scenario,
+					this.acquisitions, violations(), p99(this.attemptNanos) / 1e6, this.count, this.secondAttempts,
+					this.secondHolders, this.overlaps, this.quarantineRejections);
+		}
+
+	}
+
+	private static long p99(List<Long> nanos) {
+		if (nanos.isEmpty()) {
+			return 0;
+		}
+		List<Long> sorted = new ArrayList<>(nanos);
+		sorted.sort(null);
+		return sorted.get(Math.max(0, (int) Math.ceil(sorted.size() * 0.99) - 1));
 	}
 
 	private static void assertExclusive(Report report) {
