@@ -4,15 +4,25 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockListener.LossReason;
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.ReleaseOutcome;
+import dev.redlock.core.faults.ExclusionHarness.CriticalSection;
 import dev.redlock.core.faults.ExclusionHarness.Fault;
+import dev.redlock.core.faults.ExclusionHarness.Interval;
 import dev.redlock.core.faults.ExclusionHarness.PhaseStats;
 import dev.redlock.core.faults.ExclusionHarness.Report;
 import dev.redlock.core.faults.ExclusionHarness.Until;
@@ -28,9 +38,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Mutual exclusion holds, and every call stays within its bound, while real nodes are killed, frozen, write-paused
- * or slowed down under contention from 8 threads over 2 {@link Redlock} instances. Each scenario prints one figure
- * line ({@code scenario …: acquisitions=… violations=… p99Attempt=…}).
+ * Mutual exclusion holds, and every call stays within its bound, while real nodes are killed, frozen, write-paused,
+ * slowed down or restarted empty under contention from 8 threads over 2 {@link Redlock} instances; a holder that
+ * pauses past its TTL is the one failure mode, reported as such; a renewed lease keeps the lock as long as it is
+ * renewed. Each scenario prints one figure line ({@code scenario …: acquisitions=… violations=… p99Attempt=…}).
  */
 @WithRedisNodes(count = 5)
 class FaultInjectionTests {
@@ -243,6 +254,315 @@ class FaultInjectionTests {
 		}
 	}
 
+	/**
+	 * Now and then a holder stops (a GC pause, a frozen VM) past its TTL inside the critical section. Its lease
+	 * reports itself lost when it wakes up; others got in meanwhile, which the harness counts as overstays, the known
+	 * failure mode, while holders within their validity never overlap. Its release deletes nothing of the next
+	 * holder's. (That an {@code onLeaseLost = THROW} method then throws is tested in the Spring module, in
+	 * {@code DistributedLockRenewalTests}.)
+	 */
+	@Test
+	void aHolderPausedPastItsTtlLosesItsLeaseAndItsReleaseDeletesNothingForeign(RedisNodes nodes) throws Exception {
+		Duration ttl = Duration.ofMillis(200);
+		Duration pause = ttl.plusMillis(150);
+		AtomicInteger sectionsRun = new AtomicInteger();
+		List<String> woke = new CopyOnWriteArrayList<>();
+		CriticalSection pausing = (lease, work) -> {
+			int n = sectionsRun.incrementAndGet();
+			if (n % 30 == 10) {
+				LockSupport.parkNanos(pause.toNanos());
+				woke.add(lease.isLost() + "/" + lease.lossReason().map(Enum::name).orElse("-"));
+			}
+			else {
+				CriticalSection.THINK.run(lease, work);
+			}
+		};
+		Report report = ExclusionHarness.scenario("6 holder paused past its ttl (200 ms) every 30th section",
+				nodes.uris())
+			.settings(SETTINGS)
+			.ttl(ttl)
+			.section(pausing)
+			.phase("pauses", Fault.NONE, Until.acquisitions(100), Duration.ofSeconds(5))
+			.run();
+		System.out.println("scenario 6: paused holders woke up with lost/reason " + woke);
+
+		assertThat(woke).hasSizeGreaterThanOrEqualTo(3).allMatch("true/VALIDITY_RAN_OUT"::equals);
+		assertThat(report.overstays()).as("overstays: the paused holders").isEqualTo(woke.size());
+		assertThat(report.overstayOverlaps()).as("holders that got in during a pause").isPositive();
+		assertThat(report.releases(ReleaseOutcome.EXPIRED)).isGreaterThanOrEqualTo(woke.size());
+		assertThat(report.occupancyViolations()).as("valid holders inside at once").isZero();
+		assertThat(report.registerLostUpdates()).as("register updates lost").isZero();
+		assertThat(report.overlaps()).as("overlapping lease intervals").isZero();
+		assertThat(report.leasesWithoutValidity()).isZero();
+		assertThat(report.violations()).isZero();
+
+		// the pause again, alone: its release leaves the next holder's lock as it was
+		try (Redlock paused = Redlock.builder().nodes(nodes.uris()).settings(SETTINGS).build();
+				Redlock other = Redlock.builder().nodes(nodes.uris()).settings(SETTINGS).build()) {
+			Lease stale = paused.acquire("faults", ExclusionHarness.RESOURCE, ttl, Duration.ZERO);
+			LockSupport.parkNanos(pause.toNanos());
+			assertThat(stale.isLost()).isTrue();
+			assertThat(stale.lossReason()).contains(LossReason.VALIDITY_RAN_OUT);
+			ExclusionHarness.awaitTrue("the stale lock expired on every node", MARGIN, () -> keyCount(nodes) == 0);
+			Lease next = other.acquire("faults", ExclusionHarness.RESOURCE, TTL, Duration.ZERO);
+			List<String> before = values(nodes);
+
+			ReleaseOutcome released = stale.release();
+
+			List<String> after = values(nodes);
+			long heldByNext = after.stream().filter(Objects::nonNull).count();
+			System.out.printf("scenario 6: stale release=%s, next holder still on %d nodes, unchanged=%s%n", released,
+					heldByNext, after.equals(before));
+			assertThat(released).isEqualTo(ReleaseOutcome.EXPIRED);
+			assertThat(after).isEqualTo(before);
+			assertThat(heldByNext).isGreaterThanOrEqualTo(3);
+			assertThat(next.release()).isEqualTo(ReleaseOutcome.RELEASED);
+		}
+	}
+
+	/**
+	 * A holder with automatic renewal keeps the lock for ten times its TTL while seven threads keep trying; none
+	 * gets in. The harness takes each lease's validity as renewed. Renewal then stops at release (the key is gone
+	 * within a renewal interval and stays gone) and at {@code maxHold} (the key expires without a release).
+	 */
+	@Test
+	void autoRenewalHoldsForTenTtlsAndStopsAtReleaseAndAtMaxHold(RedisNodes nodes) throws Exception {
+		Duration ttl = Duration.ofMillis(300);
+		Duration hold = ttl.multipliedBy(10);
+		AtomicBoolean firstSection = new AtomicBoolean(true);
+		AtomicReference<Lease> longLease = new AtomicReference<>();
+		AtomicLong holdStart = new AtomicLong();
+		AtomicLong holdEnd = new AtomicLong();
+		AtomicInteger invalidSeen = new AtomicInteger();
+		CriticalSection holding = (lease, work) -> {
+			if (!firstSection.compareAndSet(true, false)) {
+				CriticalSection.THINK.run(lease, work);
+				return;
+			}
+			longLease.set(lease);
+			long start = System.nanoTime();
+			holdStart.set(start);
+			while (System.nanoTime() - (start + hold.toNanos()) < 0) {
+				if (!lease.isValid()) {
+					invalidSeen.incrementAndGet();
+				}
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+			}
+			holdEnd.set(System.nanoTime());
+		};
+		Report report = ExclusionHarness.scenario("7 auto-renewal: one hold of 3 s with ttl 300 ms", nodes.uris())
+			.settings(SETTINGS)
+			.ttl(ttl)
+			.acquirer((redlock, resource, t) -> redlock.acquire("faults", resource, t, Duration.ZERO).autoRenew())
+			.section(holding)
+			.phase("renewed hold", Fault.NONE, Until.acquisitions(40), Duration.ofSeconds(6))
+			.run();
+
+		Lease held = longLease.get();
+		long inDuringHold = report.intervals()
+			.stream()
+			.filter((interval) -> interval.start() - holdStart.get() > 0 && interval.start() - holdEnd.get() < 0)
+			.count();
+		System.out.printf("scenario 7: held %d ms with ttl %d ms, %d extensions, lost=%s; acquisitions by others"
+				+ " during the hold=%d, their failed attempts=%d%n", held.heldFor().toMillis(), ttl.toMillis(),
+				held.extensionAttempts(), held.isLost(), inDuringHold,
+				report.phase("renewed hold").failureCount());
+		assertExclusive(report);
+		assertThat(inDuringHold).as("acquisitions by others during the renewed hold").isZero();
+		assertThat(invalidSeen).as("times the renewed lease was seen invalid").hasValue(0);
+		assertThat(held.isLost()).isFalse();
+		assertThat(held.extensionAttempts()).isGreaterThanOrEqualTo(9);
+		assertThat(Duration.ofNanos(holdEnd.get() - holdStart.get())).isGreaterThanOrEqualTo(hold);
+		assertThat(report.phase("renewed hold").failures(CONTENDED)).as("others kept trying").isPositive();
+		assertThat(report.releases(ReleaseOutcome.RELEASED)).isEqualTo(report.acquisitions());
+
+		Duration renewalInterval = ttl.dividedBy(3);
+		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(SETTINGS).build()) {
+			// renewal stops at release: the key is gone within one renewal interval and nothing renews it again
+			Lease renewed = redlock.acquire("faults", ExclusionHarness.RESOURCE, ttl, Duration.ZERO).autoRenew();
+			ExclusionHarness.awaitTrue("renewed twice", ttl.multipliedBy(3), () -> renewed.extensionAttempts() >= 2);
+			long releaseStart = System.nanoTime();
+			assertThat(renewed.release()).isEqualTo(ReleaseOutcome.RELEASED);
+			int extensions = renewed.extensionAttempts();
+			ExclusionHarness.awaitTrue("the key is gone after release", renewalInterval.plus(MARGIN),
+					() -> keyCount(nodes) == 0);
+			long goneAfterRelease = System.nanoTime() - releaseStart;
+			long watchUntil = System.nanoTime() + renewalInterval.plus(MARGIN).toNanos();
+			while (System.nanoTime() - watchUntil < 0) {
+				assertThat(keyCount(nodes)).as("the key stays gone").isZero();
+				assertThat(renewed.extensionAttempts()).as("no renewal after release").isEqualTo(extensions);
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+			}
+			assertThat(renewed.isAutoRenewing()).isFalse();
+
+			// renewal stops at maxHold: the key expires by maxHold + ttl though the holder never releases
+			Duration maxHold = Duration.ofMillis(900);
+			long acquireStart = System.nanoTime();
+			Lease bounded = redlock.acquire("faults", ExclusionHarness.RESOURCE, ttl, Duration.ZERO).autoRenew(maxHold);
+			ExclusionHarness.awaitTrue("the key expires after maxHold", maxHold.plus(ttl).plus(MARGIN),
+					() -> keyCount(nodes) == 0);
+			Duration goneAfter = Duration.ofNanos(System.nanoTime() - acquireStart);
+			System.out.printf("scenario 7: after release the key was gone in %.1f ms (bound %d ms) and stayed gone;"
+					+ " with maxHold %d ms it expired %d ms after acquisition (bound %d ms), %d extensions%n",
+					goneAfterRelease / 1e6, renewalInterval.plus(MARGIN).toMillis(), maxHold.toMillis(),
+					goneAfter.toMillis(), maxHold.plus(ttl).plus(MARGIN).toMillis(), bounded.extensionAttempts());
+			assertThat(goneAfter).as("renewed past its ttl until maxHold").isGreaterThanOrEqualTo(maxHold);
+			assertThat(bounded.isAutoRenewing()).isFalse();
+			ExclusionHarness.awaitTrue("the lease reports itself lost", MARGIN, bounded::isLost);
+			assertThat(bounded.lossReason()).contains(LossReason.VALIDITY_RAN_OUT);
+			assertThat(bounded.release()).isEqualTo(ReleaseOutcome.EXPIRED);
+		}
+	}
+
+	/**
+	 * A holder's lock is on all five nodes; three of them are restarted without persistence and forget it. With the
+	 * restart quarantine they do not count towards a quorum until the longest TTL has passed since they started, so
+	 * a competing client gets no quorum while the first lease is valid, trial after trial.
+	 */
+	@Test
+	void restartedNodesThatHeldTheLockNeverGiveASecondHolderWithTheQuarantine(RedisNodes nodes) {
+		Trials trials = restartTrials(nodes, Duration.ofMillis(300), 30, Duration.ofMillis(7000));
+		System.out.println(trials.line("5 restart three holding nodes, quarantine 300 ms"));
+
+		assertThat(trials.count).isGreaterThanOrEqualTo(5);
+		assertThat(trials.secondHolders).as("second holders while the first was valid").isZero();
+		assertThat(trials.overlaps).as("overlapping lease intervals").isZero();
+		assertThat(trials.quarantineRejections).as("attempts refused because of the quarantine").isPositive();
+		assertThat(trials.secondAttempts).isGreaterThanOrEqualTo(trials.count);
+	}
+
+	/**
+	 * The same trials with the quarantine off: the restarted nodes grant at once and the oracle sees the overlap,
+	 * so the test above can fail.
+	 */
+	@Test
+	void withoutTheQuarantineTheOracleSeesRestartedNodesGiveASecondHolder(RedisNodes nodes) {
+		Trials trials = restartTrials(nodes, Duration.ZERO, 10, Duration.ofMillis(5000));
+		System.out.println(trials.line("5 restart three holding nodes, quarantine off (must fail)"));
+
+		assertThat(trials.count).isGreaterThanOrEqualTo(5);
+		assertThat(trials.secondHolders).as("second holders while the first was valid").isEqualTo(trials.count);
+		assertThat(trials.overlaps).as("overlapping lease intervals").isEqualTo(trials.count);
+		assertThat(trials.violations()).isPositive();
+	}
+
+	/**
+	 * Each trial: A acquires with a TTL equal to the quarantine; three nodes holding its key are killed and restarted
+	 * empty while A holds it; B then tries, one attempt at a time, until it gets the lock or A's validity ends. The
+	 * interval oracle runs on A's and B's {@code [acquired, min(release started, validity end)]}.
+	 */
+	private static Trials restartTrials(RedisNodes nodes, Duration quarantine, int maxTrials, Duration budget) {
+		boolean on = !quarantine.isZero();
+		Duration ttl = on ? quarantine : Duration.ofMillis(500);
+		RedlockSettings settings = SETTINGS.withDefaultTtl(ttl).withRestartQuarantine(quarantine);
+		Trials trials = new Trials();
+		try (Redlock a = Redlock.builder().nodes(nodes.uris()).settings(settings).build();
+				Redlock b = Redlock.builder().nodes(nodes.uris()).settings(settings).build()) {
+			long end = System.nanoTime() + budget.toNanos();
+			while (trials.count < maxTrials && System.nanoTime() - end < 0) {
+				// the nodes restarted by the previous trial count again once their quarantine is over
+				long attemptStart = System.nanoTime();
+				Lease first = a.acquire("faults", ExclusionHarness.RESOURCE, ttl, quarantine.plus(MARGIN));
+				long firstAcquired = System.nanoTime();
+				trials.attemptNanos.add(firstAcquired - attemptStart);
+				long firstValidityEnd = firstAcquired + first.remainingValidity().toNanos();
+				List<Interval> intervals = new ArrayList<>();
+
+				List<RedisNode> holding = new ArrayList<>();
+				for (RedisNode node : nodes.nodes()) {
+					if (holding.size() < 3 && node.command("GET", "redlock:" + ExclusionHarness.RESOURCE) != null) {
+						holding.add(node);
+					}
+				}
+				assertThat(holding).as("nodes holding A's lock").hasSize(3);
+				for (RedisNode node : holding) {
+					node.kill();
+					node.restart();
+				}
+				if (on) {
+					// both clients read the new uptime now; A's next trial then waits for the quarantine to end
+					a.checkNodes();
+				}
+				assertThat(first.isValid()).as("A is still valid after the restarts").isTrue();
+
+				Lease second = null;
+				long secondAcquired = 0;
+				while (second == null && first.isValid()) {
+					long start = System.nanoTime();
+					try {
+						second = b.acquire("faults", ExclusionHarness.RESOURCE, ttl, Duration.ZERO);
+						secondAcquired = System.nanoTime();
+						if (first.isValid()) {
+							trials.secondHolders++;
+						}
+					}
+					catch (LockNotAcquiredException ex) {
+						if (ex.failedNodes().stream().anyMatch((failed) -> failed.contains("restart quarantine"))) {
+							trials.quarantineRejections++;
+						}
+					}
+					trials.secondAttempts++;
+					trials.attemptNanos.add(System.nanoTime() - start);
+					if (second == null) {
+						LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+					}
+				}
+				if (second != null) {
+					long secondValidityEnd = secondAcquired + second.remainingValidity().toNanos();
+					long releaseStart = System.nanoTime();
+					second.release();
+					intervals.add(new Interval(secondAcquired, Math.min(releaseStart, secondValidityEnd)));
+				}
+				long releaseStart = System.nanoTime();
+				first.release();
+				intervals.add(new Interval(firstAcquired, Math.min(releaseStart, firstValidityEnd)));
+				trials.overlaps += Report.overlaps(intervals);
+				trials.acquisitions += intervals.size();
+				trials.count++;
+			}
+		}
+		return trials;
+	}
+
+	/** Counts over the restart trials of scenario 5. */
+	private static final class Trials {
+
+		int count;
+
+		long acquisitions;
+
+		long secondAttempts;
+
+		long secondHolders;
+
+		long quarantineRejections;
+
+		long overlaps;
+
+		final List<Long> attemptNanos = new ArrayList<>();
+
+		long violations() {
+			return this.secondHolders + this.overlaps;
+		}
+
+		String line(String scenario) {
+			return String.format("scenario %s: acquisitions=%d violations=%d p99Attempt=%.1f ms [trials=%d,"
+					+ " B attempts=%d, B holders while A valid=%d, overlaps=%d, refused by quarantine=%d]", scenario,
+					this.acquisitions, violations(), p99(this.attemptNanos) / 1e6, this.count, this.secondAttempts,
+					this.secondHolders, this.overlaps, this.quarantineRejections);
+		}
+
+	}
+
+	private static long p99(List<Long> nanos) {
+		if (nanos.isEmpty()) {
+			return 0;
+		}
+		List<Long> sorted = new ArrayList<>(nanos);
+		sorted.sort(null);
+		return sorted.get(Math.max(0, (int) Math.ceil(sorted.size() * 0.99) - 1));
+	}
+
 	private static void assertExclusive(Report report) {
 		assertThat(report.overstays()).as("critical sections that outlived their lease (test set-up)").isZero();
 		assertThat(report.occupancyViolations()).as("occupancy above 1").isZero();
@@ -262,6 +582,14 @@ class FaultInjectionTests {
 			}
 		}
 		return total;
+	}
+
+	/** Nodes on which the lock key exists; {@code EXISTS} also expires a key whose TTL is over. */
+	private static long keyCount(RedisNodes nodes) {
+		return nodes.nodes()
+			.stream()
+			.filter((node) -> "1".equals(node.command("EXISTS", "redlock:" + ExclusionHarness.RESOURCE)))
+			.count();
 	}
 
 	private static List<String> values(RedisNodes nodes) {
