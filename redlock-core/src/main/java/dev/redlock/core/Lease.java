@@ -281,8 +281,9 @@ public final class Lease implements AutoCloseable {
 			}
 			LeaseWatch renewal = LeaseWatch.renewing(this, this.redlock.renewals(),
 					this.acquiredAtNanos + maxHold.toNanos());
-			this.watch = renewal;
+			// started first: on a closed Redlock start() throws and the lease must not look renewed
 			renewal.start();
+			this.watch = renewal;
 		}
 		return this;
 	}
@@ -345,8 +346,8 @@ public final class Lease implements AutoCloseable {
 		synchronized (this) {
 			if (this.releaseOutcome == null && this.watch == null) {
 				LeaseWatch expiry = LeaseWatch.watching(this, this.redlock.renewals());
-				this.watch = expiry;
 				expiry.start();
+				this.watch = expiry;
 			}
 		}
 		return this;
@@ -380,7 +381,11 @@ public final class Lease implements AutoCloseable {
 		try {
 			callback.run();
 		}
-		catch (RuntimeException ex) {
+		catch (VirtualMachineError ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			// one failing callback must not keep the others from running
 			logger.warn("A lease-lost callback of lock '{}' failed; ignored", this.name, ex);
 		}
 	}

@@ -40,9 +40,12 @@ public class LeaseLostException extends RuntimeException {
 
 	private static String message(Lease lease, String work, Duration heldFor) {
 		LossReason reason = lease.lossReason().orElse(null);
-		String why = (reason == LossReason.EXTENSION_FAILED)
-				? "a renewal or extension of its lease was not confirmed by a quorum in time"
-				: "it ran longer than its lease";
+		String why = switch ((reason != null) ? reason : LossReason.VALIDITY_RAN_OUT) {
+			case EXTENSION_FAILED -> "a renewal or extension of its lease was not confirmed by a quorum in time";
+			case FOUND_EXPIRED -> "its key was gone from a majority of nodes at release (expired, evicted or "
+					+ "forgotten by a restarted node)";
+			case VALIDITY_RAN_OUT -> "it ran longer than its lease";
+		};
 		return "Lock '" + lease.name() + "' on '" + lease.resource() + "' was lost before " + work + " returned: "
 				+ why + " (held " + heldFor.toMillis() + " ms, TTL " + lease.ttl().toMillis()
 				+ " ms); another caller may have run at the same time";

@@ -16,9 +16,10 @@ import org.slf4j.LoggerFactory;
  * <p>A node that restarted without persistence has forgotten the locks it held; if it counted again at once, a
  * second client could reach a quorum while the first still holds the lock ("delayed restarts" in the Redlock spec).
  * So a node whose {@code uptime_in_seconds} is below the quarantine counts again only once the quarantine has passed
- * since its start: at {@code now + quarantine - uptime}. Uptime alone says when the node started, also when it
- * restarted while this client's connections were idle; its {@code run_id}, which changes with every start, is kept
- * to tell a restart in the logs (and to find the same server listed twice). {@code uptime_in_seconds} is rounded
+ * since its start: at {@code now + quarantine - uptime}. Uptime says when the node started, also when it restarted
+ * while this client's connections were idle. A {@code run_id} different from the one seen before means another
+ * server answers at this address (a failover, a reused address), which waits out the whole quarantine whatever its
+ * uptime; the {@code run_id} also finds the same server listed twice. {@code uptime_in_seconds} is rounded
  * down, and {@code now} is read after the reply: both err on the side of a longer quarantine.
  *
  * <p>A quarantined node still gets every command: a lock set there is released there. Only its grants (and
@@ -79,11 +80,16 @@ final class NodeQuarantine {
 			return;
 		}
 		long upNanos = TimeUnit.SECONDS.toNanos(uptimeSeconds);
+		boolean restartedAgain = previousRunId != null && newRunId != null && !previousRunId.equals(newRunId);
+		if (restartedAgain) {
+			// another server now answers at this address (a failover, a reused address): whatever its uptime, it
+			// never held our keys or holds stale ones, so it waits out the whole quarantine
+			upNanos = 0;
+		}
 		if (upNanos >= this.quarantineNanos) {
 			return;
 		}
 		long countsAgainAt = nowNanos + this.quarantineNanos - upNanos;
-		boolean restartedAgain = previousRunId != null && newRunId != null && !previousRunId.equals(newRunId);
 		if (this.quarantined && !restartedAgain && countsAgainAt - this.countsAgainAtNanos <= 0) {
 			return;
 		}

@@ -60,6 +60,9 @@ import redis.clients.jedis.Protocol.Keyword;
  */
 public final class Redlock implements AutoCloseable {
 
+	/** Time the startup check of the nodes may take, new connections included. */
+	private static final long STARTUP_CHECK_NANOS = TimeUnit.SECONDS.toNanos(2);
+
 	/** The name of locks acquired without one. */
 	public static final String DEFAULT_LOCK_NAME = "unnamed";
 
@@ -377,7 +380,7 @@ public final class Redlock implements AutoCloseable {
 				quarantine.observe(fields);
 				String uptime = fields.get("uptime_in_seconds");
 				statuses.add(new NodeStatus(node, true, latency, fields.get("redis_version"), fields.get("role"),
-						(uptime != null) ? Duration.ofSeconds(Long.parseLong(uptime.trim())) : null,
+						seconds(uptime),
 						quarantine.remaining(), null));
 			}
 			else {
@@ -410,14 +413,23 @@ public final class Redlock implements AutoCloseable {
 					+ " is below 3 node timeouts (" + this.settings.nodeTimeout() + " each): a slow round leaves "
 					+ "little or no validity"));
 		}
-		NodeReply[] infos = this.fanout.execute(new CommandArguments(Command.INFO),
-				null);
-		NodeReply[] policies = this.fanout.execute(
+		// at startup every connection is new (TCP, TLS, AUTH): give the check more than one node timeout, so that
+		// a server listed twice or a replica is found rather than reported as "cannot be checked"
+		Fanout startup = new Fanout(this.pools, Math.max(this.settings.nodeTimeout().toNanos(), STARTUP_CHECK_NANOS));
+		NodeReply[] infos = startup.execute(new CommandArguments(Command.INFO), null);
+		NodeReply[] policies = startup.execute(
 				new CommandArguments(Command.CONFIG).add("GET").add("maxmemory-policy"), null);
 		Map<String, Integer> byRunId = new HashMap<>();
 		for (int i = 0; i < n; i++) {
 			String node = this.nodes.get(i).redacted();
 			NodeReply info = infos[i];
+			if (info.kind() == NodeReply.Kind.ERROR_REPLY && !this.settings.restartQuarantine().isZero()) {
+				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i, node + " refuses INFO ("
+						+ info.describeFailure() + "): the restart quarantine reads the node's uptime with it; grant "
+						+ "the user +info, or turn the quarantine off (restartQuarantine 0) and run Redis with "
+						+ "appendfsync always"));
+				continue;
+			}
 			if (info.kind() != NodeReply.Kind.REPLIED || !(info.value() instanceof byte[] bytes)) {
 				warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, i,
 						node + " cannot be checked now (" + info.describeFailure() + ")"));
@@ -445,6 +457,15 @@ public final class Redlock implements AutoCloseable {
 		}
 		errors.addAll(warnings);
 		return errors;
+	}
+
+	private static @Nullable Duration seconds(@Nullable String text) {
+		try {
+			return (text != null) ? Duration.ofSeconds(Long.parseLong(text.trim())) : null;
+		}
+		catch (NumberFormatException ex) {
+			return null;
+		}
 	}
 
 	/** The value of a {@code CONFIG GET} reply, or {@code null} when CONFIG is refused or renamed. */

@@ -1,0 +1,48 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The quarantine arithmetic on its own (the behaviour on real nodes is in {@link RestartQuarantineTests}).
+ */
+class NodeQuarantineTests {
+
+	private static final Duration QUARANTINE = Duration.ofSeconds(60);
+
+	private final NodeQuarantine quarantine = new NodeQuarantine(RedisNodeUri.parse("redis://127.0.0.1:7001"),
+			QUARANTINE);
+
+	@Test
+	void longRunningNodeCounts() {
+		this.quarantine.observe("run-a", 3_600L, System.nanoTime());
+		assertThat(this.quarantine.counts()).isTrue();
+	}
+
+	@Test
+	void recentlyStartedNodeWaitsOutTheRestOfTheQuarantine() {
+		this.quarantine.observe("run-a", 20L, System.nanoTime());
+		assertThat(this.quarantine.counts()).isFalse();
+		assertThat(this.quarantine.remaining()).isBetween(Duration.ofSeconds(39), Duration.ofSeconds(40));
+	}
+
+	@Test
+	void anotherServerAtTheSameAddressWaitsTheWholeQuarantineWhateverItsUptime() {
+		this.quarantine.observe("run-a", 3_600L, System.nanoTime());
+		this.quarantine.observe("run-b", 7_200L, System.nanoTime());
+		assertThat(this.quarantine.counts()).isFalse();
+		assertThat(this.quarantine.remaining()).isBetween(Duration.ofSeconds(59), QUARANTINE);
+	}
+
+	@Test
+	void zeroQuarantineNeverQuarantines() {
+		NodeQuarantine off = new NodeQuarantine(RedisNodeUri.parse("redis://127.0.0.1:7001"), Duration.ZERO);
+		off.observe("run-a", 0L, System.nanoTime());
+		off.observe("run-b", 0L, System.nanoTime());
+		assertThat(off.counts()).isTrue();
+	}
+
+}
