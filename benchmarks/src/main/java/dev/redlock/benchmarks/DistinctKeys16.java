@@ -1,0 +1,47 @@
+package dev.redlock.benchmarks;
+
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * 16 threads, each locking and unlocking its own fresh keys: operations per second, against the floor's parallel round
+ * trips per second from the same 16 threads. All threads share one client (one {@code Redlock}, one Redisson client
+ * per node); the floor and the naive client have one connection per node per thread.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 1)
+@Fork(1)
+@Threads(16)
+public class DistinctKeys16 {
+
+	@Benchmark
+	public Object floor(RedisCluster cluster, Floor floor, Keys keys) {
+		return LockUnlock.floor(floor, keys.next());
+	}
+
+	@Benchmark
+	public void naive(RedisCluster cluster, NaiveRedlock naive, Keys keys) {
+		LockUnlock.mustHold(LockUnlock.naive(naive, keys.next()), "naive");
+	}
+
+	@Benchmark
+	public void redisson(RedisCluster cluster, RedissonNodes redisson, Keys keys) throws InterruptedException {
+		LockUnlock.mustHold(LockUnlock.redisson(redisson, keys.next()), "redisson");
+	}
+
+	@Benchmark
+	public void redlock(RedisCluster cluster, OurRedlock ours, Keys keys) {
+		LockUnlock.mustHold(LockUnlock.redlock(ours, keys.next()), "redlock");
+	}
+
+}

@@ -1,0 +1,46 @@
+package dev.redlock.benchmarks;
+
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * One thread, lock+unlock of a fresh key each invocation: mean time and, in sample mode, percentiles. The floor is one
+ * parallel round trip; an ideal Redlock needs two (acquire on all nodes, release on all nodes).
+ */
+@BenchmarkMode({ Mode.AverageTime, Mode.SampleTime })
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 1)
+@Fork(1)
+@Threads(1)
+public class Latency {
+
+	@Benchmark
+	public Object floor(RedisCluster cluster, Floor floor, Keys keys) {
+		return LockUnlock.floor(floor, keys.next());
+	}
+
+	@Benchmark
+	public void naive(RedisCluster cluster, NaiveRedlock naive, Keys keys) {
+		LockUnlock.mustHold(LockUnlock.naive(naive, keys.next()), "naive");
+	}
+
+	@Benchmark
+	public void redisson(RedisCluster cluster, RedissonNodes redisson, Keys keys) throws InterruptedException {
+		LockUnlock.mustHold(LockUnlock.redisson(redisson, keys.next()), "redisson");
+	}
+
+	@Benchmark
+	public void redlock(RedisCluster cluster, OurRedlock ours, Keys keys) {
+		LockUnlock.mustHold(LockUnlock.redlock(ours, keys.next()), "redlock");
+	}
+
+}
