@@ -68,7 +68,10 @@ public final class LoadDemo {
 			exitCode = options.targets().isEmpty() ? runWithOwnShops(options) : run(options.targets(), options);
 		}
 		catch (Exception ex) {
-			ex.printStackTrace();
+			System.err.println("Load demo failed: " + ex);
+			for (Throwable cause = ex.getCause(); cause != null; cause = cause.getCause()) {
+				System.err.println("  caused by: " + cause);
+			}
 			exitCode = 2;
 		}
 		// also ends the HTTP client's threads
