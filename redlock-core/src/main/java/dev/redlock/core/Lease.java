@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
@@ -60,14 +61,20 @@ public final class Lease implements AutoCloseable {
 	/** Start of the acquisition or of the last extension that counted. */
 	private volatile long validatedAtNanos;
 
-	private int extensionAttempts;
+	private volatile int extensionAttempts;
 
 	private volatile @Nullable ReleaseOutcome releaseOutcome;
 
-	/** Renews or watches this lease on the shared scheduler; guarded by this lease's monitor. */
+	/** Renews or watches this lease on the shared scheduler; guarded by this lease's state lock. */
 	private volatile @Nullable LeaseWatch watch;
 
 	private final Object lossLock = new Object();
+
+	/**
+	 * Guards extension, release and the watch. A lock rather than the monitor: these hold it across a network round,
+	 * and a virtual thread waiting on a monitor would pin its carrier thread (JDK 21 to 23).
+	 */
+	private final ReentrantLock stateLock = new ReentrantLock();
 
 	private volatile @Nullable LossReason lossReason;
 
@@ -169,7 +176,7 @@ public final class Lease implements AutoCloseable {
 	 * Returns how many times an extension was attempted.
 	 * @return the number of {@link #extend} calls that reached the nodes
 	 */
-	public synchronized int extensionAttempts() {
+	public int extensionAttempts() {
 		return this.extensionAttempts;
 	}
 
@@ -202,10 +209,20 @@ public final class Lease implements AutoCloseable {
 	}
 
 	/**
-	 * Extends the lease under its monitor; the caller signals a loss after leaving it, so that loss callbacks never
+	 * Extends the lease under its state lock; the caller signals a loss after leaving it, so that loss callbacks never
 	 * run while the lease is locked.
 	 */
-	synchronized ExtendOutcome extendHeld(Duration ttl) {
+	ExtendOutcome extendHeld(Duration ttl) {
+		this.stateLock.lock();
+		try {
+			return extendLocked(ttl);
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+	}
+
+	private ExtendOutcome extendLocked(Duration ttl) {
 		if (this.releaseOutcome != null) {
 			throw new IllegalStateException("Lease on '" + this.resource + "' was already released");
 		}
@@ -268,7 +285,8 @@ public final class Lease implements AutoCloseable {
 		if (isLost()) {
 			return this;
 		}
-		synchronized (this) {
+		this.stateLock.lock();
+		try {
 			if (this.releaseOutcome != null) {
 				throw new IllegalStateException("Lease on '" + this.resource + "' was already released");
 			}
@@ -284,6 +302,9 @@ public final class Lease implements AutoCloseable {
 			// started first: on a closed Redlock start() throws and the lease must not look renewed
 			renewal.start();
 			this.watch = renewal;
+		}
+		finally {
+			this.stateLock.unlock();
 		}
 		return this;
 	}
@@ -343,19 +364,23 @@ public final class Lease implements AutoCloseable {
 			runCallback(callback);
 			return this;
 		}
-		synchronized (this) {
+		this.stateLock.lock();
+		try {
 			if (this.releaseOutcome == null && this.watch == null) {
 				LeaseWatch expiry = LeaseWatch.watching(this, this.redlock.renewals());
 				expiry.start();
 				this.watch = expiry;
 			}
 		}
+		finally {
+			this.stateLock.unlock();
+		}
 		return this;
 	}
 
 	/**
 	 * Marks the lease lost, once: tells the listeners, then runs the callbacks on the calling thread. Never call it
-	 * while holding this lease's monitor.
+	 * while holding this lease's state lock.
 	 */
 	void markLost(LossReason reason) {
 		List<Runnable> callbacks;
@@ -394,6 +419,10 @@ public final class Lease implements AutoCloseable {
 		return this.validatedAtNanos;
 	}
 
+	ReentrantLock stateLock() {
+		return this.stateLock;
+	}
+
 	long validUntilNanos() {
 		return this.validUntilNanos;
 	}
@@ -424,7 +453,8 @@ public final class Lease implements AutoCloseable {
 		}
 		boolean ranOut = false;
 		ReleaseOutcome outcome;
-		synchronized (this) {
+		this.stateLock.lock();
+		try {
 			if (this.releaseOutcome == null) {
 				current = this.watch;
 				if (current != null) {
@@ -443,6 +473,9 @@ public final class Lease implements AutoCloseable {
 			else {
 				return this.releaseOutcome;
 			}
+		}
+		finally {
+			this.stateLock.unlock();
 		}
 		if (ranOut) {
 			markLost(LossReason.VALIDITY_RAN_OUT);

@@ -15,8 +15,8 @@ import dev.redlock.core.RedlockListener.LossReason;
  * (re)validation while renewal is on, and otherwise wakes up when its validity ends, to signal the loss of a lease
  * that was not released in time. Each run reschedules the next one; nothing runs once the lease is released or lost.
  *
- * <p>Runs and reschedules under the lease's monitor, so that {@link Lease#release()}, which cancels it before and
- * again under that monitor, never leaves a run scheduled behind it. Loss is signalled after leaving the monitor.
+ * <p>Runs and reschedules under the lease's state lock, so that {@link Lease#release()}, which cancels it before and
+ * again under that lock, never leaves a run scheduled behind it. Loss is signalled after leaving the lock.
  */
 final class LeaseWatch implements Runnable {
 
@@ -57,7 +57,7 @@ final class LeaseWatch implements Runnable {
 	}
 
 	/**
-	 * Schedules the first run; call under the lease's monitor.
+	 * Schedules the first run; call under the lease's state lock.
 	 * @throws IllegalStateException if the {@code Redlock} was closed
 	 */
 	void start() {
@@ -77,7 +77,8 @@ final class LeaseWatch implements Runnable {
 	@Override
 	public void run() {
 		LossReason lost = null;
-		synchronized (this.lease) {
+		this.lease.stateLock().lock();
+		try {
 			if (this.cancelled || this.lease.isReleased() || this.lease.lossReason().isPresent()) {
 				return;
 			}
@@ -92,6 +93,9 @@ final class LeaseWatch implements Runnable {
 				// not renewing: wake up when the validity ends, in case the lease is not released by then
 				scheduleNext(now);
 			}
+		}
+		finally {
+			this.lease.stateLock().unlock();
 		}
 		if (lost != null) {
 			this.renewing = false;
