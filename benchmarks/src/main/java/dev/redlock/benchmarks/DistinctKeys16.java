@@ -2,7 +2,6 @@ package dev.redlock.benchmarks;
 
 import java.util.concurrent.TimeUnit;
 
-import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
@@ -22,26 +21,6 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 3, time = 1)
 @Fork(1)
 @Threads(16)
-public class DistinctKeys16 {
-
-	@Benchmark
-	public Object floor(RedisCluster cluster, Floor floor, Keys keys) {
-		return LockUnlock.floor(floor, keys.next());
-	}
-
-	@Benchmark
-	public void naive(RedisCluster cluster, NaiveRedlock naive, Keys keys) {
-		LockUnlock.mustHold(LockUnlock.naive(naive, keys.next()), "naive");
-	}
-
-	@Benchmark
-	public void redisson(RedisCluster cluster, RedissonNodes redisson, Keys keys) throws InterruptedException {
-		LockUnlock.mustHold(LockUnlock.redisson(redisson, keys.next()), "redisson");
-	}
-
-	@Benchmark
-	public void redlock(RedisCluster cluster, OurRedlock ours, Keys keys) {
-		LockUnlock.mustHold(LockUnlock.redlock(ours, keys.next()), "redlock");
-	}
+public class DistinctKeys16 extends LockUnlockBenchmarks {
 
 }

@@ -1,0 +1,31 @@
+package dev.redlock.benchmarks;
+
+import org.openjdk.jmh.annotations.Benchmark;
+
+/**
+ * The four lock+unlock benchmarks, measured under the mode and thread count of each subclass ({@link Latency},
+ * {@link DistinctKeys16}): JMH generates the inherited methods once per concrete class.
+ */
+public abstract class LockUnlockBenchmarks {
+
+	@Benchmark
+	public Object floor(RedisCluster cluster, Floor floor, Keys keys) {
+		return LockUnlock.floor(floor, keys.next());
+	}
+
+	@Benchmark
+	public void naive(RedisCluster cluster, NaiveRedlock naive, Keys keys) {
+		LockUnlock.mustHold(LockUnlock.naive(naive, keys.next()), "naive");
+	}
+
+	@Benchmark
+	public void redisson(RedisCluster cluster, RedissonNodes redisson, Keys keys) throws InterruptedException {
+		LockUnlock.mustHold(LockUnlock.redisson(redisson, keys.next()), "redisson");
+	}
+
+	@Benchmark
+	public void redlock(RedisCluster cluster, OurRedlock ours, Keys keys) {
+		LockUnlock.mustHold(LockUnlock.redlock(ours, keys.next()), "redlock");
+	}
+
+}
