@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -18,17 +20,31 @@ import redis.clients.jedis.exceptions.JedisException;
 /**
  * Sends one command to many nodes at once: it is written and flushed to every node's connection before any reply
  * is read, so a round costs about one round trip to the slowest node, not the sum. The whole round, waiting for
- * connections included, shares one deadline: no node can hold it up past the node timeout.
+ * connections included, shares one deadline: no node can hold it up past the node timeout. Replies are read in the
+ * order they arrive, and a round with an {@link EarlyExit} stops waiting as soon as the replies read settle it, so a
+ * slow node delays nobody once the others have decided.
  */
 final class Fanout {
 
 	private final List<NodeConnectionPool> pools;
 
+	private static final Logger logger = LoggerFactory.getLogger(Fanout.class);
+
+	/**
+	 * How much later than the others a node may have answered last time and still be waited for once a round is
+	 * settled (at least; as long again as the round took to settle, if longer): more than a busy machine's
+	 * scheduling delay, less than a frozen process, a failover or a congested link.
+	 */
+	private static final long LAG_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
 	private final long timeoutNanos;
 
-	Fanout(List<NodeConnectionPool> pools, long timeoutNanos) {
+	private final LateReplies lateReplies;
+
+	Fanout(List<NodeConnectionPool> pools, long timeoutNanos, LateReplies lateReplies) {
 		this.pools = pools;
 		this.timeoutNanos = timeoutNanos;
+		this.lateReplies = lateReplies;
 	}
 
 	/**
@@ -38,6 +54,19 @@ final class Fanout {
 	 * @return one reply per node, {@code null} for nodes not selected
 	 */
 	NodeReply[] execute(CommandArguments command, boolean @Nullable [] selected) {
+		return execute(command, selected, null);
+	}
+
+	/**
+	 * Runs the command on the selected nodes, reading replies in the order they arrive, and stops waiting once the
+	 * early exit says the replies read so far settle the round.
+	 * @param command the command, the same for every node
+	 * @param selected which nodes to send to, by index; {@code null} for all
+	 * @param exit when to stop waiting, and what to send to the nodes not waited for; {@code null} to wait for all
+	 * @return one reply per node, {@code null} for nodes not selected, {@link NodeReply.Kind#NOT_AWAITED} for nodes
+	 * whose reply was not waited for
+	 */
+	NodeReply[] execute(CommandArguments command, boolean @Nullable [] selected, @Nullable EarlyExit exit) {
 		int n = this.pools.size();
 		long start = System.nanoTime();
 		long deadline = start + this.timeoutNanos;
@@ -45,34 +74,38 @@ final class Fanout {
 		NodeReply[] replies = new NodeReply[n];
 		try {
 			// nodes with an idle connection get the command at once; the others while their connection is opened
-			@SuppressWarnings("unchecked")
-			CompletableFuture<PipelinedConnection>[] pending = new CompletableFuture[n];
+			CompletableFuture<PipelinedConnection>[] pending = null;
 			for (int i = 0; i < n; i++) {
 				if (selected == null || selected[i]) {
-					CompletableFuture<PipelinedConnection> borrowed = this.pools.get(i).borrow(millisLeft(deadline));
+					PipelinedConnection idle = this.pools.get(i).borrowIdle();
+					if (idle != null) {
+						send(i, command, idle, start, connections, replies);
+						continue;
+					}
+					NodeConnectionPool pool = this.pools.get(i);
+					CompletableFuture<PipelinedConnection> borrowed = pool.borrow(millisLeft(deadline));
 					if (borrowed.isDone()) {
 						send(i, command, borrowed, start, deadline, connections, replies);
 					}
+					else if (pool.lastReplyNanos() >= this.timeoutNanos / 2) {
+						// it let the last round wait (frozen, or far away): connect it for a later round, not this one
+						keepWhenReady(pool, borrowed);
+						replies[i] = NodeReply.failed(i, new JedisConnectionException("not waited for: connecting in "
+								+ "the background, since the node was slow to answer last time",
+								new SocketTimeoutException()), System.nanoTime() - start);
+					}
 					else {
+						if (pending == null) {
+							pending = newPendingArray(n);
+						}
 						pending[i] = borrowed;
 					}
 				}
 			}
-			sendAsConnected(command, pending, start, deadline, connections, replies);
-			for (int i = 0; i < n; i++) {
-				PipelinedConnection connection = connections[i];
-				if (connection == null) {
-					continue;
-				}
-				try {
-					connection.setSoTimeout(millisLeft(deadline));
-					Object value = connection.getUnflushedObject();
-					replies[i] = NodeReply.replied(i, value, System.nanoTime() - start);
-				}
-				catch (JedisException ex) {
-					replies[i] = failed(i, ex, start);
-				}
+			if (pending != null) {
+				sendAsConnected(command, pending, start, deadline, connections, replies);
 			}
+			readReplies(connections, replies, start, deadline, exit);
 		}
 		finally {
 			for (int i = 0; i < n; i++) {
@@ -86,6 +119,194 @@ final class Fanout {
 			}
 		}
 		return replies;
+	}
+
+	/**
+	 * Reads every sent node's reply, those that have arrived first, until all are read or the early exit settles the
+	 * round; a node that has not answered by the deadline times out.
+	 */
+	private void readReplies(PipelinedConnection[] connections, NodeReply[] replies, long start, long deadline,
+			@Nullable EarlyExit exit) {
+		int unread = 0;
+		for (int i = 0; i < connections.length; i++) {
+			if (connections[i] != null) {
+				unread++;
+			}
+		}
+		while (unread > 0) {
+			read(nextToRead(connections, replies), connections, replies, start, deadline);
+			unread--;
+			if (unread > 0 && exit != null && exit.settled(replies)) {
+				if (readExpected(connections, replies, start, deadline, unread) > 0) {
+					handOver(connections, replies, start, deadline, exit);
+				}
+				return;
+			}
+		}
+	}
+
+	/**
+	 * Once a round is settled, reads the replies that have arrived and those of nodes expected to answer soon: a
+	 * node whose last reply came within about twice the time this round took to settle. Only a node known to be
+	 * lagging (last time it answered much later, or not at all) is not waited for, so a healthy cluster, even a busy
+	 * one whose replies straggle by a few milliseconds, is read in full, with no other thread involved.
+	 * @return how many are still unread
+	 */
+	private int readExpected(PipelinedConnection[] connections, NodeReply[] replies, long start, long deadline,
+			int unread) {
+		long settledAfter = System.nanoTime() - start;
+		long patience = settledAfter + Math.max(LAG_SLACK_NANOS, settledAfter);
+		while (unread > 0) {
+			int next = -1;
+			for (int i = 0; i < connections.length; i++) {
+				if (connections[i] != null && replies[i] == null) {
+					if (connections[i].replyArrived()) {
+						next = i;
+						break;
+					}
+					if (next < 0 && this.pools.get(i).lastReplyNanos() <= patience) {
+						next = i;
+					}
+				}
+			}
+			if (next < 0) {
+				return unread;
+			}
+			read(next, connections, replies, start, deadline);
+			unread--;
+		}
+		return 0;
+	}
+
+	private void read(int node, PipelinedConnection[] connections, NodeReply[] replies, long start, long deadline) {
+		PipelinedConnection connection = connections[node];
+		try {
+			connection.setSoTimeout(millisLeft(deadline));
+			Object value = connection.getUnflushedObject();
+			replies[node] = NodeReply.replied(node, value, System.nanoTime() - start);
+		}
+		catch (JedisException ex) {
+			replies[node] = failed(node, ex, start);
+		}
+		this.pools.get(node).replied(replies[node].nanos());
+	}
+
+	/** The first unread node whose reply has arrived, else the first unread node. */
+	private static int nextToRead(PipelinedConnection[] connections, NodeReply[] replies) {
+		int first = -1;
+		for (int i = 0; i < connections.length; i++) {
+			if (connections[i] != null && replies[i] == null) {
+				if (connections[i].replyArrived()) {
+					return i;
+				}
+				if (first < 0) {
+					first = i;
+				}
+			}
+		}
+		return first;
+	}
+
+	/**
+	 * Stops waiting for the unread replies: after the early exit's follow-up command, if any, is sent, those
+	 * connections go to the late-reply thread, which reads what is still to come (within the same deadline) and only
+	 * then returns them to their pools.
+	 */
+	private void handOver(PipelinedConnection[] connections, NodeReply[] replies, long start, long deadline,
+			EarlyExit exit) {
+		CommandArguments followUp = exit.toNotAwaited(replies);
+		for (int i = 0; i < connections.length; i++) {
+			PipelinedConnection connection = connections[i];
+			if (connection == null || replies[i] != null) {
+				continue;
+			}
+			boolean followUpSent = false;
+			if (followUp != null) {
+				try {
+					connection.sendCommand(followUp);
+					connection.flushNow();
+					followUpSent = true;
+				}
+				catch (JedisException ex) {
+					connection.setBroken();
+				}
+			}
+			replies[i] = NodeReply.notAwaited(i, System.nanoTime() - start);
+			connections[i] = null;
+			int node = i;
+			boolean readFollowUp = followUpSent;
+			this.lateReplies.execute(() -> readLate(node, connection, start, deadline, readFollowUp, exit),
+					() -> {
+						// closing: the unread reply must not reach the next user
+						connection.setBroken();
+						this.pools.get(node).giveBack(connection);
+					});
+		}
+	}
+
+	/**
+	 * Reads, on the late-reply thread, the reply a round did not wait for, and the follow-up's; tells the early exit,
+	 * then returns the connection (closed if a reply did not come in time).
+	 */
+	private void readLate(int node, PipelinedConnection connection, long start, long deadline, boolean followUpSent,
+			EarlyExit exit) {
+		try {
+			NodeReply reply;
+			try {
+				connection.setSoTimeout(millisLeft(deadline));
+				reply = NodeReply.replied(node, connection.getUnflushedObject(), System.nanoTime() - start);
+			}
+			catch (JedisException ex) {
+				reply = failed(node, ex, start);
+			}
+			this.pools.get(node).replied(reply.nanos());
+			exit.lateReply(reply);
+			if (followUpSent && !connection.isBroken()) {
+				try {
+					connection.setSoTimeout(millisLeft(System.nanoTime() + this.timeoutNanos));
+					connection.getUnflushedObject();
+				}
+				catch (JedisException ex) {
+					// the key expires with its TTL where the follow-up did not land
+					logger.debug("Follow-up on node {} not confirmed: {}", node, ex.getMessage());
+				}
+			}
+		}
+		finally {
+			this.pools.get(node).giveBack(connection);
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private static CompletableFuture<PipelinedConnection>[] newPendingArray(int n) {
+		return new CompletableFuture[n];
+	}
+
+	/**
+	 * Decides when a round may stop waiting for the nodes that have not answered yet.
+	 */
+	interface EarlyExit {
+
+		/**
+		 * Whether the replies read so far settle the round.
+		 * @param replies the replies read so far, {@code null} for nodes not read (yet) or not asked
+		 * @return {@code true} to stop waiting for the others
+		 */
+		boolean settled(NodeReply[] replies);
+
+		/**
+		 * What to send, without waiting for its reply, to the nodes whose reply is not awaited.
+		 * @param replies the replies that settled the round
+		 * @return the command, or {@code null} for none
+		 */
+		@Nullable CommandArguments toNotAwaited(NodeReply[] replies);
+
+		/**
+		 * Told, on the late-reply thread, how a node not awaited answered in the end.
+		 * @param reply its reply, or its timeout or failure
+		 */
+		void lateReply(NodeReply reply);
+
 	}
 
 	/**
@@ -154,12 +375,7 @@ final class Fanout {
 			connection = awaitConnection(borrowed, deadline);
 		}
 		catch (TimeoutException ex) {
-			// keep the connection for a later round when it arrives
-			borrowed.whenComplete((late, failure) -> {
-				if (late != null) {
-					pool.giveBack(late);
-				}
-			});
+			keepWhenReady(pool, borrowed);
 			replies[node] = NodeReply.failed(node,
 					new JedisConnectionException("connecting took longer than the node timeout",
 							new SocketTimeoutException()),
@@ -170,6 +386,13 @@ final class Fanout {
 			replies[node] = NodeReply.failed(node, ex, System.nanoTime() - start);
 			return;
 		}
+		send(node, command, connection, start, connections, replies);
+	}
+
+	/** Writes and flushes the command to a borrowed connection; a failure shows in the node's reply. */
+	private void send(int node, CommandArguments command, PipelinedConnection connection, long start,
+			PipelinedConnection[] connections, NodeReply[] replies) {
+		NodeConnectionPool pool = this.pools.get(node);
 		try {
 			connection.sendCommand(command);
 			connection.flushNow();
@@ -183,6 +406,15 @@ final class Fanout {
 			}
 			replies[node] = failed(node, (JedisException) ex, start);
 		}
+	}
+
+	/** Keeps a connection that is still being opened for a later round, once it is ready. */
+	private static void keepWhenReady(NodeConnectionPool pool, CompletableFuture<PipelinedConnection> borrowed) {
+		borrowed.whenComplete((late, failure) -> {
+			if (late != null) {
+				pool.giveBack(late);
+			}
+		});
 	}
 
 	/**

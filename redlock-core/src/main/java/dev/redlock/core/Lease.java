@@ -44,9 +44,9 @@ public final class Lease implements AutoCloseable {
 
 	private final String resource;
 
-	private final String key;
+	private final RawArgument keyArgument;
 
-	private final String value;
+	private final RawArgument value;
 
 	private final Duration ttl;
 
@@ -78,15 +78,15 @@ public final class Lease implements AutoCloseable {
 
 	private volatile @Nullable LossReason lossReason;
 
-	/** Callbacks waiting for a loss, guarded by {@link #lossLock}. */
-	private List<Runnable> lossCallbacks = new ArrayList<>();
+	/** Callbacks waiting for a loss, guarded by {@link #lossLock}; created by the first one. */
+	private @Nullable List<Runnable> lossCallbacks;
 
-	Lease(Redlock redlock, String name, String resource, String key, String value, Duration ttl, LongSupplier ticker,
-			long acquiredAtNanos, long validUntilNanos) {
+	Lease(Redlock redlock, String name, String resource, RawArgument keyArgument, RawArgument value, Duration ttl,
+			LongSupplier ticker, long acquiredAtNanos, long validUntilNanos) {
 		this.redlock = redlock;
 		this.name = name;
 		this.resource = resource;
-		this.key = key;
+		this.keyArgument = keyArgument;
 		this.value = value;
 		this.ttl = ttl;
 		this.ticker = ticker;
@@ -124,7 +124,12 @@ public final class Lease implements AutoCloseable {
 	 * @return the key prefix followed by the resource
 	 */
 	public String key() {
-		return this.key;
+		return this.keyArgument.toString();
+	}
+
+	/** The key as sent to the nodes. */
+	RawArgument keyArgument() {
+		return this.keyArgument;
 	}
 
 	/**
@@ -355,6 +360,9 @@ public final class Lease implements AutoCloseable {
 		if (!isLost()) {
 			synchronized (this.lossLock) {
 				if (this.lossReason == null) {
+					if (this.lossCallbacks == null) {
+						this.lossCallbacks = new ArrayList<>();
+					}
 					this.lossCallbacks.add(callback);
 					registered = true;
 				}
@@ -389,8 +397,8 @@ public final class Lease implements AutoCloseable {
 				return;
 			}
 			this.lossReason = reason;
-			callbacks = this.lossCallbacks;
-			this.lossCallbacks = List.of();
+			callbacks = (this.lossCallbacks != null) ? this.lossCallbacks : List.of();
+			this.lossCallbacks = null;
 		}
 		LeaseWatch current = this.watch;
 		if (current != null) {

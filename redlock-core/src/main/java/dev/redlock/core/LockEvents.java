@@ -46,18 +46,18 @@ final class LockEvents {
 	/**
 	 * Counts a round's replies and reports each to the listeners.
 	 * @param command what was asked
-	 * @param replies the round's replies, {@code null} for nodes not asked
+	 * @param replies the round's replies, {@code null} for nodes not asked; replies not awaited are not reported
 	 * @param success whether a reply means success (else a plain reply means "rejected")
 	 */
 	void nodeReplies(NodeCommand command, NodeReply[] replies, Predicate<NodeReply> success) {
 		for (NodeReply reply : replies) {
-			if (reply == null) {
+			if (reply == null || reply.kind() == NodeReply.Kind.NOT_AWAITED) {
 				continue;
 			}
 			NodeOutcome outcome = switch (reply.kind()) {
 				case REPLIED -> success.test(reply) ? NodeOutcome.OK : NodeOutcome.REJECTED;
 				case TIMEOUT -> NodeOutcome.TIMEOUT;
-				case ERROR_REPLY, UNREACHABLE -> NodeOutcome.ERROR;
+				case ERROR_REPLY, UNREACHABLE, NOT_AWAITED -> NodeOutcome.ERROR;
 			};
 			this.counters[reply.node()][outcome.ordinal()].increment();
 			if (!this.listeners.isEmpty()) {
@@ -66,6 +66,11 @@ final class LockEvents {
 				emit((listener) -> listener.nodeRequestFinished(event));
 			}
 		}
+	}
+
+	/** Whether anyone listens: when nobody does, events need not be built. */
+	boolean hasListeners() {
+		return !this.listeners.isEmpty();
 	}
 
 	void acquireFinished(AcquireEvent event) {

@@ -33,11 +33,14 @@ final class LockScripts {
 	private LockScripts() {
 	}
 
-	/** A script and its SHA-1 hex digest. */
-	record Script(String source, String sha1) {
+	/** The number of keys every script takes, as sent with {@code EVALSHA}. */
+	static final RawArgument ONE_KEY = RawArgument.of(1);
+
+	/** A script and its SHA-1 hex digest, both encoded once for every call. */
+	record Script(RawArgument source, RawArgument sha1) {
 
 		Script(String source) {
-			this(source, sha1Hex(source));
+			this(RawArgument.of(source), RawArgument.of(sha1Hex(source)));
 		}
 
 		private static String sha1Hex(String source) {

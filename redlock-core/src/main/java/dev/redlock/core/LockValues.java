@@ -18,10 +18,11 @@ final class LockValues {
 	private LockValues() {
 	}
 
-	static String next() {
+	/** A new value, ready to be sent: the encoded characters are ASCII, so they are their own UTF-8 bytes. */
+	static RawArgument next() {
 		byte[] bytes = new byte[RANDOM_BYTES];
 		RANDOM.nextBytes(bytes);
-		return ENCODER.encodeToString(bytes);
+		return RawArgument.wrap(ENCODER.encode(bytes));
 	}
 
 }

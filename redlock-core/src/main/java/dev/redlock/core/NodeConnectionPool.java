@@ -1,14 +1,15 @@
 package dev.redlock.core;
 
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.net.ssl.SSLParameters;
 
@@ -49,13 +50,15 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	private final Semaphore permits;
 
-	private final ConcurrentLinkedDeque<PipelinedConnection> idle = new ConcurrentLinkedDeque<>();
-
-	private final AtomicInteger idleCount = new AtomicInteger();
+	/** Idle connections, the most recently used first (its socket is the likeliest to be alive); guarded by itself. */
+	private final ArrayDeque<PipelinedConnection> idle = new ArrayDeque<>();
 
 	private final ThreadPoolExecutor connector;
 
 	private volatile long downUntilNanos;
+
+	/** How long the node took to answer (or to fail) in the last round that read its reply. */
+	private volatile long lastReplyNanos;
 
 	private volatile @Nullable String lastConnectFailure;
 
@@ -102,15 +105,38 @@ final class NodeConnectionPool implements AutoCloseable {
 			return CompletableFuture
 				.failedFuture(new JedisConnectionException("all connections to the node are in use"));
 		}
-		PipelinedConnection connection;
-		while ((connection = this.idle.pollFirst()) != null) {
-			this.idleCount.decrementAndGet();
-			if (!connection.isBroken() && connection.isConnected()) {
-				return CompletableFuture.completedFuture(connection);
+		PipelinedConnection connection = pollIdle();
+		return (connection != null) ? CompletableFuture.completedFuture(connection) : openInBackground(timeoutMillis);
+	}
+
+	/**
+	 * Borrows an idle connection if there is one and a slot is free now, without waiting or allocating: the path of
+	 * almost every round.
+	 * @return the connection, to be given back with {@link #giveBack}, or {@code null} (then use {@link #borrow})
+	 */
+	@Nullable PipelinedConnection borrowIdle() {
+		if (this.closed || !this.permits.tryAcquire()) {
+			return null;
+		}
+		PipelinedConnection connection = pollIdle();
+		if (connection == null) {
+			this.permits.release();
+		}
+		return connection;
+	}
+
+	/** Takes the most recent usable idle connection, closing broken ones on the way; the caller holds a permit. */
+	private @Nullable PipelinedConnection pollIdle() {
+		while (true) {
+			PipelinedConnection connection;
+			synchronized (this.idle) {
+				connection = this.idle.pollFirst();
+			}
+			if (connection == null || (!connection.isBroken() && connection.isConnected())) {
+				return connection;
 			}
 			closeQuietly(connection);
 		}
-		return openInBackground(timeoutMillis);
 	}
 
 	private CompletableFuture<PipelinedConnection> openInBackground(int timeoutMillis) {
@@ -175,20 +201,42 @@ final class NodeConnectionPool implements AutoCloseable {
 	}
 
 	/**
+	 * Notes how long the node took to answer in a round, timeouts included.
+	 * @param nanos from the start of the round
+	 */
+	void replied(long nanos) {
+		this.lastReplyNanos = nanos;
+	}
+
+	/**
+	 * Returns how long the node took to answer in the last round that read its reply.
+	 * @return nanoseconds from the start of that round; 0 before any
+	 */
+	long lastReplyNanos() {
+		return this.lastReplyNanos;
+	}
+
+	/**
 	 * Returns a borrowed connection; broken ones and those beyond the idle limit are closed.
 	 * @param connection the connection from {@link #borrow}
 	 */
 	void giveBack(PipelinedConnection connection) {
 		try {
-			if (this.closed || connection.isBroken() || this.idleCount.get() >= this.maxIdle) {
+			boolean kept = false;
+			if (!this.closed && !connection.isBroken()) {
+				synchronized (this.idle) {
+					if (this.idle.size() < this.maxIdle) {
+						this.idle.offerFirst(connection);
+						kept = true;
+					}
+				}
+			}
+			if (!kept) {
 				closeQuietly(connection);
 			}
-			else {
-				this.idleCount.incrementAndGet();
-				this.idle.offerFirst(connection);
-				if (this.closed && this.idle.remove(connection)) {
-					closeQuietly(connection);
-				}
+			else if (this.closed) {
+				// closed meanwhile: close() may have emptied the idle list before this connection was added
+				discardIdle();
 			}
 		}
 		finally {
@@ -252,11 +300,12 @@ final class NodeConnectionPool implements AutoCloseable {
 	 * Closes every idle connection.
 	 */
 	void discardIdle() {
-		PipelinedConnection connection;
-		while ((connection = this.idle.pollFirst()) != null) {
-			this.idleCount.decrementAndGet();
-			closeQuietly(connection);
+		List<PipelinedConnection> discarded;
+		synchronized (this.idle) {
+			discarded = new ArrayList<>(this.idle);
+			this.idle.clear();
 		}
+		discarded.forEach(NodeConnectionPool::closeQuietly);
 	}
 
 	@Override

@@ -33,12 +33,19 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 		TIMEOUT,
 
 		/** The connection could not be made or broke. */
-		UNREACHABLE
+		UNREACHABLE,
+
+		/** Sent, but the round was settled by the other nodes' replies before this one was read. */
+		NOT_AWAITED
 
 	}
 
 	static NodeReply replied(int node, @Nullable Object value, long nanos) {
 		return new NodeReply(node, Kind.REPLIED, value, null, nanos);
+	}
+
+	static NodeReply notAwaited(int node, long nanos) {
+		return new NodeReply(node, Kind.NOT_AWAITED, null, null, nanos);
 	}
 
 	static NodeReply failed(int node, Exception error, long nanos) {
@@ -84,6 +91,7 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 		return switch (this.kind) {
 			case REPLIED -> "replied";
 			case TIMEOUT -> "timeout";
+			case NOT_AWAITED -> "not awaited";
 			case ERROR_REPLY -> String.valueOf(this.error.getMessage());
 			case UNREACHABLE -> "unreachable" + rootCauseText();
 		};

@@ -1,22 +1,90 @@
 package dev.redlock.core;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+
+import org.jspecify.annotations.Nullable;
+
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.DefaultJedisSocketFactory;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.JedisSocketFactory;
 
 /**
- * A Jedis connection whose buffered commands can be flushed without waiting for the reply, so that a command can be
- * written to every node before any reply is read.
+ * A Jedis connection for rounds across nodes: buffered commands can be flushed without waiting for the reply (so a
+ * command reaches every node before any reply is read), and it tells whether a reply has arrived (so a round reads
+ * the nodes that have answered first).
  */
 final class PipelinedConnection extends Connection {
 
+	private final SocketCapture capture;
+
 	PipelinedConnection(HostAndPort hostAndPort, JedisClientConfig config) {
-		super(hostAndPort, config);
+		this(new SocketCapture(new DefaultJedisSocketFactory(hostAndPort, config)), config);
+	}
+
+	private PipelinedConnection(SocketCapture capture, JedisClientConfig config) {
+		super(capture, config);
+		this.capture = capture;
+	}
+
+	/** The read timeout last set, so an unchanged one is not set again (each call boxes it, above 127 ms). */
+	private int appliedSoTimeout = -1;
+
+	@Override
+	public void setSoTimeout(int soTimeout) {
+		if (soTimeout != this.appliedSoTimeout) {
+			super.setSoTimeout(soTimeout);
+			this.appliedSoTimeout = soTimeout;
+		}
 	}
 
 	/** Sends what {@link #sendCommand} buffered, without reading. */
 	void flushNow() {
 		flush();
+	}
+
+	/**
+	 * Whether bytes of a reply are waiting to be read, so reading would not block. Only a hint: a TLS connection,
+	 * whose bytes are still encrypted, says {@code false} until they are read.
+	 */
+	boolean replyArrived() {
+		InputStream input = this.capture.input;
+		try {
+			return input != null && input.available() > 0;
+		}
+		catch (IOException ex) {
+			// let the read report the failure
+			return true;
+		}
+	}
+
+	/** Keeps the input stream of the socket Jedis opens, which {@link Connection} does not expose. */
+	private static final class SocketCapture implements JedisSocketFactory {
+
+		private final JedisSocketFactory delegate;
+
+		private volatile @Nullable InputStream input;
+
+		SocketCapture(JedisSocketFactory delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public Socket createSocket() {
+			Socket socket = this.delegate.createSocket();
+			try {
+				this.input = socket.getInputStream();
+			}
+			catch (IOException ex) {
+				// without it every reply counts as not yet arrived: nodes are then read in order
+				this.input = null;
+			}
+			return socket;
+		}
+
 	}
 
 }

@@ -88,6 +88,10 @@ public final class Redlock implements AutoCloseable {
 
 	private final RenewalScheduler renewals = new RenewalScheduler();
 
+	private final LateReplies lateReplies = new LateReplies();
+
+	private volatile @Nullable TtlArgument lastTtl;
+
 	private Redlock(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker,
 			List<RedlockListener> listeners, TlsSettings tls) {
 		this.nodes = List.copyOf(nodes);
@@ -105,7 +109,7 @@ public final class Redlock implements AutoCloseable {
 		}
 		this.pools = List.copyOf(pools);
 		this.quarantines = List.copyOf(quarantines);
-		this.fanout = new Fanout(this.pools, settings.nodeTimeout().toNanos());
+		this.fanout = new Fanout(this.pools, settings.nodeTimeout().toNanos(), this.lateReplies);
 	}
 
 	/**
@@ -166,7 +170,7 @@ public final class Redlock implements AutoCloseable {
 	 * the wait time negative
 	 */
 	public Lease acquire(String name, String resource, Duration ttl, Duration waitTime) {
-		String key = keyFor(resource);
+		RawArgument key = keyFor(resource);
 		Duration lockTtl = usableTtl(ttl);
 		if (waitTime == null || waitTime.isNegative()) {
 			throw new IllegalArgumentException("Lock wait time must be zero or positive, was " + waitTime);
@@ -217,7 +221,7 @@ public final class Redlock implements AutoCloseable {
 	 * {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, or the TTL below 1 ms or within the clock drift allowance
 	 */
 	public Optional<Lease> tryAcquire(String name, String resource, Duration ttl) {
-		String key = keyFor(resource);
+		RawArgument key = keyFor(resource);
 		Duration lockTtl = usableTtl(ttl);
 		Attempt attempt = attempt(name, resource, key, lockTtl);
 		if (attempt.lease != null) {
@@ -231,8 +235,11 @@ public final class Redlock implements AutoCloseable {
 	private Lease acquired(Attempt attempt, long start, int attempts) {
 		Lease lease = attempt.lease;
 		this.held.add(lease);
-		this.events.acquireFinished(new AcquireEvent(lease.name(), lease.resource(), AcquireOutcome.ACQUIRED,
-				Duration.ofNanos(attempt.end - start), attempts, Duration.ofNanos(attempt.validUntil - attempt.end)));
+		if (this.events.hasListeners()) {
+			this.events.acquireFinished(new AcquireEvent(lease.name(), lease.resource(), AcquireOutcome.ACQUIRED,
+					Duration.ofNanos(attempt.end - start), attempts,
+					Duration.ofNanos(attempt.validUntil - attempt.end)));
+		}
 		return lease;
 	}
 
@@ -242,36 +249,32 @@ public final class Redlock implements AutoCloseable {
 		return failure;
 	}
 
-	private Attempt attempt(String name, String resource, String key, Duration ttl) {
-		String value = LockValues.next();
-		long ttlMillis = ttl.toMillis();
-		CommandArguments set = new CommandArguments(Command.SET).key(key)
+	private Attempt attempt(String name, String resource, RawArgument key, Duration ttl) {
+		RawArgument value = LockValues.next();
+		CommandArguments set = new CommandArguments(Command.SET).add(key)
 			.add(value)
 			.add(Keyword.NX)
 			.add(Keyword.PX)
-			.add(ttlMillis);
+			.add(ttlArgument(ttl.toMillis()));
 		long start = this.ticker.getAsLong();
-		NodeReply[] replies = this.fanout.execute(set, null);
+		AcquireExit exit = new AcquireExit(key, value);
+		NodeReply[] replies = this.fanout.execute(set, null, exit);
 		long end = this.ticker.getAsLong();
 		this.events.nodeReplies(NodeCommand.ACQUIRE, replies, NodeReply::isOk);
 		long validUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
-		int granted = 0;
-		for (NodeReply reply : replies) {
-			// a quarantined node may have forgotten a lock someone else still holds: its grant proves nothing
-			if (reply.isOk() && this.quarantines.get(reply.node()).counts()) {
-				granted++;
-			}
-		}
+		int granted = granted(replies);
 		if (granted >= this.quorum && validUntil - end > 0) {
 			Lease lease = new Lease(this, name, resource, key, value, ttl, this.ticker, start, validUntil);
 			return new Attempt(lease, replies, granted, start, end, validUntil);
 		}
 		// Nodes that answered nil surely hold another value; everywhere else ours may have landed, even where the
-		// reply timed out.
+		// reply timed out. A round settled as lost sent the release to the nodes it did not wait for already.
+		boolean releasedWhereNotAwaited = exit.releaseSent;
 		boolean[] mayHoldOurs = new boolean[replies.length];
 		boolean any = false;
 		for (int i = 0; i < replies.length; i++) {
-			mayHoldOurs[i] = !replies[i].isNil();
+			boolean notAwaited = replies[i].kind() == NodeReply.Kind.NOT_AWAITED;
+			mayHoldOurs[i] = !replies[i].isNil() && !(notAwaited && releasedWhereNotAwaited);
 			any |= mayHoldOurs[i];
 		}
 		if (any) {
@@ -284,15 +287,90 @@ public final class Redlock implements AutoCloseable {
 		return new Attempt(null, replies, granted, start, end, validUntil);
 	}
 
+	/** The TTL as sent; the last one is kept, since a call site usually locks with the same TTL every time. */
+	private RawArgument ttlArgument(long millis) {
+		TtlArgument last = this.lastTtl;
+		if (last == null || last.millis != millis) {
+			last = new TtlArgument(millis, RawArgument.of(millis));
+			this.lastTtl = last;
+		}
+		return last.argument;
+	}
+
+	private record TtlArgument(long millis, RawArgument argument) {
+	}
+
+	/** How many of the replies read so far are grants that count (a quarantined node's do not). */
+	private int granted(NodeReply[] replies) {
+		int granted = 0;
+		for (NodeReply reply : replies) {
+			// a quarantined node may have forgotten a lock someone else still holds: its grant proves nothing
+			if (reply != null && reply.isOk() && this.quarantines.get(reply.node()).counts()) {
+				granted++;
+			}
+		}
+		return granted;
+	}
+
+	/**
+	 * Ends an acquisition round as soon as its outcome is known: a quorum has granted, or so many nodes refused
+	 * (or failed) that no quorum is left. A slow node then delays neither a lock already won nor the retry of a lock
+	 * already lost; when lost, the nodes not awaited get the release right behind the {@code SET}.
+	 */
+	private final class AcquireExit implements Fanout.EarlyExit {
+
+		private final RawArgument key;
+
+		private final RawArgument value;
+
+		/** Whether the nodes not awaited were sent the release; read by the caller after the round. */
+		private boolean releaseSent;
+
+		AcquireExit(RawArgument key, RawArgument value) {
+			this.key = key;
+			this.value = value;
+		}
+
+		@Override
+		public boolean settled(NodeReply[] replies) {
+			int granted = granted(replies);
+			int answered = 0;
+			for (NodeReply reply : replies) {
+				if (reply != null) {
+					answered++;
+				}
+			}
+			int refused = answered - granted;
+			return granted >= Redlock.this.quorum || refused > replies.length - Redlock.this.quorum;
+		}
+
+		@Override
+		public @Nullable CommandArguments toNotAwaited(NodeReply[] replies) {
+			if (granted(replies) >= Redlock.this.quorum) {
+				// won: the lease's release goes to every node
+				return null;
+			}
+			// by source, not digest: nobody reads this reply in time to retry after NOSCRIPT
+			this.releaseSent = true;
+			return scriptCommand(Command.EVAL, LockScripts.RELEASE.source(), this.key, this.value);
+		}
+
+		@Override
+		public void lateReply(NodeReply reply) {
+			Redlock.this.events.nodeReplies(NodeCommand.ACQUIRE, new NodeReply[] { reply }, NodeReply::isOk);
+		}
+
+	}
+
 	/**
 	 * Extends a lease on the nodes.
 	 * @param ttl the new TTL, checked by {@link #usableTtl}
 	 * @return whether it counts, and the validity deadline it gives; when it does not count, the deadline is still
 	 * an upper bound: nodes may have taken the new TTL
 	 */
-	Extension extendOnNodes(Lease lease, String value, Duration ttl, long start, long currentValidUntil) {
-		NodeReply[] replies = runScript(NodeCommand.EXTEND, LockScripts.EXTEND, lease.key(), null, value,
-				Long.toString(ttl.toMillis()));
+	Extension extendOnNodes(Lease lease, RawArgument value, Duration ttl, long start, long currentValidUntil) {
+		NodeReply[] replies = runScript(NodeCommand.EXTEND, LockScripts.EXTEND, lease.keyArgument(), null, value,
+				RawArgument.of(ttl.toMillis()));
 		long end = this.ticker.getAsLong();
 		int extended = 0;
 		for (NodeReply reply : replies) {
@@ -334,11 +412,11 @@ public final class Redlock implements AutoCloseable {
 	/**
 	 * Releases a lease on every node.
 	 */
-	ReleaseOutcome releaseOnNodes(Lease lease, String value) {
+	ReleaseOutcome releaseOnNodes(Lease lease, RawArgument value) {
 		this.held.remove(lease);
 		ReleaseOutcome outcome = ReleaseOutcome.UNKNOWN;
 		try {
-			NodeReply[] replies = runScript(NodeCommand.RELEASE, LockScripts.RELEASE, lease.key(), null, value);
+			NodeReply[] replies = runScript(NodeCommand.RELEASE, LockScripts.RELEASE, lease.keyArgument(), null, value);
 			int deleted = 0;
 			int notOurs = 0;
 			for (NodeReply reply : replies) {
@@ -358,7 +436,9 @@ public final class Redlock implements AutoCloseable {
 			return outcome;
 		}
 		finally {
-			this.events.leaseReleased(new ReleaseEvent(lease.name(), lease.resource(), outcome, lease.heldFor()));
+			if (this.events.hasListeners()) {
+				this.events.leaseReleased(new ReleaseEvent(lease.name(), lease.resource(), outcome, lease.heldFor()));
+			}
 		}
 	}
 
@@ -415,7 +495,8 @@ public final class Redlock implements AutoCloseable {
 		}
 		// at startup every connection is new (TCP, TLS, AUTH): give the check more than one node timeout, so that
 		// a server listed twice or a replica is found rather than reported as "cannot be checked"
-		Fanout startup = new Fanout(this.pools, Math.max(this.settings.nodeTimeout().toNanos(), STARTUP_CHECK_NANOS));
+		Fanout startup = new Fanout(this.pools, Math.max(this.settings.nodeTimeout().toNanos(), STARTUP_CHECK_NANOS),
+				this.lateReplies);
 		NodeReply[] infos = startup.execute(new CommandArguments(Command.INFO), null);
 		NodeReply[] policies = startup.execute(
 				new CommandArguments(Command.CONFIG).add("GET").add("maxmemory-policy"), null);
@@ -497,8 +578,8 @@ public final class Redlock implements AutoCloseable {
 	/**
 	 * Runs a lock script by its digest, and by its source on the nodes that do not have it cached.
 	 */
-	private NodeReply[] runScript(NodeCommand command, Script script, String key, boolean @Nullable [] selected,
-			String... args) {
+	private NodeReply[] runScript(NodeCommand command, Script script, RawArgument key, boolean @Nullable [] selected,
+			RawArgument... args) {
 		NodeReply[] replies = this.fanout.execute(scriptCommand(Command.EVALSHA, script.sha1(), key, args), selected);
 		boolean[] missing = null;
 		for (int i = 0; i < replies.length; i++) {
@@ -521,9 +602,10 @@ public final class Redlock implements AutoCloseable {
 		return replies;
 	}
 
-	private static CommandArguments scriptCommand(Command command, String script, String key, String... args) {
-		CommandArguments arguments = new CommandArguments(command).add(script).add(1).key(key);
-		for (String arg : args) {
+	private static CommandArguments scriptCommand(Command command, RawArgument script, RawArgument key,
+			RawArgument... args) {
+		CommandArguments arguments = new CommandArguments(command).add(script).add(LockScripts.ONE_KEY).add(key);
+		for (RawArgument arg : args) {
 			arguments.add(arg);
 		}
 		return arguments;
@@ -550,27 +632,21 @@ public final class Redlock implements AutoCloseable {
 	 * make every node store.
 	 * @throws IllegalArgumentException if the resource is empty or the key too long
 	 */
-	private String keyFor(String resource) {
+	private RawArgument keyFor(String resource) {
 		if (resource == null || resource.isEmpty()) {
 			throw new IllegalArgumentException("Lock resource name must not be empty");
 		}
+		int limit = this.settings.maxKeyLength();
 		String key = this.settings.keyPrefix() + resource;
-		int bytes = utf8Length(key);
-		if (bytes > this.settings.maxKeyLength()) {
+		// one byte or more per char: a key with more chars than the limit is refused without being encoded
+		byte[] bytes = (key.length() > limit) ? null : key.getBytes(StandardCharsets.UTF_8);
+		if (bytes == null || bytes.length > limit) {
+			int atLeast = (bytes != null) ? bytes.length : key.length();
 			String start = (resource.length() > 40) ? resource.substring(0, 40) + "…" : resource;
 			throw new IllegalArgumentException("Lock key for resource '" + start + "' is longer than the limit of "
-					+ this.settings.maxKeyLength() + " bytes in UTF-8, key prefix included (maxKeyLength): at least "
-					+ bytes + " bytes");
+					+ limit + " bytes in UTF-8, key prefix included (maxKeyLength): at least " + atLeast + " bytes");
 		}
-		return key;
-	}
-
-	/** The UTF-8 length of a string; one byte or more per {@code char}, so a long string is not encoded at all. */
-	private int utf8Length(String text) {
-		if (text.length() > this.settings.maxKeyLength()) {
-			return Math.max(text.length(), this.settings.maxKeyLength() + 1);
-		}
-		return text.getBytes(StandardCharsets.UTF_8).length;
+		return RawArgument.wrap(bytes);
 	}
 
 	/**
@@ -629,6 +705,7 @@ public final class Redlock implements AutoCloseable {
 	@Override
 	public void close() {
 		this.renewals.close();
+		this.lateReplies.close();
 		this.pools.forEach(NodeConnectionPool::close);
 	}
 
@@ -665,6 +742,9 @@ public final class Redlock implements AutoCloseable {
 			List<String> taken = new ArrayList<>();
 			List<String> failed = new ArrayList<>();
 			for (NodeReply reply : this.replies) {
+				if (reply.kind() == NodeReply.Kind.NOT_AWAITED) {
+					continue;
+				}
 				String node = Redlock.this.nodes.get(reply.node()).redacted();
 				Duration quarantined = Redlock.this.quarantines.get(reply.node()).remaining();
 				if (reply.isNil()) {

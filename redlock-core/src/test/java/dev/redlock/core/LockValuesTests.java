@@ -13,13 +13,13 @@ class LockValuesTests {
 
 	@Test
 	void valueIsTwentyRandomBytes() {
-		byte[] decoded = Base64.getUrlDecoder().decode(LockValues.next());
+		byte[] decoded = Base64.getUrlDecoder().decode(LockValues.next().getRaw());
 		assertThat(decoded).hasSize(20);
 	}
 
 	@Test
 	void valuesAreUnique() {
-		Set<String> values = new HashSet<>();
+		Set<RawArgument> values = new HashSet<>();
 		for (int i = 0; i < 100_000; i++) {
 			values.add(LockValues.next());
 		}
@@ -31,7 +31,7 @@ class LockValuesTests {
 		// every byte position takes many values across acquisitions: the value is random, not a counter
 		int[][] seen = new int[20][256];
 		for (int i = 0; i < 2_000; i++) {
-			byte[] bytes = Base64.getUrlDecoder().decode(LockValues.next());
+			byte[] bytes = Base64.getUrlDecoder().decode(LockValues.next().getRaw());
 			for (int b = 0; b < bytes.length; b++) {
 				seen[b][bytes[b] & 0xFF]++;
 			}

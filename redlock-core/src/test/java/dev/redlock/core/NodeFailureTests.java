@@ -1,10 +1,12 @@
 package dev.redlock.core;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.LockNotAcquiredException.Reason;
+import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
@@ -55,6 +57,54 @@ class NodeFailureTests {
 				// the round waited for the frozen nodes until its deadline, and elapsed time is read after it
 				assertThat(lease.remainingValidity()).isLessThanOrEqualTo(ttlLessDrift.minus(NODE_TIMEOUT));
 			}
+		}
+	}
+
+	/**
+	 * Two of five nodes answer half a second late in each direction. Once a round has found them lagging, later
+	 * rounds stop waiting for them as soon as the three others have decided, won or lost, so neither the lock nor
+	 * the refusal waits; their replies are read later, off the caller's thread, and the release sent right behind a
+	 * lost {@code SET} leaves nothing behind.
+	 */
+	@Test
+	void aSlowMinorityDelaysNeitherALockWonNorALockLost(RedisNodes nodes) throws Exception {
+		Duration oneWay = Duration.ofMillis(500);
+		Duration ttl = Duration.ofSeconds(10);
+		RedlockSettings patient = this.settings.withNodeTimeout(Duration.ofSeconds(3));
+		try (LatencyProxy slow3 = LatencyProxy.to(nodes.node(3), Duration.ZERO);
+				LatencyProxy slow4 = LatencyProxy.to(nodes.node(4), Duration.ZERO)) {
+			List<String> uris = List.of(nodes.node(0).uri(), nodes.node(1).uri(), nodes.node(2).uri(), slow3.uri(),
+					slow4.uri());
+			try (Redlock holder = Redlock.builder().nodes(uris).settings(patient).build();
+					Redlock other = Redlock.builder().nodes(uris).settings(patient).build()) {
+				// connections are opened while the proxies are fast, so no round waits to connect
+				holder.acquire("slow-minority", ttl, Duration.ZERO).release();
+				other.acquire("slow-minority", ttl, Duration.ZERO).release();
+				slow3.delay(oneWay);
+				slow4.delay(oneWay);
+				// each instance's first round after the slowdown waits for the slow nodes, and learns they lag
+				holder.acquire("learn", ttl, Duration.ZERO).release();
+				other.acquire("learn", ttl, Duration.ZERO).release();
+
+				long start = System.nanoTime();
+				Lease lease = holder.acquire("slow-minority", ttl, Duration.ZERO);
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(oneWay);
+				assertThat(lease.remainingValidity()).isGreaterThan(ttl.minus(oneWay));
+
+				long refusedAt = System.nanoTime();
+				assertThatExceptionOfType(LockNotAcquiredException.class)
+					.isThrownBy(() -> other.acquire("slow-minority", ttl, Duration.ZERO))
+					.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(Reason.CONTENDED));
+				assertThat(Duration.ofNanos(System.nanoTime() - refusedAt)).isLessThan(oneWay);
+
+				// the late "taken" from a slow node still reaches the statistics, from the late-reply thread
+				TestSupport.awaitTrue("the slow nodes' late replies are counted", Duration.ofSeconds(5),
+						() -> other.nodeStatistics().get(3).rejected() + other.nodeStatistics().get(4).rejected() == 2);
+				// the release waits for every node (no early exit), so it deletes on all five
+				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+			}
+			TestSupport.awaitTrue("nothing is left on any node", Duration.ofSeconds(5),
+					() -> TestSupport.keysOnNodes(nodes) == 0);
 		}
 	}
 

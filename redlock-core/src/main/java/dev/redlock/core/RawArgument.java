@@ -1,0 +1,57 @@
+package dev.redlock.core;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+import redis.clients.jedis.args.Rawable;
+
+/**
+ * A command argument encoded once and written as it is to every node: the lock's key and value, a script's digest.
+ * Unlike Jedis's own raw arguments it does not copy the bytes, so the caller must not change them afterwards.
+ */
+final class RawArgument implements Rawable {
+
+	private final byte[] bytes;
+
+	private RawArgument(byte[] bytes) {
+		this.bytes = bytes;
+	}
+
+	/** Wraps bytes that nobody changes afterwards. */
+	static RawArgument wrap(byte[] bytes) {
+		return new RawArgument(bytes);
+	}
+
+	static RawArgument of(String text) {
+		return new RawArgument(text.getBytes(StandardCharsets.UTF_8));
+	}
+
+	static RawArgument of(long number) {
+		return of(Long.toString(number));
+	}
+
+	@Override
+	public byte[] getRaw() {
+		return this.bytes;
+	}
+
+	int length() {
+		return this.bytes.length;
+	}
+
+	@Override
+	public boolean equals(Object other) {
+		return other instanceof RawArgument that && Arrays.equals(this.bytes, that.bytes);
+	}
+
+	@Override
+	public int hashCode() {
+		return Arrays.hashCode(this.bytes);
+	}
+
+	@Override
+	public String toString() {
+		return new String(this.bytes, StandardCharsets.UTF_8);
+	}
+
+}

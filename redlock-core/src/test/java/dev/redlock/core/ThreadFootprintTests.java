@@ -1,0 +1,76 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.test.LatencyProxy;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A {@code Redlock} over N nodes starts at most N + 2 threads, all daemons, all on demand: one connector per node
+ * while connections are being opened, the renewal thread once a lease is renewed or watched, and the late-reply
+ * thread once a round stops waiting for a lagging node. Closing it stops them all.
+ */
+@WithRedisNodes(count = 5)
+class ThreadFootprintTests {
+
+	@Test
+	void atMostOneThreadPerNodeAndTwoMoreAllDaemonsAllStoppedByClose(RedisNodes nodes) throws Exception {
+		Set<Thread> before = Thread.getAllStackTraces().keySet();
+		List<Thread> started;
+		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(1));
+		try (LatencyProxy slow = LatencyProxy.to(nodes.node(4), Duration.ZERO)) {
+			List<String> uris = List.of(nodes.node(0).uri(), nodes.node(1).uri(), nodes.node(2).uri(),
+					nodes.node(3).uri(), slow.uri());
+			try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).build();
+					Redlock competitor = Redlock.builder().nodes(uris).settings(settings).build()) {
+				for (int i = 0; i < 50; i++) {
+					redlock.acquire("footprint-" + i, Duration.ofSeconds(10), Duration.ZERO).release();
+				}
+				// every kind of work that may start a thread: renewal, a loss watch, a lagging node, contention
+				Lease renewed = redlock.acquire("renewed", Duration.ofMillis(300), Duration.ZERO).autoRenew();
+				Lease watched = redlock.acquire("watched", Duration.ofSeconds(10), Duration.ZERO).onLost(() -> {
+				});
+				slow.delay(Duration.ofMillis(100));
+				for (int i = 0; i < 3; i++) {
+					redlock.acquire("lagging-" + i, Duration.ofSeconds(10), Duration.ZERO).release();
+				}
+				try (Lease held = competitor.acquire("contended", Duration.ofSeconds(10), Duration.ZERO)) {
+					assertThat(redlock.tryAcquire("contended", Duration.ofSeconds(10))).isEmpty();
+				}
+				renewed.release();
+				watched.release();
+
+				started = newThreadsSince(before);
+				System.out.printf("threads started by two Redlocks over %d nodes: %s%n", nodes.size(),
+						started.stream().map(Thread::getName).sorted().toList());
+				assertThat(started).allSatisfy((thread) -> assertThat(thread.isDaemon()).isTrue());
+				assertThat(started).extracting(Thread::getName)
+					.allSatisfy((name) -> assertThat(name).startsWith("redlock-"))
+					.anySatisfy((name) -> assertThat(name).startsWith(RenewalScheduler.THREAD_NAME_PREFIX))
+					.anySatisfy((name) -> assertThat(name).startsWith(LateReplies.THREAD_NAME_PREFIX));
+				// two instances: each at most one connector per node, one renewal and one late-reply thread
+				assertThat(started).hasSizeLessThanOrEqualTo(2 * (nodes.size() + 2));
+				assertThat(started.stream().filter((thread) -> thread.getName().startsWith("redlock-connect-")))
+					.hasSizeLessThanOrEqualTo(2 * nodes.size());
+			}
+		}
+		TestSupport.awaitTrue("closing stops every thread the instances started", Duration.ofSeconds(5),
+				() -> started.stream().noneMatch(Thread::isAlive));
+	}
+
+	/** Threads alive now that were not before, other than the latency proxy's. */
+	private static List<Thread> newThreadsSince(Set<Thread> before) {
+		Set<Thread> now = new HashSet<>(Thread.getAllStackTraces().keySet());
+		now.removeAll(before);
+		return now.stream().filter(Thread::isAlive).filter((thread) -> !thread.getName().contains("proxy")).toList();
+	}
+
+}
