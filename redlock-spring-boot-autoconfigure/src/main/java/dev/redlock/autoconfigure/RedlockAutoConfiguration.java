@@ -15,6 +15,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.util.function.SingletonSupplier;
 
 import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockListener;
@@ -58,10 +59,12 @@ public final class RedlockAutoConfiguration {
 	static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<Redlock> redlock,
 			LockAttributeSource redlockLockAttributeSource, ConfigurableBeanFactory beanFactory,
 			Environment environment, ObjectProvider<LockObserver> lockObserver) {
-		// the observer is looked up per call, not now: it may need beans (an ObservationRegistry) that must not be
-		// created before all post-processors are in place
-		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(redlock::getObject,
-				redlockLockAttributeSource, beanFactory, () -> lockObserver.getIfUnique(() -> LockObserver.NONE));
+		// both are looked up on the first call, not now (they may need beans, such as an ObservationRegistry, that
+		// must not be created before all post-processors are in place), and then kept: a lookup per call would cost
+		// more than the interceptor itself
+		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(SingletonSupplier.of(redlock::getObject),
+				redlockLockAttributeSource, beanFactory,
+				SingletonSupplier.of(() -> lockObserver.getIfUnique(() -> LockObserver.NONE)));
 		// read from the environment: advisors are created while post-processors are still being set up, too early
 		// to create the RedlockProperties bean
 		int order = Binder.get(environment)

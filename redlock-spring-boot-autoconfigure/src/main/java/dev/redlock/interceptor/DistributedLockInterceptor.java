@@ -110,7 +110,8 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 				LockContext.restore(outer);
 			}
 			if (lease != null) {
-				Duration heldFor = lease.heldFor();
+				// the time held up to the release, read only for a lease already lost (the release may find it lost)
+				Duration heldFor = lease.isLost() ? lease.heldFor() : null;
 				release(lease, attributes, observation);
 				lost = lost(lease, heldFor, attributes, failure);
 			}
@@ -129,11 +130,12 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 	 * Logs a lease lost before the method returned, and returns the exception to throw for it: {@code null} with
 	 * {@link LeaseLostAction#LOG}, or when the method threw (the loss is then added to its exception as suppressed).
 	 */
-	private static @Nullable LeaseLostException lost(Lease lease, Duration heldFor, LockAttributes attributes,
-			@Nullable Throwable failure) {
+	private static @Nullable LeaseLostException lost(Lease lease, @Nullable Duration heldBeforeRelease,
+			LockAttributes attributes, @Nullable Throwable failure) {
 		if (!lease.isLost()) {
 			return null;
 		}
+		Duration heldFor = (heldBeforeRelease != null) ? heldBeforeRelease : lease.heldFor();
 		String reason = lease.lossReason().map(LossReason::tag).orElse("lost");
 		logger.warn("Lock '{}' was lost before {} {} ({}; {} ms held, TTL {} ms): another caller may have run at the "
 				+ "same time; raise the ttl or renew the lease", attributes.name(), attributes.description(),

@@ -1,25 +1,50 @@
 package dev.redlock.interceptor;
 
+import java.lang.reflect.Method;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
-import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.BeanResolver;
+import org.springframework.expression.ConstructorResolver;
+import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
+import org.springframework.expression.IndexAccessor;
+import org.springframework.expression.MethodResolver;
+import org.springframework.expression.OperatorOverloader;
+import org.springframework.expression.PropertyAccessor;
+import org.springframework.expression.TypeComparator;
+import org.springframework.expression.TypeConverter;
+import org.springframework.expression.TypeLocator;
+import org.springframework.expression.TypedValue;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
 
 /**
  * Evaluates the key expression of a {@code @DistributedLock} call into the resource to lock.
  */
 final class LockKeyEvaluator {
 
-	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+	private static final String[] NO_NAMES = {};
 
-	private final @Nullable BeanFactoryResolver beanResolver;
+	private final ParameterNameDiscoverer parameterNameDiscoverer = new DefaultParameterNameDiscoverer();
+
+	/** Parameter names per method, discovered once: discovery reflects on every call otherwise. */
+	private final Map<Method, String[]> parameterNames = new ConcurrentHashMap<>();
+
+	/** What every call's context has in common: accessors, conversion, and {@code @bean} references. */
+	private final StandardEvaluationContext shared = new StandardEvaluationContext();
 
 	LockKeyEvaluator(@Nullable BeanFactory beanFactory) {
-		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
+		if (beanFactory != null) {
+			this.shared.setBeanResolver(new BeanFactoryResolver(beanFactory));
+		}
 	}
 
 	/**
@@ -32,11 +57,7 @@ final class LockKeyEvaluator {
 			return attributes.name();
 		}
 		LockExpressionRoot root = new LockExpressionRoot(attributes.method(), args, target, targetClass);
-		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, attributes.method(), args,
-				this.parameterNames);
-		if (this.beanResolver != null) {
-			context.setBeanResolver(this.beanResolver);
-		}
+		CallContext context = new CallContext(this.shared, root, parameterNames(attributes.method()), args);
 		Object value;
 		try {
 			value = key.getValue(context);
@@ -52,9 +73,131 @@ final class LockKeyEvaluator {
 		return resource;
 	}
 
+	private String[] parameterNames(Method method) {
+		return this.parameterNames.computeIfAbsent(method, (key) -> {
+			String[] names = this.parameterNameDiscoverer.getParameterNames(key);
+			return (names != null) ? names : NO_NAMES;
+		});
+	}
+
 	private static String message(LockAttributes attributes, String problem) {
 		return "@DistributedLock on " + attributes.description() + ": attribute 'key' = \"" + attributes.keySource()
 				+ "\" " + problem;
+	}
+
+	/**
+	 * The evaluation context of one call: the call's root object and arguments, everything else (accessors, type
+	 * conversion, the bean resolver) from one context shared by all calls, so a call allocates almost nothing.
+	 * Arguments are variables by parameter name and as {@code #a0}/{@code #p0}; variables an expression assigns live
+	 * only in this call.
+	 */
+	private static final class CallContext implements EvaluationContext {
+
+		private final StandardEvaluationContext shared;
+
+		private final TypedValue root;
+
+		private final String[] names;
+
+		private final Object[] args;
+
+		private @Nullable Map<String, Object> assigned;
+
+		CallContext(StandardEvaluationContext shared, Object root, String[] names, Object[] args) {
+			this.shared = shared;
+			this.root = new TypedValue(root);
+			this.names = names;
+			this.args = args;
+		}
+
+		@Override
+		public TypedValue getRootObject() {
+			return this.root;
+		}
+
+		@Override
+		public List<PropertyAccessor> getPropertyAccessors() {
+			return this.shared.getPropertyAccessors();
+		}
+
+		@Override
+		public List<IndexAccessor> getIndexAccessors() {
+			return this.shared.getIndexAccessors();
+		}
+
+		@Override
+		public List<ConstructorResolver> getConstructorResolvers() {
+			return this.shared.getConstructorResolvers();
+		}
+
+		@Override
+		public List<MethodResolver> getMethodResolvers() {
+			return this.shared.getMethodResolvers();
+		}
+
+		@Override
+		public @Nullable BeanResolver getBeanResolver() {
+			return this.shared.getBeanResolver();
+		}
+
+		@Override
+		public TypeLocator getTypeLocator() {
+			return this.shared.getTypeLocator();
+		}
+
+		@Override
+		public TypeConverter getTypeConverter() {
+			return this.shared.getTypeConverter();
+		}
+
+		@Override
+		public TypeComparator getTypeComparator() {
+			return this.shared.getTypeComparator();
+		}
+
+		@Override
+		public OperatorOverloader getOperatorOverloader() {
+			return this.shared.getOperatorOverloader();
+		}
+
+		@Override
+		public void setVariable(String name, @Nullable Object value) {
+			if (this.assigned == null) {
+				this.assigned = new HashMap<>();
+			}
+			this.assigned.put(name, value);
+		}
+
+		@Override
+		public @Nullable Object lookupVariable(String name) {
+			if (this.assigned != null && this.assigned.containsKey(name)) {
+				return this.assigned.get(name);
+			}
+			for (int i = 0; i < this.names.length && i < this.args.length; i++) {
+				if (this.names[i].equals(name)) {
+					return this.args[i];
+				}
+			}
+			int index = indexOf(name);
+			return (index >= 0 && index < this.args.length) ? this.args[index] : null;
+		}
+
+		/** The index in {@code a0}, {@code p12}, …; -1 for any other name. */
+		private static int indexOf(String name) {
+			if (name.length() < 2 || name.length() > 7 || (name.charAt(0) != 'a' && name.charAt(0) != 'p')) {
+				return -1;
+			}
+			int index = 0;
+			for (int i = 1; i < name.length(); i++) {
+				char digit = name.charAt(i);
+				if (digit < '0' || digit > '9') {
+					return -1;
+				}
+				index = index * 10 + (digit - '0');
+			}
+			return index;
+		}
+
 	}
 
 }
