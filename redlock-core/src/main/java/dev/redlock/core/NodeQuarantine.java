@@ -79,7 +79,9 @@ final class NodeQuarantine {
 			}
 			return;
 		}
-		long upNanos = TimeUnit.SECONDS.toNanos(uptimeSeconds);
+		// uptime_in_seconds is the difference of two whole-second clock readings (now and the start), so it can
+		// read 1 a millisecond after the start: count one second less, never more than the node has been up
+		long upNanos = TimeUnit.SECONDS.toNanos(Math.max(0, uptimeSeconds - 1));
 		boolean restartedAgain = previousRunId != null && newRunId != null && !previousRunId.equals(newRunId);
 		if (restartedAgain) {
 			// another server now answers at this address (a failover, a reused address): whatever its uptime, it
