@@ -3,7 +3,7 @@ package dev.redlock.benchmarks;
 import org.openjdk.jmh.annotations.Benchmark;
 
 /**
- * The four lock+unlock benchmarks, measured under the mode and thread count of each subclass ({@link Latency},
+ * The five lock+unlock benchmarks, measured under the mode and thread count of each subclass ({@link Latency},
  * {@link DistinctKeys16}): JMH generates the inherited methods once per concrete class.
  */
 public abstract class LockUnlockBenchmarks {
@@ -26,6 +26,11 @@ public abstract class LockUnlockBenchmarks {
 	@Benchmark
 	public void redlock(RedisCluster cluster, OurRedlock ours, Keys keys) {
 		LockUnlock.mustHold(LockUnlock.redlock(ours, keys.next()), "redlock");
+	}
+
+	@Benchmark
+	public boolean annotated(RedisCluster cluster, AnnotatedRedlock annotated, Keys keys) {
+		return annotated.work.run(keys.next());
 	}
 
 }

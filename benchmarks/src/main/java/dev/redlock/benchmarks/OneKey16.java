@@ -17,6 +17,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
+import dev.redlock.core.LockNotAcquiredException;
+
 /**
  * 16 threads contending for one key with a single try each (no wait): the secondary result {@code acquired} is
  * acquisitions per second, {@code refused} attempts that found the lock taken, and {@code violations} the number of
@@ -30,7 +32,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Threads(16)
 public class OneKey16 {
 
-	private static final String KEY = "bench:one-key";
+	static final String KEY = "bench:one-key";
 
 	/** How many threads believe they hold the lock right now. */
 	@State(Scope.Benchmark)
@@ -103,6 +105,16 @@ public class OneKey16 {
 		}
 		hold(holders, outcomes, safety);
 		lease.release();
+	}
+
+	@Benchmark
+	public void annotated(AnnotatedRedlock annotated, Holders holders, Outcomes outcomes, Safety safety) {
+		try {
+			annotated.work.runOnOneKey(() -> hold(holders, outcomes, safety));
+		}
+		catch (LockNotAcquiredException ex) {
+			outcomes.refused++;
+		}
 	}
 
 	/** Counts the acquisition and checks that no one else holds the lock; leaves before the caller releases. */
