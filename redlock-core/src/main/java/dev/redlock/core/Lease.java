@@ -456,6 +456,24 @@ public final class Lease implements AutoCloseable {
 	 * @return what the nodes said
 	 */
 	public ReleaseOutcome release() {
+		return release(Duration.ZERO);
+	}
+
+	/**
+	 * Releases the lock, but not before it has been held for {@code minimumHold} since its acquisition: when less
+	 * time has passed, the key's TTL on the nodes is set to the rest of that time instead (compare-and-{@code PEXPIRE};
+	 * at most the lease's TTL, which bounds {@code minimumHold}), so the lock runs out by itself then. This is how a job run on one
+	 * instance keeps others, whose clocks or schedules are a little behind, from running the same tick again.
+	 * Otherwise like {@link #release()}.
+	 * @param minimumHold the least time the lock stays taken, counted from its acquisition; zero to release at once
+	 * @return what the nodes said: {@link ReleaseOutcome#RELEASED} when a quorum deleted the key or took the
+	 * shorter TTL
+	 * @throws IllegalArgumentException if {@code minimumHold} is negative
+	 */
+	public ReleaseOutcome release(Duration minimumHold) {
+		if (minimumHold == null || minimumHold.isNegative()) {
+			throw new IllegalArgumentException("minimumHold must be zero or positive, was " + minimumHold);
+		}
 		LeaseWatch current = this.watch;
 		if (current != null) {
 			current.cancel();
@@ -472,7 +490,9 @@ public final class Lease implements AutoCloseable {
 				ranOut = this.validUntilNanos - this.ticker.getAsLong() <= 0;
 				outcome = ReleaseOutcome.UNKNOWN;
 				try {
-					outcome = this.redlock.releaseOnNodes(this, this.value);
+					long keepNanos = Math.min(this.ttl.toNanos(),
+							minimumHold.toNanos() - (this.ticker.getAsLong() - this.acquiredAtNanos));
+					outcome = this.redlock.releaseOnNodes(this, this.value, keepNanos);
 				}
 				finally {
 					// even if releasing failed unexpectedly, this lease is done: its keys expire with their TTL

@@ -410,13 +410,20 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Releases a lease on every node.
+	 * Releases a lease on every node: deletes its key, or, when it must stay taken a while longer, cuts its TTL to
+	 * that time.
+	 * @param keepNanos how much longer the lock must stay taken; zero or less to delete it now
 	 */
-	ReleaseOutcome releaseOnNodes(Lease lease, RawArgument value) {
+	ReleaseOutcome releaseOnNodes(Lease lease, RawArgument value, long keepNanos) {
 		this.held.remove(lease);
 		ReleaseOutcome outcome = ReleaseOutcome.UNKNOWN;
 		try {
-			NodeReply[] replies = runScript(NodeCommand.RELEASE, LockScripts.RELEASE, lease.keyArgument(), null, value);
+			// PEXPIRE takes whole milliseconds: round up, so the lock is never kept for less than asked
+			long keepMillis = (keepNanos <= 0) ? 0 : Math.max(1, (keepNanos + 999_999) / 1_000_000);
+			NodeReply[] replies = (keepMillis == 0)
+					? runScript(NodeCommand.RELEASE, LockScripts.RELEASE, lease.keyArgument(), null, value)
+					: runScript(NodeCommand.RELEASE, LockScripts.EXTEND, lease.keyArgument(), null, value,
+							RawArgument.of(keepMillis));
 			int deleted = 0;
 			int notOurs = 0;
 			for (NodeReply reply : replies) {

@@ -22,6 +22,26 @@ class LeaseTests {
 	private final RedlockSettings settings = TestSupport.SETTINGS.withRetryDelay(Duration.ofMillis(20));
 
 	@Test
+	void aMinimumHoldLeavesTheLockToExpireThenInsteadOfDeletingIt(RedisNodes nodes) {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			Lease lease = redlock.acquire("held-at-least", Duration.ofSeconds(10), Duration.ZERO);
+			assertThat(lease.release(Duration.ofMillis(400))).isEqualTo(ReleaseOutcome.RELEASED);
+			assertThat(lease.isReleased()).isTrue();
+			for (int i = 0; i < nodes.size(); i++) {
+				long pttl = Long.parseLong(nodes.node(i).command("PTTL", "redlock:held-at-least"));
+				assertThat(pttl).as("PTTL on node %d", i).isPositive().isLessThanOrEqualTo(400);
+			}
+			assertThat(redlock.tryAcquire("held-at-least", Duration.ofSeconds(10))).isEmpty();
+			TestSupport.awaitTrue("the lock runs out at the end of the minimum hold", Duration.ofSeconds(5),
+					() -> redlock.tryAcquire("held-at-least", Duration.ofSeconds(10)).map(Lease::release).isPresent());
+			// held longer than the minimum already: deleted at once
+			Lease later = redlock.acquire("held-long-enough", Duration.ofSeconds(10), Duration.ZERO);
+			assertThat(later.release(Duration.ofNanos(1))).isEqualTo(ReleaseOutcome.RELEASED);
+			assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+		}
+	}
+
+	@Test
 	void closeReleasesOnceOnEveryNode(RedisNodes nodes) {
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
 			Lease lease = redlock.acquire("once", Duration.ofSeconds(10), Duration.ZERO);
