@@ -16,8 +16,12 @@ import java.lang.annotation.Target;
  * }</pre>
  *
  * <p>If the lock cannot be acquired within {@link #waitTime()}, the method is not run and
- * {@link dev.redlock.core.LockNotAcquiredException} is thrown. The lock is released when the method returns or
- * throws. Mutual exclusion is guaranteed only while the lock is valid: keep {@link #ttl()} well above the method's
+ * {@link dev.redlock.core.LockNotAcquiredException} is thrown, unless {@link #onLocked()} says to skip the call or
+ * to run a fallback. The lock is released when the method returns or throws; for a method returning a
+ * {@code CompletionStage} or {@code CompletableFuture}, when that completes, normally, exceptionally or by
+ * cancellation; a {@code Mono} or {@code Flux} (with Reactor on the classpath) is locked per subscription. A call made while the same logical call (the same thread, or a task given
+ * {@link dev.redlock.interceptor.LockContext#wrap(Runnable) the context}) already holds the same resource joins that
+ * lock instead of waiting for itself; only the outermost call releases it. Mutual exclusion is guaranteed only while the lock is valid: keep {@link #ttl()} well above the method's
  * running time, or let the lease renew itself while the method runs ({@link #autoRenew()}). A method that returns
  * after its lease was lost is logged and counted, and can be made to fail ({@link #onLeaseLost()}). Inside the
  * method, {@link dev.redlock.interceptor.LockContext#currentLease()} gives the lease.
@@ -40,6 +44,23 @@ public @interface DistributedLock {
 	 * @return the key expression, e.g. {@code "'order:' + #orderId"}
 	 */
 	String key() default "";
+
+	/**
+	 * SpEL expressions for several resources to lock together, all or none, like {@link #key()} each. They are
+	 * acquired one after the other in a canonical order (sorted, duplicates dropped), so two calls naming the same
+	 * resources in another order, such as transfers between two accounts in both directions, cannot deadlock; all
+	 * within one {@link #waitTime()}. If one cannot be had, those already acquired are released. Not together with
+	 * {@link #key()}.
+	 * @return the key expressions, e.g. {@code {"'acct:' + #from", "'acct:' + #to"}}
+	 */
+	String[] keys() default {};
+
+	/**
+	 * SpEL condition, with the same variables as {@link #key()}: the lock is taken only when it is {@code true};
+	 * otherwise the method runs without it.
+	 * @return the condition, e.g. {@code "#amount > 1000"}; empty means always
+	 */
+	String condition() default "";
 
 	/**
 	 * Name of the lock, used in logs and metrics (never the evaluated key, which can take unbounded values) and as
@@ -82,5 +103,28 @@ public @interface DistributedLock {
 	 * @return {@link LeaseLostAction#LOG} by default
 	 */
 	LeaseLostAction onLeaseLost() default LeaseLostAction.LOG;
+
+	/**
+	 * What the call does when the lock cannot be acquired within the wait time.
+	 * @return {@link OnLocked#THROW} by default
+	 */
+	OnLocked onLocked() default OnLocked.THROW;
+
+	/**
+	 * Name of the method to run instead when the lock cannot be acquired, with {@link #onLocked()}
+	 * {@link OnLocked#FALLBACK}: a method of the same class with the same parameter types, whose return type the
+	 * annotated method's return type can hold.
+	 * @return the fallback method's name
+	 */
+	String fallback() default "";
+
+	/**
+	 * Least time the lock stays taken after it was acquired, as a duration or placeholder, even if the method
+	 * returns sooner: the key is then left to expire at that time instead of being deleted. For scheduled jobs, so
+	 * that an instance whose schedule or clock is a little late finds the lock still taken and does not run the same
+	 * tick again. At most the {@link #ttl()}.
+	 * @return the minimum hold; empty means none (released when the method returns)
+	 */
+	String holdAtLeast() default "";
 
 }

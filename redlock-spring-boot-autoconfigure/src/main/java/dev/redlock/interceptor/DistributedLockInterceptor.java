@@ -1,7 +1,12 @@
 package dev.redlock.interceptor;
 
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -15,15 +20,20 @@ import org.springframework.beans.factory.BeanFactory;
 import dev.redlock.annotation.LeaseLostAction;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LeaseLostException;
+import dev.redlock.core.LockNotAcquiredException;
+import dev.redlock.core.LockNotAcquiredException.Reason;
 import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.RedlockListener.LossReason;
 import dev.redlock.core.ReleaseOutcome;
 
 /**
- * Runs a {@link dev.redlock.annotation.DistributedLock @DistributedLock} method under its lock: evaluates the key,
- * acquires the lock (or throws {@link dev.redlock.core.LockNotAcquiredException} without running the method),
- * starts renewing the lease if asked, runs the method with the lease in {@link LockContext}, and releases the lock
- * (which stops renewal) in one {@code try/finally}, whatever the method throws, errors included. A method that
+ * Runs a {@link dev.redlock.annotation.DistributedLock @DistributedLock} method under its lock: checks the condition,
+ * evaluates the keys, joins the leases this logical call already holds ({@link LockContext}) and acquires the others
+ * in canonical order (or, when one cannot be had, releases those taken and throws, skips or falls back), starts
+ * renewing the leases if asked, runs the method with them in {@link LockContext}, and releases the locks it acquired
+ * (which stops renewal) whatever the method throws, errors included; for a method returning a
+ * {@code CompletionStage}, when that completes. A method that
  * returns after its lease was lost is logged at WARN and, with {@link LeaseLostAction#THROW}, fails with
  * {@link LeaseLostException} after the release. A {@link LockObserver} can observe each call (for
  * tracing); it is told about the acquisition, the release and the end of the call, and whatever it throws is logged
@@ -77,111 +87,63 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		if (attributes == null || target == null) {
 			return invocation.proceed();
 		}
-		String resource = this.keyEvaluator.resource(attributes, invocation.getArguments(), target, targetClass);
-		Redlock redlock = this.redlock.get();
-		Duration ttl = (attributes.ttl() != null) ? attributes.ttl() : redlock.settings().defaultTtl();
-		Duration waitTime = (attributes.waitTime() != null) ? attributes.waitTime()
-				: redlock.settings().defaultWaitTime();
-		boolean renew = (attributes.autoRenew() != null) ? attributes.autoRenew() : redlock.settings().autoRenew();
-		Duration maxHold = (attributes.maxHold() != null) ? attributes.maxHold() : redlock.settings().maxHold();
-		LockObservation observation = observe(attributes, resource);
-		Lease lease = null;
-		boolean inContext = false;
-		Lease outer = null;
-		Throwable failure = null;
-		LeaseLostException lost = null;
-		Object result;
-		try {
-			lease = redlock.acquire(attributes.name(), resource, ttl, waitTime);
-			observation.acquired(lease);
-			if (renew) {
-				lease.autoRenew(maxHold);
-			}
-			outer = LockContext.enter(lease);
-			inContext = true;
-			result = invocation.proceed();
+		Object[] args = invocation.getArguments();
+		if (!this.keyEvaluator.conditionHolds(attributes, args, target, targetClass)) {
+			return invocation.proceed();
 		}
-		catch (Throwable ex) {
-			failure = ex;
-			throw ex;
+		List<String> resources = this.keyEvaluator.resources(attributes, args, target, targetClass);
+		Redlock redlock = this.redlock.get();
+		if (attributes.reactive()) {
+			// the method only assembles the work: each subscription locks (no joining: there is no thread to follow)
+			return ReactiveLocks.lock(invocation.proceed(), attributes.method().getReturnType(),
+					() -> new LockedCall(attributes, redlock, observe(attributes, resources)), resources, target,
+					args);
+		}
+		List<Lease> joined = null;
+		List<String> toAcquire = resources;
+		for (String resource : resources) {
+			Lease held = LockContext.joinable(redlock, resource);
+			if (held != null) {
+				if (joined == null) {
+					joined = new ArrayList<>(resources.size());
+					toAcquire = new ArrayList<>(resources);
+				}
+				joined.add(held);
+				toAcquire.remove(resource);
+			}
+		}
+		if (toAcquire.isEmpty()) {
+			// every resource is held by this logical call already: join, and leave the release to its owner
+			return proceedHolding(invocation, redlock, joined);
+		}
+		return new LockedCall(attributes, redlock, observe(attributes, toAcquire)).run(invocation, target, args,
+				toAcquire, (joined != null) ? joined : List.of());
+	}
+
+	private static @Nullable Object proceedHolding(MethodInvocation invocation, Redlock redlock, List<Lease> leases)
+			throws Throwable {
+		LockContext.Frame outer = LockContext.enter(redlock, leases);
+		try {
+			return invocation.proceed();
 		}
 		finally {
-			if (inContext) {
-				LockContext.restore(outer);
-			}
-			if (lease != null) {
-				// the time held up to the release, read only for a lease already lost (the release may find it lost)
-				Duration heldFor = lease.isLost() ? lease.heldFor() : null;
-				release(lease, attributes, observation);
-				lost = lost(lease, heldFor, attributes, failure);
-			}
-			else if (failure != null) {
-				observation.notAcquired(failure);
-			}
-			observation.finished((failure != null) ? failure : lost);
+			LockContext.exit(outer);
 		}
-		if (lost != null) {
-			throw lost;
-		}
-		return result;
 	}
 
-	/**
-	 * Logs a lease lost before the method returned, and returns the exception to throw for it: {@code null} with
-	 * {@link LeaseLostAction#LOG}, or when the method threw (the loss is then added to its exception as suppressed).
-	 */
-	private static @Nullable LeaseLostException lost(Lease lease, @Nullable Duration heldBeforeRelease,
-			LockAttributes attributes, @Nullable Throwable failure) {
-		if (!lease.isLost()) {
-			return null;
-		}
-		Duration heldFor = (heldBeforeRelease != null) ? heldBeforeRelease : lease.heldFor();
-		String reason = lease.lossReason().map(LossReason::tag).orElse("lost");
-		logger.warn("Lock '{}' was lost before {} {} ({}; {} ms held, TTL {} ms): another caller may have run at the "
-				+ "same time; raise the ttl or renew the lease", attributes.name(), attributes.description(),
-				(failure != null) ? "threw" : "returned", reason, heldFor.toMillis(), lease.ttl().toMillis());
-		if (attributes.onLeaseLost() != LeaseLostAction.THROW) {
-			return null;
-		}
-		LeaseLostException exception = new LeaseLostException(lease, attributes.description(), heldFor);
-		if (failure != null) {
-			failure.addSuppressed(exception);
-			return null;
-		}
-		return exception;
-	}
-
-	private LockObservation observe(LockAttributes attributes, String resource) {
+	private LockObservation observe(LockAttributes attributes, List<String> resources) {
 		try {
 			LockObserver observer = this.observer.get();
 			if (observer == LockObserver.NONE) {
 				return LockObservation.NONE;
 			}
+			String resource = (resources.size() == 1) ? resources.get(0) : String.join(",", resources);
 			return new GuardedLockObservation(observer.start(attributes, resource));
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not start observing lock '{}' for {}; the call goes on unobserved", attributes.name(),
 					attributes.description(), ex);
 			return LockObservation.NONE;
-		}
-	}
-
-	private static void release(Lease lease, LockAttributes attributes, LockObservation observation) {
-		observation.releasing();
-		ReleaseOutcome outcome;
-		try {
-			outcome = lease.release();
-		}
-		catch (RuntimeException ex) {
-			observation.releaseFailed(ex);
-			logger.warn("Releasing lock '{}' after {} failed; it expires at the end of its TTL", attributes.name(),
-					attributes.description(), ex);
-			return;
-		}
-		observation.released(outcome);
-		if (outcome == ReleaseOutcome.UNKNOWN) {
-			logger.warn("Lock '{}' could not be confirmed released after {}: too few nodes answered; it expires at the "
-					+ "end of its TTL", attributes.name(), attributes.description());
 		}
 	}
 

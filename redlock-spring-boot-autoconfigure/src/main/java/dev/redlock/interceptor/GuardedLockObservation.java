@@ -42,6 +42,36 @@ final class GuardedLockObservation implements LockObservation {
 	}
 
 	@Override
+	public void leaveScope() {
+		try {
+			this.delegate.leaveScope();
+		}
+		catch (RuntimeException ex) {
+			failed("leaveScope", ex);
+		}
+	}
+
+	@Override
+	public void skipped() {
+		try {
+			this.delegate.skipped();
+		}
+		catch (RuntimeException ex) {
+			failed("skipped", ex);
+		}
+	}
+
+	@Override
+	public void fellBack() {
+		try {
+			this.delegate.fellBack();
+		}
+		catch (RuntimeException ex) {
+			failed("fellBack", ex);
+		}
+	}
+
+	@Override
 	public void releasing() {
 		try {
 			this.delegate.releasing();

@@ -2,7 +2,9 @@ package dev.redlock.interceptor;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -20,9 +22,11 @@ import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringValueResolver;
 
 import dev.redlock.annotation.DistributedLock;
+import dev.redlock.annotation.OnLocked;
 import dev.redlock.annotation.Renewal;
 
 /**
@@ -33,6 +37,9 @@ public final class LockAttributeSource {
 
 	private static final Set<String> REACTIVE_TYPES = Set.of("org.reactivestreams.Publisher",
 			"java.util.concurrent.Flow$Publisher", "kotlinx.coroutines.flow.Flow");
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
+			LockAttributeSource.class.getClassLoader());
 
 	private final Map<MethodClassKey, Optional<LockAttributes>> cache = new ConcurrentHashMap<>();
 
@@ -79,14 +86,24 @@ public final class LockAttributeSource {
 		String description = owner.getSimpleName() + "." + specific.getName() + Arrays.stream(specific.getParameterTypes())
 			.map(Class::getSimpleName)
 			.collect(Collectors.joining(", ", "(", ")"));
-		if (isAsynchronous(specific.getReturnType())) {
+		Class<?> returnType = specific.getReturnType();
+		boolean asynchronous = CompletionStage.class.isAssignableFrom(returnType);
+		boolean reactive = !asynchronous && REACTOR_PRESENT && ReactiveLocks.supports(returnType);
+		if (!asynchronous && !reactive && isUnsupportedAsynchronous(returnType)) {
 			throw new IllegalStateException("Invalid @DistributedLock on " + description + ": it returns "
-					+ specific.getReturnType().getSimpleName() + ", so the lock would be released when the method "
-					+ "returns, before the asynchronous work is done; asynchronous return types are not supported yet");
+					+ returnType.getSimpleName() + ", whose completion cannot be followed, so the lock would be "
+					+ "released before the asynchronous work is done; return a CompletableFuture or CompletionStage, "
+					+ "or a Mono or Flux with Reactor on the classpath");
 		}
 		String name = annotation.name().isBlank() ? owner.getSimpleName() + "." + specific.getName()
 				: annotation.name().trim();
-		Expression key = parseKey(annotation.key(), description);
+		List<String> keySources = keySources(annotation, description);
+		List<Expression> keys = new ArrayList<>(keySources.size());
+		for (String source : keySources) {
+			keys.add(parse((annotation.keys().length > 0) ? "keys" : "key", source, description));
+		}
+		Expression condition = annotation.condition().isBlank() ? null
+				: parse("condition", annotation.condition(), description);
 		Duration ttl = parseDuration("ttl", annotation.ttl(), description);
 		if (ttl != null && (ttl.isZero() || ttl.isNegative() || ttl.toMillis() < 1)) {
 			throw invalid(description, "ttl", annotation.ttl(), "must be at least 1 ms");
@@ -103,17 +120,86 @@ public final class LockAttributeSource {
 			throw invalid(description, "maxHold", annotation.maxHold(),
 					"has no effect with autoRenew = OFF; remove it or turn renewal on");
 		}
+		Duration holdAtLeast = parseDuration("holdAtLeast", annotation.holdAtLeast(), description);
+		if (holdAtLeast != null && holdAtLeast.isNegative()) {
+			throw invalid(description, "holdAtLeast", annotation.holdAtLeast(), "must not be negative");
+		}
+		if (holdAtLeast != null && ttl != null && holdAtLeast.compareTo(ttl) > 0) {
+			throw invalid(description, "holdAtLeast", annotation.holdAtLeast(), "is longer than the ttl ("
+					+ annotation.ttl() + "): the lock cannot be kept longer than it lives; raise the ttl");
+		}
 		Boolean autoRenew = switch (annotation.autoRenew()) {
 			case ON -> Boolean.TRUE;
 			case OFF -> Boolean.FALSE;
 			case DEFAULT -> null;
 		};
-		return new LockAttributes(name, key, annotation.key(), ttl, waitTime, specific, description, autoRenew,
-				maxHold, annotation.onLeaseLost());
+		if (annotation.onLocked() == OnLocked.SKIP && returnType.isPrimitive() && returnType != void.class) {
+			throw invalid(description, "onLocked", "SKIP", "cannot skip a method returning " + returnType.getName()
+					+ ": there is no empty value of a primitive type; return its wrapper type, an Optional, or use "
+					+ "FALLBACK");
+		}
+		Method fallback = fallback(annotation, specific, owner, description);
+		return new LockAttributes(name, List.copyOf(keys), keySources, condition, annotation.condition(), ttl,
+				waitTime, specific, description, autoRenew, maxHold, annotation.onLeaseLost(), annotation.onLocked(),
+				fallback, holdAtLeast, asynchronous, reactive);
 	}
 
-	private static boolean isAsynchronous(Class<?> returnType) {
-		if (Future.class.isAssignableFrom(returnType) || CompletionStage.class.isAssignableFrom(returnType)) {
+	private static List<String> keySources(DistributedLock annotation, String description) {
+		if (annotation.keys().length == 0) {
+			return annotation.key().isBlank() ? List.of() : List.of(annotation.key());
+		}
+		if (!annotation.key().isBlank()) {
+			throw invalid(description, "keys", String.join(", ", annotation.keys()),
+					"is given together with 'key' = \"" + annotation.key() + "\"; use one of them");
+		}
+		for (String source : annotation.keys()) {
+			if (source.isBlank()) {
+				throw invalid(description, "keys", String.join(", ", annotation.keys()),
+						"has an empty expression; every entry must name a resource");
+			}
+		}
+		return List.of(annotation.keys());
+	}
+
+	/**
+	 * Finds the fallback method: declared on the target class or a superclass, same parameter types, a return type
+	 * the annotated method can return.
+	 */
+	private static @Nullable Method fallback(DistributedLock annotation, Method method, Class<?> owner,
+			String description) {
+		String name = annotation.fallback().trim();
+		if (annotation.onLocked() != OnLocked.FALLBACK) {
+			if (!name.isEmpty()) {
+				throw invalid(description, "fallback", name, "is only used with onLocked = FALLBACK (onLocked is "
+						+ annotation.onLocked() + "); remove it or set onLocked = FALLBACK");
+			}
+			return null;
+		}
+		if (name.isEmpty()) {
+			throw invalid(description, "onLocked", "FALLBACK", "needs the name of the method to run instead in "
+					+ "'fallback'");
+		}
+		Method fallback = ReflectionUtils.findMethod(owner, name, method.getParameterTypes());
+		if (fallback == null) {
+			throw invalid(description, "fallback", name, "names no method " + name + Arrays
+				.stream(method.getParameterTypes())
+				.map(Class::getSimpleName)
+				.collect(Collectors.joining(", ", "(", ")")) + " of " + owner.getSimpleName()
+					+ ": a fallback takes the same parameter types as the locked method");
+		}
+		if (!ClassUtils.resolvePrimitiveIfNecessary(method.getReturnType())
+			.isAssignableFrom(ClassUtils.resolvePrimitiveIfNecessary(fallback.getReturnType()))
+				&& method.getReturnType() != void.class) {
+			throw invalid(description, "fallback", name, "returns " + fallback.getReturnType().getSimpleName()
+					+ ", which " + method.getName() + " cannot return (" + method.getReturnType().getSimpleName()
+					+ ")");
+		}
+		ReflectionUtils.makeAccessible(fallback);
+		return fallback;
+	}
+
+	private static boolean isUnsupportedAsynchronous(Class<?> returnType) {
+		if (Future.class.isAssignableFrom(returnType)) {
 			return true;
 		}
 		// reactive types, recognised by name so that no reactive library is needed on the classpath
@@ -125,15 +211,12 @@ public final class LockAttributeSource {
 		return REACTIVE_TYPES.contains(returnType.getName());
 	}
 
-	private @Nullable Expression parseKey(String source, String description) {
-		if (source.isBlank()) {
-			return null;
-		}
+	private Expression parse(String attribute, String source, String description) {
 		try {
 			return this.parser.parseExpression(source);
 		}
 		catch (ParseException ex) {
-			throw invalid(description, "key", source, "is not a valid SpEL expression (" + ex.getMessage() + ")");
+			throw invalid(description, attribute, source, "is not a valid SpEL expression (" + ex.getMessage() + ")");
 		}
 	}
 

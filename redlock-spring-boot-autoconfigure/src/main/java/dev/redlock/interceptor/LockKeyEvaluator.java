@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
@@ -48,27 +49,79 @@ final class LockKeyEvaluator {
 	}
 
 	/**
-	 * Returns the resource for one call: the lock name when there is no key expression, else the expression's value.
+	 * Returns the resource for one call of a method with at most one key: the lock name when there is no key
+	 * expression, else the expression's value.
 	 * @throws IllegalArgumentException if the expression fails or yields null or an empty string
 	 */
 	String resource(LockAttributes attributes, Object[] args, Object target, Class<?> targetClass) {
-		Expression key = attributes.key();
-		if (key == null) {
-			return attributes.name();
+		return resources(attributes, args, target, targetClass).get(0);
+	}
+
+	/**
+	 * Returns the resources to lock for one call, in the canonical order they are acquired in: sorted, without
+	 * duplicates. The lock name alone when the method has no key expression.
+	 * @throws IllegalArgumentException if an expression fails or yields null or an empty string
+	 */
+	List<String> resources(LockAttributes attributes, Object[] args, Object target, Class<?> targetClass) {
+		List<Expression> keys = attributes.keys();
+		if (keys.isEmpty()) {
+			return List.of(attributes.name());
 		}
+		CallContext context = context(attributes, args, target, targetClass);
+		if (keys.size() == 1) {
+			return List.of(evaluate(keys.get(0), attributes.keySources().get(0), attributes, context));
+		}
+		TreeSet<String> resources = new TreeSet<>();
+		for (int i = 0; i < keys.size(); i++) {
+			resources.add(evaluate(keys.get(i), attributes.keySources().get(i), attributes, context));
+		}
+		return List.copyOf(resources);
+	}
+
+	/**
+	 * Returns whether this call is to be locked: {@code true} without a condition.
+	 * @throws IllegalArgumentException if the condition fails or yields anything but a boolean
+	 */
+	boolean conditionHolds(LockAttributes attributes, Object[] args, Object target, Class<?> targetClass) {
+		Expression condition = attributes.condition();
+		if (condition == null) {
+			return true;
+		}
+		Object value;
+		try {
+			value = condition.getValue(context(attributes, args, target, targetClass));
+		}
+		catch (EvaluationException ex) {
+			throw new IllegalArgumentException(message(attributes, "condition", attributes.conditionSource(),
+					"could not be evaluated: " + ex.getMessage()), ex);
+		}
+		if (value instanceof Boolean holds) {
+			return holds;
+		}
+		throw new IllegalArgumentException(message(attributes, "condition", attributes.conditionSource(),
+				"evaluated to " + ((value == null) ? "null" : value.getClass().getSimpleName() + " '" + value + "'")
+						+ ", not a boolean"));
+	}
+
+	private CallContext context(LockAttributes attributes, Object[] args, Object target, Class<?> targetClass) {
 		LockExpressionRoot root = new LockExpressionRoot(attributes.method(), args, target, targetClass);
-		CallContext context = new CallContext(this.shared, root, parameterNames(attributes.method()), args);
+		return new CallContext(this.shared, root, parameterNames(attributes.method()), args);
+	}
+
+	private static String evaluate(Expression key, String source, LockAttributes attributes, CallContext context) {
+		String attribute = (attributes.keys().size() > 1) ? "keys" : "key";
 		Object value;
 		try {
 			value = key.getValue(context);
 		}
 		catch (EvaluationException ex) {
-			throw new IllegalArgumentException(message(attributes, "could not be evaluated: " + ex.getMessage()), ex);
+			throw new IllegalArgumentException(message(attributes, attribute, source,
+					"could not be evaluated: " + ex.getMessage()), ex);
 		}
 		String resource = (value != null) ? value.toString() : null;
 		if (resource == null || resource.isEmpty()) {
-			throw new IllegalArgumentException(message(attributes, "evaluated to " + ((value == null) ? "null" : "an empty string")
-					+ "; a lock needs a non-empty key"));
+			throw new IllegalArgumentException(message(attributes, attribute, source, "evaluated to "
+					+ ((value == null) ? "null" : "an empty string") + "; a lock needs a non-empty key"));
 		}
 		return resource;
 	}
@@ -80,8 +133,8 @@ final class LockKeyEvaluator {
 		});
 	}
 
-	private static String message(LockAttributes attributes, String problem) {
-		return "@DistributedLock on " + attributes.description() + ": attribute 'key' = \"" + attributes.keySource()
+	private static String message(LockAttributes attributes, String attribute, String source, String problem) {
+		return "@DistributedLock on " + attributes.description() + ": attribute '" + attribute + "' = \"" + source
 				+ "\" " + problem;
 	}
 

@@ -30,6 +30,28 @@ public interface LockObservation {
 	default void notAcquired(Throwable failure) {
 	}
 
+	/**
+	 * The lock was not acquired and the call was skipped ({@link dev.redlock.annotation.OnLocked#SKIP}); follows
+	 * {@link #notAcquired}.
+	 */
+	default void skipped() {
+	}
+
+	/**
+	 * The lock was not acquired and the fallback method runs instead ({@link dev.redlock.annotation.OnLocked#FALLBACK});
+	 * follows {@link #notAcquired}.
+	 */
+	default void fellBack() {
+	}
+
+	/**
+	 * The method has returned on the calling thread, but the call goes on (its {@code CompletionStage} or publisher
+	 * has not completed): whatever was put in scope on the calling thread for the call must be taken out now, on this
+	 * thread. {@link #finished} follows later, possibly on another thread.
+	 */
+	default void leaveScope() {
+	}
+
 	/** The method has returned or thrown; the lease is released next. */
 	default void releasing() {
 	}

@@ -1,5 +1,8 @@
 package dev.redlock.interceptor;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -7,6 +10,7 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.redlock.annotation.DistributedLock;
+import dev.redlock.annotation.OnLocked;
 import dev.redlock.autoconfigure.RedlockAutoConfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,6 +41,42 @@ class InvalidAnnotationStartupTests {
 	}
 
 	@Test
+	void skippingAMethodThatReturnsAPrimitiveFailsStartup() {
+		this.runner.withBean(SkipPrimitive.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(rootMessage(context.getStartupFailure())).contains("SkipPrimitive.count()", "'onLocked'",
+					"SKIP", "int");
+		});
+	}
+
+	@Test
+	void aFallbackThatIsMissingOrDoesNotFitFailsStartup() {
+		this.runner.withBean(FallbackWithoutName.class).run((context) -> assertThat(
+				rootMessage(context.getStartupFailure())).contains("FallbackWithoutName.work(String)", "'fallback'"));
+		this.runner.withBean(FallbackNotFound.class).run((context) -> assertThat(
+				rootMessage(context.getStartupFailure())).contains("FallbackNotFound.work(String)", "'fallback'",
+						"\"cached\"", "cached(String)"));
+		this.runner.withBean(FallbackWrongType.class).run((context) -> assertThat(
+				rootMessage(context.getStartupFailure())).contains("FallbackWrongType.work(String)", "returns Integer"));
+		this.runner.withBean(FallbackWithoutStrategy.class).run((context) -> assertThat(
+				rootMessage(context.getStartupFailure())).contains("FallbackWithoutStrategy.work(String)",
+						"only used with onLocked = FALLBACK"));
+	}
+
+	@Test
+	void conflictingOrInvalidAttributesFailStartup() {
+		this.runner.withBean(KeyAndKeys.class).run((context) -> assertThat(
+				rootMessage(context.getStartupFailure())).contains("KeyAndKeys.work(String, String)", "'keys'", "'key'"));
+		this.runner.withBean(HoldLongerThanTtl.class).run((context) -> assertThat(
+				rootMessage(context.getStartupFailure())).contains("HoldLongerThanTtl.work()", "'holdAtLeast'", "ttl"));
+		this.runner.withBean(BadCondition.class).run((context) -> assertThat(
+				rootMessage(context.getStartupFailure())).contains("BadCondition.work(int)", "'condition'"));
+		this.runner.withBean(PlainFuture.class).run((context) -> assertThat(
+				rootMessage(context.getStartupFailure())).contains("PlainFuture.work()", "Future",
+						"CompletableFuture"));
+	}
+
+	@Test
 	void validAnnotationIsProxied() {
 		this.runner.withBean(Fine.class).run((context) -> {
 			assertThat(context).hasNotFailed();
@@ -64,6 +104,96 @@ class InvalidAnnotationStartupTests {
 
 		@DistributedLock(key = "#id +")
 		public void work(String id) {
+		}
+
+	}
+
+	static class SkipPrimitive {
+
+		@DistributedLock(onLocked = OnLocked.SKIP)
+		public int count() {
+			return 1;
+		}
+
+	}
+
+	static class FallbackWithoutName {
+
+		@DistributedLock(key = "#id", onLocked = OnLocked.FALLBACK)
+		public String work(String id) {
+			return id;
+		}
+
+	}
+
+	static class FallbackNotFound {
+
+		@DistributedLock(key = "#id", onLocked = OnLocked.FALLBACK, fallback = "cached")
+		public String work(String id) {
+			return id;
+		}
+
+		String cached(int id) {
+			return "";
+		}
+
+	}
+
+	static class FallbackWrongType {
+
+		@DistributedLock(key = "#id", onLocked = OnLocked.FALLBACK, fallback = "cached")
+		public String work(String id) {
+			return id;
+		}
+
+		Integer cached(String id) {
+			return 0;
+		}
+
+	}
+
+	static class FallbackWithoutStrategy {
+
+		@DistributedLock(key = "#id", fallback = "cached")
+		public String work(String id) {
+			return id;
+		}
+
+		String cached(String id) {
+			return "";
+		}
+
+	}
+
+	static class KeyAndKeys {
+
+		@DistributedLock(key = "#a", keys = { "#a", "#b" })
+		public void work(String a, String b) {
+		}
+
+	}
+
+	static class HoldLongerThanTtl {
+
+		@DistributedLock(ttl = "1s", holdAtLeast = "2s")
+		public void work() {
+		}
+
+	}
+
+	static class BadCondition {
+
+		@DistributedLock(condition = "#amount >")
+		public void work(int amount) {
+		}
+
+	}
+
+	static class PlainFuture {
+
+		@DistributedLock
+		public Future<String> work() {
+			return CompletableFuture.completedFuture("");
 		}
 
 	}

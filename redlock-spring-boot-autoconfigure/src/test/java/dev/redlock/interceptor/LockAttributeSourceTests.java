@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.core.env.StandardEnvironment;
@@ -114,20 +115,32 @@ class LockAttributeSourceTests {
 	}
 
 	@Test
-	void asynchronousReturnTypesAreRefusedUntilSupported() {
-		assertThatIllegalStateException().isThrownBy(() -> find(Invalid.class, "async"))
-			.withMessageContaining("Invalid.async()")
-			.withMessageContaining("CompletableFuture")
-			.withMessageContaining("not supported yet");
-		assertThatIllegalStateException().isThrownBy(() -> find(Invalid.class, "publisher"))
-			.withMessageContaining("returns Publisher");
+	void completionStagesAndReactiveTypesAreFollowedPlainFuturesRefused() throws Exception {
+		assertThat(find(Valid.class, "async").asynchronous()).isTrue();
+		assertThat(find(Valid.class, "buy", String.class).asynchronous()).isFalse();
+		// Reactor is on the test classpath: Spring's adapters cover Flow.Publisher too
+		assertThat(find(Valid.class, "publisher").reactive()).isTrue();
+		assertThatIllegalStateException().isThrownBy(() -> find(Invalid.class, "future"))
+			.withMessageContaining("Invalid.future()")
+			.withMessageContaining("returns Future");
 	}
 
-	private LockAttributes find(Class<?> type, String method) throws Exception {
-		return this.source.find(type.getMethod(method), type);
+	private LockAttributes find(Class<?> type, String method, Class<?>... parameterTypes) throws Exception {
+		return this.source.find(type.getMethod(method, parameterTypes), type);
 	}
 
 	static class Valid {
+
+		@DistributedLock
+		public CompletableFuture<String> async() {
+			return CompletableFuture.completedFuture("done");
+		}
+
+		@DistributedLock
+		public Flow.Publisher<String> publisher() {
+			return (subscriber) -> {
+			};
+		}
 
 		@DistributedLock(key = "'stock:' + #sku", ttl = "10s", waitTime = "500ms")
 		public void buy(String sku) {
@@ -188,14 +201,8 @@ class LockAttributeSourceTests {
 		}
 
 		@DistributedLock
-		public CompletableFuture<String> async() {
+		public Future<String> future() {
 			return CompletableFuture.completedFuture("done");
-		}
-
-		@DistributedLock
-		public Flow.Publisher<String> publisher() {
-			return (subscriber) -> {
-			};
 		}
 
 	}

@@ -91,11 +91,15 @@ public final class ObservationLockObserver implements LockObserver {
 
 		private final Observation lock;
 
-		private final Observation.Scope scope;
+		/** Open on the calling thread until the method returns (or the call ends, if sooner). */
+		private Observation.@Nullable Scope scope;
 
 		private final Observation acquire;
 
 		private @Nullable Observation release;
+
+		/** How the call went, as the whole call's {@code outcome}: every such observation carries one. */
+		private String outcome = "locked";
 
 		Call(String lockName, Observation lock, Observation.Scope scope, Observation acquire) {
 			this.lockName = lockName;
@@ -112,6 +116,26 @@ public final class ObservationLockObserver implements LockObserver {
 		@Override
 		public void notAcquired(Throwable failure) {
 			this.acquire.lowCardinalityKeyValue("outcome", outcome(failure)).error(failure).stop();
+			this.outcome = "not_acquired";
+		}
+
+		@Override
+		public void leaveScope() {
+			Observation.Scope open = this.scope;
+			if (open != null) {
+				this.scope = null;
+				open.close();
+			}
+		}
+
+		@Override
+		public void skipped() {
+			this.outcome = "skipped";
+		}
+
+		@Override
+		public void fellBack() {
+			this.outcome = "fallback";
 		}
 
 		@Override
@@ -138,12 +162,13 @@ public final class ObservationLockObserver implements LockObserver {
 		@Override
 		public void finished(@Nullable Throwable failure) {
 			try {
+				this.lock.lowCardinalityKeyValue("outcome", this.outcome);
 				if (failure != null) {
 					this.lock.error(failure);
 				}
 			}
 			finally {
-				this.scope.close();
+				leaveScope();
 				this.lock.stop();
 			}
 		}

@@ -1,6 +1,7 @@
 package dev.redlock.autoconfigure.observation;
 
 import java.time.Duration;
+import java.util.Optional;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -16,6 +17,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
 import dev.redlock.annotation.DistributedLock;
+import dev.redlock.annotation.OnLocked;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
@@ -118,6 +120,28 @@ class ObservationLockObserverTests {
 	}
 
 	@Test
+	void everyCallsOutcomeIsALowCardinalityKeyOfTheLockObservation() {
+		this.documents.edit("11");
+		assertOutcome("locked");
+		try (Lease held = this.redlock.acquire("doc:11", Duration.ofSeconds(10), Duration.ZERO)) {
+			assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> this.documents.edit("11"));
+			assertOutcome("not_acquired");
+			assertThat(this.documents.editIfFree("11")).isEmpty();
+			assertOutcome("skipped");
+			assertThat(this.documents.editOrQueue("11")).isEqualTo("queued 11");
+			assertOutcome("fallback");
+		}
+	}
+
+	private void assertOutcome(String outcome) {
+		assertThat(this.registry).hasObservationWithNameEqualTo(ObservationLockObserver.LOCK)
+			.that()
+			.hasLowCardinalityKeyValue("outcome", outcome)
+			.hasBeenStopped();
+		this.registry.clear();
+	}
+
+	@Test
 	void methodFailureIsTheLockObservationsErrorAndTheLeaseIsStillReleased() {
 		assertThatIllegalStateException().isThrownBy(() -> this.documents.fail("10")).withMessage("rejected");
 		assertThat(this.registry).hasObservationWithNameEqualTo(ObservationLockObserver.LOCK)
@@ -159,6 +183,21 @@ class ObservationLockObserverTests {
 			Observation.createNotStarted("document.edit", this.registry).observe(() -> {
 			});
 			return current;
+		}
+
+		@DistributedLock(name = "document", key = "'doc:' + #id", ttl = "10s", onLocked = OnLocked.SKIP)
+		public Optional<String> editIfFree(String id) {
+			return Optional.of("edited " + id);
+		}
+
+		@DistributedLock(name = "document", key = "'doc:' + #id", ttl = "10s", onLocked = OnLocked.FALLBACK,
+				fallback = "queue")
+		public String editOrQueue(String id) {
+			return "edited " + id;
+		}
+
+		String queue(String id) {
+			return "queued " + id;
 		}
 
 		@DistributedLock(name = "document", key = "'doc:' + #id", ttl = "10s")
