@@ -99,7 +99,7 @@ class NodeFailureTests {
 
 				// the late "taken" from a slow node still reaches the statistics, from the late-reply thread
 				TestSupport.awaitTrue("the slow nodes' late replies are counted", Duration.ofSeconds(5),
-						() -> other.nodeStatistics().get(3).rejected() + other.nodeStatistics().get(4).rejected() == 2);
+						() -> other.nodeStatistics().get(3).rejected() >= 1 && other.nodeStatistics().get(4).rejected() >= 1);
 				// the release waits for every node (no early exit), so it deletes on all five
 				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 			}

@@ -40,8 +40,8 @@ class ScheduledJobTests {
 	void eachTickRunsOnceAcrossTwoInstances() throws InterruptedException {
 		Ticks ticks = new Ticks();
 		try (RedisNodes nodes = RedisNodes.start(3);
-				ConfigurableApplicationContext first = start(nodes, ticks, "first");
-				ConfigurableApplicationContext second = start(nodes, ticks, "second")) {
+				ConfigurableApplicationContext first = start(nodes, ticks);
+				ConfigurableApplicationContext second = start(nodes, ticks)) {
 			if (!ticks.contested.await(20, TimeUnit.SECONDS)) {
 				fail("fewer than " + CONTESTED_TICKS + " ticks fired on both instances within 20 s: " + ticks);
 			}
@@ -56,12 +56,11 @@ class ScheduledJobTests {
 		ticks.runs.values().forEach((runs) -> assertThat(runs).hasValueLessThanOrEqualTo(1));
 	}
 
-	private static ConfigurableApplicationContext start(RedisNodes nodes, Ticks ticks, String instance) {
+	private static ConfigurableApplicationContext start(RedisNodes nodes, Ticks ticks) {
 		return new SpringApplicationBuilder(JobApplication.class).web(WebApplicationType.NONE)
 			.initializers((context) -> context.getBeanFactory().registerSingleton("ticks", ticks))
 			.run("--redlock.nodes=" + String.join(",", nodes.uris()), "--redlock.restart-quarantine=0s",
-					"--spring.application.name=" + instance, "--spring.main.banner-mode=off",
-					"--logging.level.root=warn");
+					"--spring.main.banner-mode=off");
 	}
 
 	/** Per second: how many instances tried to lock the job, and how many ran it. */
