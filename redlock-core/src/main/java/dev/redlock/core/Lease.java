@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
@@ -48,6 +49,9 @@ public final class Lease implements AutoCloseable {
 
 	private final RawArgument value;
 
+	/** The fencing token, 0 for a lease acquired without one. */
+	private final long fencingToken;
+
 	private final Duration ttl;
 
 	private final LongSupplier ticker;
@@ -83,7 +87,8 @@ public final class Lease implements AutoCloseable {
 	private @Nullable List<Runnable> lossCallbacks;
 
 	Lease(Redlock redlock, String name, String resource, RawArgument keyArgument, RawArgument value, Duration ttl,
-			LongSupplier ticker, long acquiredAtNanos, long validUntilNanos) {
+			LongSupplier ticker, long acquiredAtNanos, long validUntilNanos, long fencingToken) {
+		this.fencingToken = fencingToken;
 		this.redlock = redlock;
 		this.name = name;
 		this.resource = resource;
@@ -118,6 +123,27 @@ public final class Lease implements AutoCloseable {
 	 */
 	public String resource() {
 		return this.resource;
+	}
+
+	/**
+	 * Returns the lease's fencing token, for a lease from {@link Redlock#acquireFenced} or
+	 * {@link Redlock#tryAcquireFenced}: a number greater than that of every earlier fenced holder of the resource.
+	 * Pass it to the store the lock protects with every write, and have the store refuse tokens lower than the
+	 * highest it has seen: a holder that paused past its lease (and still believes it holds the lock) is then
+	 * refused, whatever it believes.
+	 *
+	 * <p>How it is made: the acquisition's script increments a per-resource counter ({@code {fence}} + the lock key,
+	 * no TTL) on each node that grants the lock; the candidate is the highest of those counters over the grants
+	 * that count. A second round raises the counter to the candidate on every node that still holds this lease's
+	 * value, and the token stands only if a quorum confirms it, within the validity. Every later holder's quorum
+	 * shares at least one node with that quorum, whose counter it must push past the token. This holds as long as
+	 * the counters are not lost: run the nodes with persistence ({@code appendfsync always}) and
+	 * {@code maxmemory-policy noeviction}; a node restarted without its data may hand out old numbers (the restart
+	 * quarantine does not cover counters). Extending the lease keeps its token.
+	 * @return the token, or empty for a lease acquired without one
+	 */
+	public OptionalLong fencingToken() {
+		return (this.fencingToken > 0) ? OptionalLong.of(this.fencingToken) : OptionalLong.empty();
 	}
 
 	/**

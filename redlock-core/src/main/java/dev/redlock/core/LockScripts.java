@@ -30,6 +30,35 @@ final class LockScripts {
 			return 0
 			""");
 
+	/**
+	 * Fenced acquisition: {@code SET KEYS[1] ARGV[1] NX PX ARGV[2]} and, if it was set, {@code INCR} of the
+	 * resource's counter KEYS[2] (no TTL). Returns the counter's new value, or nil when the lock was taken.
+	 */
+	static final Script ACQUIRE_FENCED = new Script("""
+			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+			  return redis.call('incr', KEYS[2])
+			end
+			return false
+			""");
+
+	/**
+	 * The second round of a fenced acquisition: if KEYS[1] holds ARGV[1], raises the counter KEYS[2] to at least the
+	 * token ARGV[2] and returns 1; else 0.
+	 */
+	static final Script RAISE_FENCE = new Script("""
+			if redis.call('get', KEYS[1]) == ARGV[1] then
+			  local token = tonumber(ARGV[2])
+			  if (tonumber(redis.call('get', KEYS[2])) or 0) < token then
+			    redis.call('set', KEYS[2], ARGV[2])
+			  end
+			  return 1
+			end
+			return 0
+			""");
+
+	/** The number of keys the fencing scripts take. */
+	static final RawArgument TWO_KEYS = RawArgument.of(2);
+
 	private LockScripts() {
 	}
 

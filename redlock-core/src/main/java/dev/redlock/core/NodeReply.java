@@ -71,6 +71,13 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 				&& bytes[1] == 'K';
 	}
 
+	/**
+	 * Whether the node granted a lock: {@code OK} to {@code SET … NX}, or the token from the fenced script.
+	 */
+	boolean isGrant() {
+		return isOk() || (this.kind == Kind.REPLIED && this.value instanceof Long);
+	}
+
 	boolean isNil() {
 		return this.kind == Kind.REPLIED && this.value == null;
 	}

@@ -68,6 +68,9 @@ public final class Redlock implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(Redlock.class);
 
+	/** What a resource's fencing counter key starts with, before its lock key. */
+	private static final byte[] FENCE_PREFIX = "{fence}".getBytes(StandardCharsets.UTF_8);
+
 	private final List<RedisNodeUri> nodes;
 
 	private final List<NodeConnectionPool> pools;
@@ -91,6 +94,12 @@ public final class Redlock implements AutoCloseable {
 	private final LateReplies lateReplies = new LateReplies();
 
 	private volatile @Nullable TtlArgument lastTtl;
+
+	/**
+	 * Whether fenced acquisitions confirm their token on a quorum (the second round); off only in the test that
+	 * shows why it is needed.
+	 */
+	private volatile boolean confirmTokens = true;
 
 	private Redlock(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker,
 			List<RedlockListener> listeners, TlsSettings tls) {
@@ -170,6 +179,27 @@ public final class Redlock implements AutoCloseable {
 	 * the wait time negative
 	 */
 	public Lease acquire(String name, String resource, Duration ttl, Duration waitTime) {
+		return acquire(name, resource, ttl, waitTime, false);
+	}
+
+	/**
+	 * Acquires a lock like {@link #acquire(String, String, Duration, Duration)}, with a fencing token: a number that
+	 * grows with every fenced acquisition of the resource, across all holders, so that the store the lock protects
+	 * can refuse a write from an older holder (one that paused past its lease and does not know it). See
+	 * {@link Lease#fencingToken()} for how it is made and what it needs from the nodes.
+	 * @param name the lock's name for listeners and metrics
+	 * @param resource the name of the resource to lock
+	 * @param ttl how long the lock lives on the nodes unless released or extended
+	 * @param waitTime how long to keep trying; zero for a single attempt
+	 * @return the lease, with its {@link Lease#fencingToken() fencing token}
+	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait time (a quorum that granted
+	 * it but did not confirm the token within the validity counts as {@code VALIDITY_EXHAUSTED})
+	 */
+	public Lease acquireFenced(String name, String resource, Duration ttl, Duration waitTime) {
+		return acquire(name, resource, ttl, waitTime, true);
+	}
+
+	private Lease acquire(String name, String resource, Duration ttl, Duration waitTime, boolean fenced) {
 		RawArgument key = keyFor(resource);
 		Duration lockTtl = usableTtl(ttl);
 		if (waitTime == null || waitTime.isNegative()) {
@@ -183,7 +213,7 @@ public final class Redlock implements AutoCloseable {
 				throw notAcquired(name, interrupted(resource, attempts, start, null));
 			}
 			attempts++;
-			Attempt attempt = attempt(name, resource, key, lockTtl);
+			Attempt attempt = attempt(name, resource, key, lockTtl, fenced);
 			if (attempt.lease != null) {
 				return acquired(attempt, start, attempts);
 			}
@@ -221,9 +251,25 @@ public final class Redlock implements AutoCloseable {
 	 * {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, or the TTL below 1 ms or within the clock drift allowance
 	 */
 	public Optional<Lease> tryAcquire(String name, String resource, Duration ttl) {
+		return tryAcquire(name, resource, ttl, false);
+	}
+
+	/**
+	 * Makes a single attempt to acquire a lock with a fencing token, without waiting; see
+	 * {@link #acquireFenced(String, String, Duration, Duration)}.
+	 * @param name the lock's name for listeners and metrics
+	 * @param resource the name of the resource to lock
+	 * @param ttl how long the lock lives on the nodes unless released or extended
+	 * @return the lease, with its fencing token, or empty if the lock could not be acquired now
+	 */
+	public Optional<Lease> tryAcquireFenced(String name, String resource, Duration ttl) {
+		return tryAcquire(name, resource, ttl, true);
+	}
+
+	private Optional<Lease> tryAcquire(String name, String resource, Duration ttl, boolean fenced) {
 		RawArgument key = keyFor(resource);
 		Duration lockTtl = usableTtl(ttl);
-		Attempt attempt = attempt(name, resource, key, lockTtl);
+		Attempt attempt = attempt(name, resource, key, lockTtl, fenced);
 		if (attempt.lease != null) {
 			return Optional.of(acquired(attempt, attempt.start, 1));
 		}
@@ -249,23 +295,32 @@ public final class Redlock implements AutoCloseable {
 		return failure;
 	}
 
-	private Attempt attempt(String name, String resource, RawArgument key, Duration ttl) {
+	private Attempt attempt(String name, String resource, RawArgument key, Duration ttl, boolean fenced) {
 		RawArgument value = LockValues.next();
-		CommandArguments set = new CommandArguments(Command.SET).add(key)
-			.add(value)
-			.add(Keyword.NX)
-			.add(Keyword.PX)
-			.add(ttlArgument(ttl.toMillis()));
+		CommandArguments acquire = fenced
+				? fencingScript(LockScripts.ACQUIRE_FENCED, key, value, ttlArgument(ttl.toMillis()))
+				: new CommandArguments(Command.SET).add(key)
+					.add(value)
+					.add(Keyword.NX)
+					.add(Keyword.PX)
+					.add(ttlArgument(ttl.toMillis()));
 		long start = this.ticker.getAsLong();
 		AcquireExit exit = new AcquireExit(key, value);
-		NodeReply[] replies = this.fanout.execute(set, null, exit);
+		NodeReply[] replies = this.fanout.execute(acquire, null, exit);
 		long end = this.ticker.getAsLong();
-		this.events.nodeReplies(NodeCommand.ACQUIRE, replies, NodeReply::isOk);
+		this.events.nodeReplies(NodeCommand.ACQUIRE, replies, NodeReply::isGrant);
 		long validUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
 		int granted = granted(replies);
 		if (granted >= this.quorum && validUntil - end > 0) {
-			Lease lease = new Lease(this, name, resource, key, value, ttl, this.ticker, start, validUntil);
-			return new Attempt(lease, replies, granted, start, end, validUntil);
+			long token = 0;
+			if (fenced) {
+				token = confirmToken(key, value, replies);
+				end = this.ticker.getAsLong();
+			}
+			if (!fenced || (token > 0 && validUntil - end > 0)) {
+				Lease lease = new Lease(this, name, resource, key, value, ttl, this.ticker, start, validUntil, token);
+				return new Attempt(lease, replies, granted, start, end, validUntil);
+			}
 		}
 		// Nodes that answered nil surely hold another value; everywhere else ours may have landed, even where the
 		// reply timed out. A round settled as lost sent the release to the nodes it did not wait for already.
@@ -304,12 +359,73 @@ public final class Redlock implements AutoCloseable {
 	private int granted(NodeReply[] replies) {
 		int granted = 0;
 		for (NodeReply reply : replies) {
-			// a quarantined node may have forgotten a lock someone else still holds: its grant proves nothing
-			if (reply != null && reply.isOk() && this.quarantines.get(reply.node()).counts()) {
+			if (countingGrant(reply)) {
 				granted++;
 			}
 		}
 		return granted;
+	}
+
+	private boolean countingGrant(@Nullable NodeReply reply) {
+		// a quarantined node may have forgotten a lock someone else still holds: its grant proves nothing
+		return reply != null && reply.isGrant() && this.quarantines.get(reply.node()).counts();
+	}
+
+	/**
+	 * The second round of a fenced acquisition. The candidate token is the highest counter among the grants that
+	 * count; it is written back to every node that still holds our value, as the floor of its counter. The token
+	 * stands only if a quorum confirms it: any later holder's quorum then shares a node with this one, where its own
+	 * increment must exceed the token.
+	 * @return the token, or 0 if no quorum confirmed it
+	 */
+	private long confirmToken(RawArgument key, RawArgument value, NodeReply[] grants) {
+		long candidate = 0;
+		for (NodeReply reply : grants) {
+			if (countingGrant(reply) && reply.value() instanceof Long counter) {
+				candidate = Math.max(candidate, counter);
+			}
+		}
+		if (!this.confirmTokens) {
+			return candidate;
+		}
+		NodeReply[] replies = this.fanout.execute(
+				fencingScript(LockScripts.RAISE_FENCE, key, value, RawArgument.of(candidate)), null);
+		this.events.nodeReplies(NodeCommand.FENCE, replies, NodeReply::isOne);
+		int confirmed = 0;
+		for (NodeReply reply : replies) {
+			if (reply.isOne() && this.quarantines.get(reply.node()).counts()) {
+				confirmed++;
+			}
+		}
+		return (confirmed >= this.quorum) ? candidate : 0;
+	}
+
+	void confirmTokens(boolean confirm) {
+		this.confirmTokens = confirm;
+	}
+
+	/** A fencing script by its source (nobody retries after {@code NOSCRIPT}): the lock key, then its counter. */
+	private static CommandArguments fencingScript(Script script, RawArgument key, RawArgument value,
+			RawArgument argument) {
+		return new CommandArguments(Command.EVAL).add(script.source())
+			.add(LockScripts.TWO_KEYS)
+			.add(key)
+			.add(counterKey(key))
+			.add(value)
+			.add(argument);
+	}
+
+	/**
+	 * The key of a resource's fencing counter: the lock key behind a {@code {fence}} prefix, so that it can never be
+	 * another resource's lock key (those start with the key prefix). It has no TTL.
+	 */
+	static RawArgument counterKey(RawArgument lockKey) {
+		byte[] prefix = FENCE_PREFIX;
+		byte[] key = lockKey.getRaw();
+		byte[] counter = new byte[prefix.length + key.length];
+		System.arraycopy(prefix, 0, counter, 0, prefix.length);
+		System.arraycopy(key, 0, counter, prefix.length, key.length);
+		return RawArgument.wrap(counter);
 	}
 
 	/**

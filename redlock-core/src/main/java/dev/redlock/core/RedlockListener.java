@@ -187,7 +187,7 @@ public interface RedlockListener {
 	/** What a node was asked. */
 	enum NodeCommand {
 
-		/** {@code SET key value NX PX ttl}. */
+		/** {@code SET key value NX PX ttl} (for a fenced lock, a script that also counts the acquisition). */
 		ACQUIRE,
 
 		/** The compare-and-delete script. */
@@ -195,6 +195,9 @@ public interface RedlockListener {
 
 		/** The compare-and-{@code PEXPIRE} script. */
 		EXTEND,
+
+		/** The second round of a fenced acquisition, raising each node's counter to the token. */
+		FENCE,
 
 		/** A health check ({@code INFO}). */
 		PING;

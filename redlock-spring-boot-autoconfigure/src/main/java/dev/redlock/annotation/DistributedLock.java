@@ -119,6 +119,17 @@ public @interface DistributedLock {
 	String fallback() default "";
 
 	/**
+	 * Whether the lock comes with a fencing token, a number that grows with every fenced acquisition of the resource
+	 * across all holders: read it in the method with {@link dev.redlock.interceptor.LockContext#fencingToken()} and
+	 * pass it to the store the lock protects, which refuses tokens lower than the highest it has seen. Costs one more
+	 * round to the nodes per acquisition, and needs nodes that keep their data (see
+	 * {@link dev.redlock.core.Lease#fencingToken()}). A call that joins a lock already held gets that lock's token,
+	 * if it has one.
+	 * @return {@code true} for a token
+	 */
+	boolean fencing() default false;
+
+	/**
 	 * Least time the lock stays taken after it was acquired, as a duration or placeholder, even if the method
 	 * returns sooner: the key is then left to expire at that time instead of being deleted. For scheduled jobs, so
 	 * that an instance whose schedule or clock is a little late finds the lock still taken and does not run the same

@@ -141,7 +141,7 @@ public final class LockAttributeSource {
 		Method fallback = fallback(annotation, specific, owner, description);
 		return new LockAttributes(name, List.copyOf(keys), keySources, condition, annotation.condition(), ttl,
 				waitTime, specific, description, autoRenew, maxHold, annotation.onLeaseLost(), annotation.onLocked(),
-				fallback, holdAtLeast, asynchronous, reactive);
+				fallback, holdAtLeast, asynchronous, reactive, annotation.fencing());
 	}
 
 	private static List<String> keySources(DistributedLock annotation, String description) {

@@ -31,12 +31,13 @@ import dev.redlock.annotation.OnLocked;
  * @param holdAtLeast least time the lock stays taken after acquisition, or {@code null} for none
  * @param asynchronous whether the method returns a {@code CompletionStage}, whose completion ends the call
  * @param reactive whether the method returns a reactive type (with Reactor present), locked per subscription
+ * @param fencing whether the locks come with fencing tokens
  */
 public record LockAttributes(String name, List<Expression> keys, List<String> keySources,
 		@Nullable Expression condition, String conditionSource, @Nullable Duration ttl, @Nullable Duration waitTime,
 		Method method, String description, @Nullable Boolean autoRenew, @Nullable Duration maxHold,
 		LeaseLostAction onLeaseLost, OnLocked onLocked, @Nullable Method fallback, @Nullable Duration holdAtLeast,
-		boolean asynchronous, boolean reactive) {
+		boolean asynchronous, boolean reactive, boolean fencing) {
 
 	/**
 	 * Returns the only key expression, for a method with one {@code key}.

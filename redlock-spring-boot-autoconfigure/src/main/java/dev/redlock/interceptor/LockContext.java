@@ -3,6 +3,7 @@ package dev.redlock.interceptor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 
 import org.jspecify.annotations.Nullable;
@@ -54,6 +55,14 @@ public final class LockContext {
 	public static Optional<Lease> currentLease() {
 		Frame frame = current.get();
 		return (frame != null && !frame.leases.isEmpty()) ? Optional.of(frame.leases.get(0)) : Optional.empty();
+	}
+
+	/**
+	 * Returns the fencing token of the innermost {@code @DistributedLock(fencing = true)} call running on this thread.
+	 * @return the token of {@link #currentLease()}, or empty outside such a call or for a lock without one
+	 */
+	public static OptionalLong fencingToken() {
+		return currentLease().map(Lease::fencingToken).orElse(OptionalLong.empty());
 	}
 
 	/**

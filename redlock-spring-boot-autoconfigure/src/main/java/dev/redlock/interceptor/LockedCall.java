@@ -113,7 +113,9 @@ final class LockedCall {
 			for (String resource : resources) {
 				Duration wait = (resources.size() == 1) ? waitTime
 						: Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-				Lease lease = this.redlock.acquire(this.attributes.name(), resource, ttl, wait);
+				Lease lease = this.attributes.fencing()
+						? this.redlock.acquireFenced(this.attributes.name(), resource, ttl, wait)
+						: this.redlock.acquire(this.attributes.name(), resource, ttl, wait);
 				this.acquired.add(lease);
 				if (renew) {
 					lease.autoRenew(maxHold);

@@ -148,6 +148,15 @@ class LockSemanticsTests {
 	}
 
 	@Test
+	void aFencedLockGivesEachCallAGreaterToken() {
+		long first = this.shop.fencedWrite("9");
+		long second = this.shop.fencedWrite("9");
+		assertThat(first).isPositive();
+		assertThat(second).isGreaterThan(first);
+		assertThat(LockContext.fencingToken()).isEmpty();
+	}
+
+	@Test
 	void transfersInBothDirectionsFromSixteenThreadsNeitherDeadlockNorLoseMoney() throws Exception {
 		this.bank.open("A", 10_000);
 		this.bank.open("B", 10_000);
@@ -281,6 +290,12 @@ class LockSemanticsTests {
 		@DistributedLock(key = "'payment:' + #id", ttl = "10s", condition = "#amount > 1000")
 		public boolean pay(String id, int amount) {
 			return LockContext.currentLease().isPresent();
+		}
+
+		/** Returns the token the write would carry to a fenced store. */
+		@DistributedLock(key = "'ledger:' + #id", ttl = "10s", fencing = true)
+		public long fencedWrite(String id) {
+			return LockContext.fencingToken().orElseThrow();
 		}
 
 		@DistributedLock(key = "'export:' + #id", ttl = "10s")

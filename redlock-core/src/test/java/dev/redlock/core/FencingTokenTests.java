@@ -1,0 +1,235 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.test.RedisNode;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Fencing tokens made on the quorum: they grow with every acquisition of a resource, across holders, even when each
+ * acquisition reaches a different subset of nodes and the nodes' counters are out of step; and the second round is
+ * what makes them so.
+ */
+@WithRedisNodes(count = 5)
+class FencingTokenTests {
+
+	private static final String RESOURCE = "fenced";
+
+	private static final String COUNTER = "{fence}redlock:" + RESOURCE;
+
+	private static final Duration TTL = Duration.ofSeconds(5);
+
+	/**
+	 * For the runs over paused nodes: a SET a paused node had queued lands when it resumes, long after its client gave
+	 * up, and holds the key until it expires; a short TTL keeps those stale keys short.
+	 */
+	private static final Duration SHORT_TTL = Duration.ofMillis(300);
+
+	private static final Duration WAIT = Duration.ofSeconds(5);
+
+	private final RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(50))
+		.withRetryDelay(Duration.ofMillis(5));
+
+	@Test
+	void tokensStrictlyIncreaseOverShiftingQuorumsAndCountersOutOfStep(RedisNodes nodes) {
+		Random random = new Random(42);
+		for (int i = 0; i < nodes.size(); i++) {
+			nodes.node(i).command("SET", COUNTER, Integer.toString(random.nextInt(5_000)));
+		}
+		List<Long> tokens = new ArrayList<>();
+		try (Redlock first = TestSupport.redlock(nodes, this.settings);
+				Redlock second = TestSupport.redlock(nodes, this.settings)) {
+			Set<Integer> paused = new TreeSet<>();
+			// first the subsets that break tokens made in one round: with the node whose counter is highest, then
+			// without it; then random minorities down; from round 60 on, one node is dead for good
+			int highest = nodeWithHighestCounter(nodes);
+			for (int round = 0; round < 100; round++) {
+				if (round == 60) {
+					resumeAll(nodes, paused);
+					nodes.node(4).kill();
+				}
+				Set<Integer> down;
+				if (round < 10) {
+					down = (round % 2 == 0) ? othersThan(highest, 2, random) : Set.of(highest);
+				}
+				else if (round < 60) {
+					down = randomNodes(random, 5, random.nextInt(3));
+				}
+				else {
+					down = randomNodes(random, 4, random.nextInt(2));
+				}
+				pauseExactly(nodes, paused, down);
+				for (int i = 0; i < 100; i++) {
+					Redlock client = (i % 2 == 0) ? first : second;
+					Lease lease = client.acquireFenced("fencing", RESOURCE, SHORT_TTL, WAIT);
+					tokens.add(lease.fencingToken().orElseThrow());
+					lease.release();
+				}
+			}
+			resumeAll(nodes, paused);
+		}
+		long inversions = inversions(tokens);
+		System.out.printf("fencing: %d acquisitions over shifting quorums, tokens %d..%d, %d inversions%n",
+				tokens.size(), tokens.get(0), tokens.get(tokens.size() - 1), inversions);
+		assertThat(tokens).hasSize(10_000);
+		assertThat(inversions).isZero();
+	}
+
+	@Test
+	void withoutTheSecondRoundTokensGoBackwards(RedisNodes nodes) {
+		for (int i = 0; i < nodes.size(); i++) {
+			nodes.node(i).command("SET", COUNTER, (i == 0) ? "5000" : "0");
+		}
+		List<Long> tokens = new ArrayList<>();
+		Set<Integer> paused = new TreeSet<>();
+		try (Redlock client = TestSupport.redlock(nodes, this.settings)) {
+			client.confirmTokens(false);
+			for (int round = 0; round < 6; round++) {
+				// node 0, whose counter is far ahead, takes part every other time
+				pauseExactly(nodes, paused, (round % 2 == 0) ? Set.of(3, 4) : Set.of(0, 4));
+				Lease lease = client.acquireFenced("fencing", RESOURCE, SHORT_TTL, WAIT);
+				tokens.add(lease.fencingToken().orElseThrow());
+				lease.release();
+			}
+		}
+		finally {
+			resumeAll(nodes, paused);
+		}
+		System.out.printf("fencing without the second round: tokens %s, %d inversions%n", tokens, inversions(tokens));
+		assertThat(inversions(tokens)).isPositive();
+	}
+
+	@Test
+	void theProtectedStoreRefusesAStaleHolder(RedisNodes nodes) {
+		FencedStore store = new FencedStore();
+		try (Redlock paused = TestSupport.redlock(nodes, this.settings);
+				Redlock next = TestSupport.redlock(nodes, this.settings)) {
+			Lease stale = paused.acquireFenced("fencing", RESOURCE, Duration.ofMillis(200), Duration.ZERO);
+			long staleToken = stale.fencingToken().orElseThrow();
+			assertThat(store.write(staleToken, "first")).isTrue();
+			// the holder stalls past its lease; meanwhile the lock expires and someone else takes it
+			TestSupport.awaitTrue("the first lease expires on the nodes", Duration.ofSeconds(5),
+					() -> TestSupport.keysOnNodes(nodes) == nodes.size());
+			Lease current = next.acquireFenced("fencing", RESOURCE, TTL, Duration.ofSeconds(2));
+			assertThat(current.fencingToken().orElseThrow()).isGreaterThan(staleToken);
+			assertThat(store.write(current.fencingToken().orElseThrow(), "second")).isTrue();
+			// the stale holder wakes up and writes: refused
+			assertThat(store.write(staleToken, "stale")).isFalse();
+			assertThat(store.value()).isEqualTo("second");
+			current.release();
+		}
+	}
+
+	@Test
+	void aLeaseWithoutFencingHasNoTokenAndExtendingKeepsIt(RedisNodes nodes) {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			Lease plain = redlock.acquire("plain", TTL, Duration.ZERO);
+			assertThat(plain.fencingToken()).isEmpty();
+			plain.release();
+			Lease fenced = redlock.tryAcquireFenced("fencing", RESOURCE, TTL).orElseThrow();
+			long token = fenced.fencingToken().orElseThrow();
+			assertThat(fenced.extend()).isTrue();
+			assertThat(fenced.fencingToken()).hasValue(token);
+			fenced.release();
+		}
+	}
+
+	/** A store that refuses writes carrying a token lower than the highest it has seen. */
+	private static final class FencedStore {
+
+		private long highestToken;
+
+		private String value = "";
+
+		synchronized boolean write(long token, String value) {
+			if (token < this.highestToken) {
+				return false;
+			}
+			this.highestToken = token;
+			this.value = value;
+			return true;
+		}
+
+		synchronized String value() {
+			return this.value;
+		}
+
+	}
+
+	private static long inversions(List<Long> tokens) {
+		long inversions = 0;
+		for (int i = 1; i < tokens.size(); i++) {
+			if (tokens.get(i) <= tokens.get(i - 1)) {
+				inversions++;
+			}
+		}
+		return inversions;
+	}
+
+	private static int nodeWithHighestCounter(RedisNodes nodes) {
+		int highest = 0;
+		for (int i = 1; i < nodes.size(); i++) {
+			if (Long.parseLong(nodes.node(i).command("GET", COUNTER)) > Long.parseLong(
+					nodes.node(highest).command("GET", COUNTER))) {
+				highest = i;
+			}
+		}
+		return highest;
+	}
+
+	/** {@code count} distinct random nodes of five, other than the given one. */
+	private static Set<Integer> othersThan(int node, int count, Random random) {
+		Set<Integer> others = new TreeSet<>();
+		while (others.size() < count) {
+			int candidate = random.nextInt(5);
+			if (candidate != node) {
+				others.add(candidate);
+			}
+		}
+		return others;
+	}
+
+	/** {@code count} distinct random nodes among the first {@code of}. */
+	private static Set<Integer> randomNodes(Random random, int of, int count) {
+		Set<Integer> chosen = new TreeSet<>();
+		while (chosen.size() < count) {
+			chosen.add(random.nextInt(of));
+		}
+		return chosen;
+	}
+
+	private static void pauseExactly(RedisNodes nodes, Set<Integer> paused, Set<Integer> down) {
+		for (int i = 0; i < nodes.size(); i++) {
+			RedisNode node = nodes.node(i);
+			if (!node.isRunning()) {
+				continue;
+			}
+			if (down.contains(i) && paused.add(i)) {
+				node.pause();
+			}
+			else if (!down.contains(i) && paused.remove(i)) {
+				node.resume();
+			}
+		}
+	}
+
+	private static void resumeAll(RedisNodes nodes, Set<Integer> paused) {
+		for (int i : paused) {
+			if (nodes.node(i).isRunning()) {
+				nodes.node(i).resume();
+			}
+		}
+		paused.clear();
+	}
+
+}
