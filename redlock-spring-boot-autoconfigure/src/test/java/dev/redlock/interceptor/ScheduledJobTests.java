@@ -8,6 +8,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import net.javacrumbs.shedlock.core.LockProvider;
+import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
+import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -20,6 +23,7 @@ import org.springframework.scheduling.annotation.Scheduled;
 
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLocked;
+import dev.redlock.autoconfigure.shedlock.RedlockLockProvider;
 import dev.redlock.core.RedlockListener;
 import dev.redlock.test.RedisNodes;
 
@@ -38,15 +42,35 @@ class ScheduledJobTests {
 
 	@Test
 	void eachTickRunsOnceAcrossTwoInstances() throws InterruptedException {
+		Ticks ticks = runTwoInstances(JobApplication.class);
+		System.out.println("scheduled job, per second: " + ticks);
+		assertEachContestedTickRanOnce(ticks);
+	}
+
+	/** The same with ShedLock's {@code @SchedulerLock}, on the {@code LockProvider} the starter defines. */
+	@Test
+	void shedLockJobsRunEachTickOnceOnTheRedlockLockProvider() throws InterruptedException {
+		Ticks ticks = runTwoInstances(ShedLockJobApplication.class);
+		System.out.println("ShedLock job on Redlock, per second: " + ticks);
+		assertEachContestedTickRanOnce(ticks);
+	}
+
+	private static Ticks runTwoInstances(Class<?> application) throws InterruptedException {
 		Ticks ticks = new Ticks();
 		try (RedisNodes nodes = RedisNodes.start(3);
-				ConfigurableApplicationContext first = start(nodes, ticks);
-				ConfigurableApplicationContext second = start(nodes, ticks)) {
+				ConfigurableApplicationContext first = start(application, nodes, ticks);
+				ConfigurableApplicationContext second = start(application, nodes, ticks)) {
+			if (application == ShedLockJobApplication.class) {
+				assertThat(first.getBean(LockProvider.class)).isInstanceOf(RedlockLockProvider.class);
+			}
 			if (!ticks.contested.await(20, TimeUnit.SECONDS)) {
 				fail("fewer than " + CONTESTED_TICKS + " ticks fired on both instances within 20 s: " + ticks);
 			}
 		}
-		System.out.println("scheduled job, per second: " + ticks);
+		return ticks;
+	}
+
+	private static void assertEachContestedTickRanOnce(Ticks ticks) {
 		// a tick that is still running or being refused when the contexts close may be incomplete: look at the others
 		ticks.attempts.forEach((second, attempts) -> {
 			if (attempts.get() == 2) {
@@ -56,8 +80,8 @@ class ScheduledJobTests {
 		ticks.runs.values().forEach((runs) -> assertThat(runs).hasValueLessThanOrEqualTo(1));
 	}
 
-	private static ConfigurableApplicationContext start(RedisNodes nodes, Ticks ticks) {
-		return new SpringApplicationBuilder(JobApplication.class).web(WebApplicationType.NONE)
+	private static ConfigurableApplicationContext start(Class<?> application, RedisNodes nodes, Ticks ticks) {
+		return new SpringApplicationBuilder(application).web(WebApplicationType.NONE)
 			.initializers((context) -> context.getBeanFactory().registerSingleton("ticks", ticks))
 			.run("--redlock.nodes=" + String.join(",", nodes.uris()), "--redlock.restart-quarantine=0s",
 					"--spring.main.banner-mode=off");
@@ -101,6 +125,31 @@ class ScheduledJobTests {
 	@EnableScheduling
 	@Import(Job.class)
 	static class JobApplication {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@EnableScheduling
+	@EnableSchedulerLock(defaultLockAtMostFor = "10s")
+	@Import(ShedLockJob.class)
+	static class ShedLockJobApplication {
+
+	}
+
+	static class ShedLockJob {
+
+		private final Ticks ticks;
+
+		ShedLockJob(Ticks ticks) {
+			this.ticks = ticks;
+		}
+
+		@Scheduled(cron = "* * * * * *")
+		@SchedulerLock(name = Job.LOCK, lockAtLeastFor = "500ms")
+		public void run() {
+			this.ticks.ran();
+		}
 
 	}
 
