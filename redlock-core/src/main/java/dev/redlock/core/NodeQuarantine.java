@@ -38,6 +38,11 @@ final class NodeQuarantine {
 	/** {@link System#nanoTime()} from when the node counts again; meaningful only while {@link #quarantined}. */
 	private volatile long countsAgainAtNanos;
 
+	/** The latest moment the current server can have started, once any connection told its uptime. */
+	private long startedByNanos;
+
+	private boolean startKnown;
+
 	private volatile boolean quarantined;
 
 	private volatile boolean uptimeUnknownLogged;
@@ -83,20 +88,23 @@ final class NodeQuarantine {
 		// read 1 a millisecond after the start: count one second less, never more than the node has been up
 		long upNanos = TimeUnit.SECONDS.toNanos(Math.max(0, uptimeSeconds - 1));
 		boolean restartedAgain = previousRunId != null && newRunId != null && !previousRunId.equals(newRunId);
-		if (restartedAgain) {
-			// another server now answers at this address (a failover, a reused address): whatever its uptime, it
-			// never held our keys or holds stale ones, so it waits out the whole quarantine
-			upNanos = 0;
+		// the latest moment the server can have started; another server at this address (a restart seen by its new
+		// run_id, a failover, a reused address) never held our keys or holds stale ones: it counts from now
+		long startedBy = restartedAgain ? nowNanos : nowNanos - upNanos;
+		boolean sameServer = previousRunId != null && previousRunId.equals(newRunId);
+		if (sameServer && this.startKnown) {
+			// the same server seen again: its start cannot be later than the earliest bound already known, so a
+			// later, coarser reading never quarantines a node again
+			startedBy = Math.min(startedBy, this.startedByNanos);
 		}
-		if (upNanos >= this.quarantineNanos) {
-			return;
-		}
-		long countsAgainAt = nowNanos + this.quarantineNanos - upNanos;
-		if (this.quarantined && !restartedAgain && countsAgainAt - this.countsAgainAtNanos <= 0) {
+		this.startKnown = true;
+		this.startedByNanos = startedBy;
+		long countsAgainAt = startedBy + this.quarantineNanos;
+		if (countsAgainAt - nowNanos <= 0) {
 			return;
 		}
 		boolean alreadyLogged = this.quarantined && !restartedAgain;
-		this.countsAgainAtNanos = this.quarantined ? Math.max(countsAgainAt, this.countsAgainAtNanos) : countsAgainAt;
+		this.countsAgainAtNanos = countsAgainAt;
 		this.quarantined = true;
 		if (!alreadyLogged) {
 			Instant at = Instant.now().plusNanos(this.countsAgainAtNanos - nowNanos).truncatedTo(ChronoUnit.MILLIS);
@@ -106,10 +114,6 @@ final class NodeQuarantine {
 		}
 	}
 
-	/**
-	 * Returns whether the node's grants count towards a quorum now.
-	 * @return {@code false} while quarantined
-	 */
 	boolean counts() {
 		return remainingNanos() == 0;
 	}

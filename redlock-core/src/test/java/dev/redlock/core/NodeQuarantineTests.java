@@ -48,6 +48,24 @@ class NodeQuarantineTests {
 	}
 
 	@Test
+	void theSameServerSeenAgainLaterIsNeverQuarantinedAgainByACoarserReading() {
+		NodeQuarantine shortQuarantine = new NodeQuarantine(RedisNodeUri.parse("redis://127.0.0.1:7001"),
+				Duration.ofSeconds(2));
+		long start = System.nanoTime();
+		shortQuarantine.observe("run-a", 0L, start);
+		assertThat(shortQuarantine.counts()).isFalse();
+		// 2.5 s later a new connection reads "2": alone, that would mean "up since 1 s, wait another second"
+		long later = start + Duration.ofMillis(2_500).toNanos();
+		shortQuarantine.observe("run-a", 2L, later);
+		assertThat(shortQuarantine.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(2));
+		NodeQuarantine longRunning = new NodeQuarantine(RedisNodeUri.parse("redis://127.0.0.1:7001"),
+				Duration.ofSeconds(2));
+		longRunning.observe("run-a", 3_600L, start);
+		longRunning.observe("run-a", 1L, start);
+		assertThat(longRunning.counts()).isTrue();
+	}
+
+	@Test
 	void zeroQuarantineNeverQuarantines() {
 		NodeQuarantine off = new NodeQuarantine(RedisNodeUri.parse("redis://127.0.0.1:7001"), Duration.ZERO);
 		off.observe("run-a", 0L, System.nanoTime());

@@ -34,7 +34,9 @@ class RestartQuarantineTests {
 	@Test
 	void aRestartedNodeDoesNotHelpASecondHolderIn(RedisNodes nodes) {
 		try (Redlock a = TestSupport.redlock(nodes, SETTINGS); Redlock b = TestSupport.redlock(nodes, SETTINGS)) {
+			// the nodes may have been (re)started by an earlier test: both clients must have seen them counting
 			awaitOutOfQuarantine(a, nodes);
+			awaitOutOfQuarantine(b, nodes);
 			Lease first = a.acquire(RESOURCE, TTL, Duration.ZERO);
 			restartForgetting(nodes, 0, 1);
 
@@ -80,9 +82,16 @@ class RestartQuarantineTests {
 	@Test
 	void aQuarantinedNodeIsNamedInTheFailureAndInItsStatus(RedisNodes nodes) {
 		try (Redlock a = TestSupport.redlock(nodes, SETTINGS); Redlock b = TestSupport.redlock(nodes, SETTINGS)) {
+			// the nodes may have been (re)started by an earlier test: both clients must have seen them counting
 			awaitOutOfQuarantine(a, nodes);
+			awaitOutOfQuarantine(b, nodes);
 			Lease first = a.acquire(RESOURCE, TTL, Duration.ZERO);
 			restartForgetting(nodes, 0, 1);
+			// b's connections to the restarted nodes died with them: its next ones read the new run_ids
+			TestSupport.awaitTrue("b sees the restarted nodes", Duration.ofSeconds(5), () -> {
+				List<NodeStatus> seen = b.checkNodes();
+				return !seen.get(0).quarantineRemaining().isZero() && !seen.get(1).quarantineRemaining().isZero();
+			});
 
 			assertThatExceptionOfType(LockNotAcquiredException.class)
 				.isThrownBy(() -> b.acquire(RESOURCE, TTL, Duration.ZERO))

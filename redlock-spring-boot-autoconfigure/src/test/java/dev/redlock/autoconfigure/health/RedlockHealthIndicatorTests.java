@@ -57,8 +57,9 @@ class RedlockHealthIndicatorTests {
 			.withRestartQuarantine(quarantine);
 		try (Redlock quarantining = Redlock.builder().nodes(this.nodes.uris()).settings(settings).build()) {
 			this.indicator = new RedlockHealthIndicator(quarantining);
-			// the kit's nodes may have been started moments ago
-			awaitHealth((health) -> Status.UP.equals(health.getStatus()), quarantine.plusSeconds(5));
+			// the kit's nodes may have been started moments ago: wait until every one of them counts
+			awaitHealth((health) -> Integer.valueOf(3).equals(health.getDetails().get("counting")),
+					quarantine.plusSeconds(5));
 			this.nodes.node(0).restart();
 			this.nodes.node(1).restart();
 
