@@ -102,6 +102,19 @@ class ShopConcurrencyTests {
 	}
 
 	@Test
+	void theFencingDemoRefusesTheWriteOfAHolderThatPausedPastItsLease() throws Exception {
+		HttpResponse<String> response = post("/api/demo/fencing");
+		assertThat(response.statusCode()).isEqualTo(200);
+		JsonNode demo = JsonMapper.shared().readTree(response.body());
+		assertThat(demo.path("firstWriteByA").asBoolean()).isTrue();
+		assertThat(demo.path("tokenB").asLong()).isGreaterThan(demo.path("tokenA").asLong());
+		assertThat(demo.path("writeByB").asBoolean()).isTrue();
+		assertThat(demo.path("staleWriteByA").asBoolean()).isFalse();
+		assertThat(demo.path("releaseByA").asString()).isEqualTo("EXPIRED");
+		assertThat(demo.path("ledgerBalance").asString()).isEqualTo("80 (written by B)");
+	}
+
+	@Test
 	void soldOutIsAConflictAndUnknownSkuIsNotFound() throws Exception {
 		post("/api/skus/pear/reset?stock=1");
 		HttpResponse<String> first = post("/api/skus/pear/buy");
