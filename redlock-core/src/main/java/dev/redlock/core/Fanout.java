@@ -77,12 +77,12 @@ final class Fanout {
 			CompletableFuture<PipelinedConnection>[] pending = null;
 			for (int i = 0; i < n; i++) {
 				if (selected == null || selected[i]) {
-					PipelinedConnection idle = this.pools.get(i).borrowIdle();
+					NodeConnectionPool pool = this.pools.get(i);
+					PipelinedConnection idle = pool.borrowIdle();
 					if (idle != null) {
 						send(i, command, idle, start, connections, replies);
 						continue;
 					}
-					NodeConnectionPool pool = this.pools.get(i);
 					CompletableFuture<PipelinedConnection> borrowed = pool.borrow(millisLeft(deadline));
 					if (borrowed.isDone()) {
 						send(i, command, borrowed, start, deadline, connections, replies);

@@ -419,7 +419,7 @@ public final class Redlock implements AutoCloseable {
 	 * The key of a resource's fencing counter: the lock key behind a {@code {fence}} prefix, so that it can never be
 	 * another resource's lock key (those start with the key prefix). It has no TTL.
 	 */
-	static RawArgument counterKey(RawArgument lockKey) {
+	private static RawArgument counterKey(RawArgument lockKey) {
 		byte[] prefix = FENCE_PREFIX;
 		byte[] key = lockKey.getRaw();
 		byte[] counter = new byte[prefix.length + key.length];

@@ -34,9 +34,7 @@ class RestartQuarantineTests {
 	@Test
 	void aRestartedNodeDoesNotHelpASecondHolderIn(RedisNodes nodes) {
 		try (Redlock a = TestSupport.redlock(nodes, SETTINGS); Redlock b = TestSupport.redlock(nodes, SETTINGS)) {
-			// the nodes may have been (re)started by an earlier test: both clients must have seen them counting
-			awaitOutOfQuarantine(a, nodes);
-			awaitOutOfQuarantine(b, nodes);
+			awaitOutOfQuarantine(nodes, a, b);
 			Lease first = a.acquire(RESOURCE, TTL, Duration.ZERO);
 			restartForgetting(nodes, 0, 1);
 
@@ -82,9 +80,7 @@ class RestartQuarantineTests {
 	@Test
 	void aQuarantinedNodeIsNamedInTheFailureAndInItsStatus(RedisNodes nodes) {
 		try (Redlock a = TestSupport.redlock(nodes, SETTINGS); Redlock b = TestSupport.redlock(nodes, SETTINGS)) {
-			// the nodes may have been (re)started by an earlier test: both clients must have seen them counting
-			awaitOutOfQuarantine(a, nodes);
-			awaitOutOfQuarantine(b, nodes);
+			awaitOutOfQuarantine(nodes, a, b);
 			Lease first = a.acquire(RESOURCE, TTL, Duration.ZERO);
 			restartForgetting(nodes, 0, 1);
 			// b's connections to the restarted nodes died with them: its next ones read the new run_ids
@@ -112,7 +108,7 @@ class RestartQuarantineTests {
 	@Test
 	void aNodeRestartedWhileConnectionsWereIdleIsQuarantinedByItsUptime(RedisNodes nodes) {
 		try (Redlock redlock = TestSupport.redlock(nodes, SETTINGS)) {
-			awaitOutOfQuarantine(redlock, nodes);
+			awaitOutOfQuarantine(nodes, redlock);
 			redlock.acquire(RESOURCE, TTL, Duration.ZERO).release();
 			nodes.node(2).restart();
 
@@ -134,7 +130,7 @@ class RestartQuarantineTests {
 				.withMessageContaining("restart quarantine")
 				.withMessageContaining("appendfsync always");
 			assertThatIllegalArgumentException().isThrownBy(() -> redlock.tryAcquire(RESOURCE, Duration.ofMinutes(1)));
-			awaitOutOfQuarantine(redlock, nodes);
+			awaitOutOfQuarantine(nodes, redlock);
 			try (Lease lease = redlock.acquire(RESOURCE, TTL, Duration.ZERO)) {
 				assertThatIllegalArgumentException().isThrownBy(() -> lease.extend(QUARANTINE.plusSeconds(1)))
 					.withMessageContaining("restart quarantine");
@@ -153,9 +149,12 @@ class RestartQuarantineTests {
 	}
 
 	/** The kit's nodes may have been started moments ago. */
-	private static void awaitOutOfQuarantine(Redlock redlock, RedisNodes nodes) {
-		TestSupport.awaitTrue("every node is out of its restart quarantine", QUARANTINE.plusSeconds(5),
-				() -> redlock.checkNodes().stream().allMatch(NodeStatus::counts));
+	/** The nodes may have been (re)started by an earlier test: waits until every client has seen them counting. */
+	private static void awaitOutOfQuarantine(RedisNodes nodes, Redlock... clients) {
+		for (Redlock client : clients) {
+			TestSupport.awaitTrue("every node is out of its restart quarantine", QUARANTINE.plusSeconds(5),
+					() -> client.checkNodes().stream().allMatch(NodeStatus::counts));
+		}
 	}
 
 	/** Kill -9 and start again without persistence: the node forgets every key. */

@@ -1,11 +1,8 @@
 package dev.redlock.interceptor;
 
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -20,12 +17,7 @@ import org.springframework.beans.factory.BeanFactory;
 import dev.redlock.annotation.LeaseLostAction;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LeaseLostException;
-import dev.redlock.core.LockNotAcquiredException;
-import dev.redlock.core.LockNotAcquiredException.Reason;
 import dev.redlock.core.Redlock;
-import dev.redlock.core.RedlockSettings;
-import dev.redlock.core.RedlockListener.LossReason;
-import dev.redlock.core.ReleaseOutcome;
 
 /**
  * Runs a {@link dev.redlock.annotation.DistributedLock @DistributedLock} method under its lock: checks the condition,

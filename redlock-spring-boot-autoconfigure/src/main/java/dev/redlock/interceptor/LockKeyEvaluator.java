@@ -49,15 +49,6 @@ final class LockKeyEvaluator {
 	}
 
 	/**
-	 * Returns the resource for one call of a method with at most one key: the lock name when there is no key
-	 * expression, else the expression's value.
-	 * @throws IllegalArgumentException if the expression fails or yields null or an empty string
-	 */
-	String resource(LockAttributes attributes, Object[] args, Object target, Class<?> targetClass) {
-		return resources(attributes, args, target, targetClass).get(0);
-	}
-
-	/**
 	 * Returns the resources to lock for one call, in the canonical order they are acquired in: sorted, without
 	 * duplicates. The lock name alone when the method has no key expression.
 	 * @throws IllegalArgumentException if an expression fails or yields null or an empty string

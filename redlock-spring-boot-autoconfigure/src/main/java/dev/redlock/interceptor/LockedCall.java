@@ -122,7 +122,7 @@ final class LockedCall {
 				}
 			}
 			if (this.acquired.size() > 1) {
-				checkStillValid(resources);
+				checkStillValid();
 			}
 		}
 		catch (RuntimeException | Error ex) {
@@ -136,7 +136,7 @@ final class LockedCall {
 	}
 
 	/** The first leases of several must not have run out while the later ones were acquired. */
-	private void checkStillValid(List<String> resources) {
+	private void checkStillValid() {
 		for (Lease lease : this.acquired) {
 			if (!lease.isValid()) {
 				throw new LockNotAcquiredException(lease.resource(), Reason.VALIDITY_EXHAUSTED,

@@ -39,7 +39,7 @@ class LockKeyEvaluatorTests {
 	private String resource(String method, Object... args) throws NoSuchMethodException {
 		LockAttributes attributes = this.source.find(Keys.class.getMethod(method, String.class, int.class),
 				Keys.class);
-		return this.evaluator.resource(attributes, args, new Keys(), Keys.class);
+		return this.evaluator.resources(attributes, args, new Keys(), Keys.class).get(0);
 	}
 
 	static class Keys {
