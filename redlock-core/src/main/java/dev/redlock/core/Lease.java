@@ -68,6 +68,9 @@ public final class Lease implements AutoCloseable {
 
 	private volatile int extensionAttempts;
 
+	/** Extensions asked for by {@link #extend}, bounded by {@link RedlockSettings#maxExtensions()}. */
+	private volatile int explicitExtensions;
+
 	private volatile @Nullable ReleaseOutcome releaseOutcome;
 
 	/** Renews or watches this lease on the shared scheduler; guarded by this lease's state lock. */
@@ -228,12 +231,14 @@ public final class Lease implements AutoCloseable {
 	 * {@link #isLost() lost}: it is not extended again, and its validity is zero from then on.
 	 * @param ttl the new time-to-live, counted from now
 	 * @return {@code true} if extended
-	 * @throws IllegalStateException if the lease was released, or was extended as many times as
-	 * {@link RedlockSettings#maxExtensions()} allows
+	 * @throws IllegalStateException if the lease was released, or was extended (by calls of this method; automatic
+	 * renewal is bounded by its {@code maxHold} instead) as many times as {@link RedlockSettings#maxExtensions()}
+	 * allows
 	 * @throws IllegalArgumentException if the TTL is below 1 ms or within the clock drift allowance
 	 */
 	public boolean extend(Duration ttl) {
-		ExtendOutcome outcome = extendHeld(ttl);
+		ExtendOutcome outcome = extendHeld(ttl, false);
+		this.redlock.leaseExtended(this, outcome);
 		if (outcome != ExtendOutcome.EXTENDED) {
 			markLost((outcome == ExtendOutcome.EXPIRED) ? LossReason.VALIDITY_RAN_OUT : LossReason.EXTENSION_FAILED);
 		}
@@ -241,25 +246,27 @@ public final class Lease implements AutoCloseable {
 	}
 
 	/**
-	 * Extends the lease under its state lock; the caller signals a loss after leaving it, so that loss callbacks never
-	 * run while the lease is locked.
+	 * Extends the lease under its state lock; the caller tells the listeners and signals a loss after leaving it, so
+	 * that neither listeners nor loss callbacks ever run while the lease is locked.
+	 * @param renewal whether automatic renewal asks (bounded by its {@code maxHold}), rather than {@link #extend}
+	 * (bounded by {@link RedlockSettings#maxExtensions()})
 	 */
-	ExtendOutcome extendHeld(Duration ttl) {
+	ExtendOutcome extendHeld(Duration ttl, boolean renewal) {
 		this.stateLock.lock();
 		try {
-			return extendLocked(ttl);
+			return extendLocked(ttl, renewal);
 		}
 		finally {
 			this.stateLock.unlock();
 		}
 	}
 
-	private ExtendOutcome extendLocked(Duration ttl) {
+	private ExtendOutcome extendLocked(Duration ttl, boolean renewal) {
 		if (this.releaseOutcome != null) {
 			throw new IllegalStateException("Lease on '" + this.resource + "' was already released");
 		}
 		int max = this.redlock.settings().maxExtensions();
-		if (this.extensionAttempts >= max) {
+		if (!renewal && this.explicitExtensions >= max) {
 			throw new IllegalStateException("Lease on '" + this.resource + "' was already extended " + max
 					+ " times, the most allowed (maxExtensions); acquire the lock again instead");
 		}
@@ -267,10 +274,12 @@ public final class Lease implements AutoCloseable {
 		long start = this.ticker.getAsLong();
 		long current = this.validUntilNanos;
 		if (current - start <= 0 || this.lossReason != null) {
-			this.redlock.leaseExtended(this, ExtendOutcome.EXPIRED);
 			return ExtendOutcome.EXPIRED;
 		}
 		this.extensionAttempts++;
+		if (!renewal) {
+			this.explicitExtensions++;
+		}
 		Redlock.Extension extension = this.redlock.extendOnNodes(this, this.value, lockTtl, start, current);
 		if (extension.counted()) {
 			this.validUntilNanos = extension.validUntil();
@@ -295,10 +304,11 @@ public final class Lease implements AutoCloseable {
 	 * Renews the lease automatically until it is released: whenever a third of its TTL has passed since the
 	 * acquisition or the last extension, it is {@link #extend() extended} by its TTL from the {@link Redlock}'s one
 	 * renewal thread. Renewal stops when the lease is released (release cancels it first), when it has been held for
-	 * {@code maxHold} or extended {@link RedlockSettings#maxExtensions()} times (then the lease runs out at the end of
-	 * its last extension, at most {@code maxHold + ttl} after acquisition, and the loss is signalled then), and at
-	 * the first extension that fails, which marks the lease {@link #isLost() lost} at once. Calling it again while
-	 * renewal runs changes nothing.
+	 * {@code maxHold} (then the lease runs out at the end of its last extension, at most {@code maxHold + ttl} after
+	 * acquisition, and the loss is signalled then), and at the first extension that fails, which marks the lease
+	 * {@link #isLost() lost} at once. {@code maxHold} is the one bound of renewal: renewals do not count towards
+	 * {@link RedlockSettings#maxExtensions()}, which bounds calls of {@link #extend}. Calling it again while renewal
+	 * runs changes nothing.
 	 * <pre>{@code
 	 * try (Lease lease = redlock.acquire("report", Duration.ofSeconds(30), Duration.ZERO).autoRenew()) {
 	 *     lease.onLost(report::abort);
@@ -313,6 +323,10 @@ public final class Lease implements AutoCloseable {
 	public Lease autoRenew(Duration maxHold) {
 		if (maxHold == null || maxHold.isNegative() || maxHold.isZero()) {
 			throw new IllegalArgumentException("maxHold must be positive, was " + maxHold);
+		}
+		long maxHoldNanos = Redlock.toNanos(maxHold, "maxHold");
+		if (this.redlock.isClosed()) {
+			throw new IllegalStateException("Lease on '" + this.resource + "' cannot be renewed: its Redlock is closed");
 		}
 		if (isLost()) {
 			return this;
@@ -330,7 +344,7 @@ public final class Lease implements AutoCloseable {
 				current.cancel();
 			}
 			LeaseWatch renewal = LeaseWatch.renewing(this, this.redlock.renewals(),
-					this.acquiredAtNanos + maxHold.toNanos());
+					this.acquiredAtNanos + maxHoldNanos);
 			// started first: on a closed Redlock start() throws and the lease must not look renewed
 			renewal.start();
 			this.watch = renewal;
@@ -399,16 +413,26 @@ public final class Lease implements AutoCloseable {
 			runCallback(callback);
 			return this;
 		}
+		boolean redlockClosed = false;
 		this.stateLock.lock();
 		try {
 			if (this.releaseOutcome == null && this.watch == null) {
 				LeaseWatch expiry = LeaseWatch.watching(this, this.redlock.renewals());
-				expiry.start();
-				this.watch = expiry;
+				try {
+					expiry.start();
+					this.watch = expiry;
+				}
+				catch (IllegalStateException ex) {
+					// closed meanwhile: nobody could watch the lease any more
+					redlockClosed = true;
+				}
 			}
 		}
 		finally {
 			this.stateLock.unlock();
+		}
+		if (redlockClosed) {
+			markLost(LossReason.REDLOCK_CLOSED);
 		}
 		return this;
 	}
@@ -418,6 +442,14 @@ public final class Lease implements AutoCloseable {
 	 * while holding this lease's state lock.
 	 */
 	void markLost(LossReason reason) {
+		markLost(reason, null);
+	}
+
+	/**
+	 * Marks the lease lost, once: tells the listeners, then runs the callbacks.
+	 * @param callbackThread where the callbacks run; {@code null} for the calling thread
+	 */
+	void markLost(LossReason reason, @Nullable OnDemandThread callbackThread) {
 		List<Runnable> callbacks;
 		synchronized (this.lossLock) {
 			if (this.lossReason != null) {
@@ -432,8 +464,15 @@ public final class Lease implements AutoCloseable {
 			current.cancel();
 		}
 		this.redlock.leaseLost(this, reason);
-		for (Runnable callback : callbacks) {
-			runCallback(callback);
+		if (callbacks.isEmpty()) {
+			return;
+		}
+		Runnable runAll = () -> callbacks.forEach(this::runCallback);
+		if (callbackThread != null) {
+			callbackThread.execute(runAll, runAll);
+		}
+		else {
+			runAll.run();
 		}
 	}
 
@@ -500,12 +539,13 @@ public final class Lease implements AutoCloseable {
 		if (minimumHold == null || minimumHold.isNegative()) {
 			throw new IllegalArgumentException("minimumHold must be zero or positive, was " + minimumHold);
 		}
+		long minimumHoldNanos = Redlock.toNanos(minimumHold, "minimumHold");
 		LeaseWatch current = this.watch;
 		if (current != null) {
 			current.cancel();
 		}
 		boolean ranOut = false;
-		ReleaseOutcome outcome;
+		ReleaseOutcome outcome = null;
 		this.stateLock.lock();
 		try {
 			if (this.releaseOutcome == null) {
@@ -517,7 +557,7 @@ public final class Lease implements AutoCloseable {
 				outcome = ReleaseOutcome.UNKNOWN;
 				try {
 					long keepNanos = Math.min(this.ttl.toNanos(),
-							minimumHold.toNanos() - (this.ticker.getAsLong() - this.acquiredAtNanos));
+							minimumHoldNanos - (this.ticker.getAsLong() - this.acquiredAtNanos));
 					outcome = this.redlock.releaseOnNodes(this, this.value, keepNanos);
 				}
 				finally {
@@ -531,6 +571,10 @@ public final class Lease implements AutoCloseable {
 		}
 		finally {
 			this.stateLock.unlock();
+			if (outcome != null) {
+				// outside the lock: a listener may touch this lease
+				this.redlock.leaseReleased(this, outcome);
+			}
 		}
 		if (ranOut) {
 			markLost(LossReason.VALIDITY_RAN_OUT);

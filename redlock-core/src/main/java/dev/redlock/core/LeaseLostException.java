@@ -45,6 +45,8 @@ public class LeaseLostException extends RuntimeException {
 			case FOUND_EXPIRED -> "its key was gone from a majority of nodes at release (expired, evicted or "
 					+ "forgotten by a restarted node)";
 			case VALIDITY_RAN_OUT -> "it ran longer than its lease";
+			case REDLOCK_CLOSED -> "the Redlock was closed (the application is shutting down?), so its lease could "
+					+ "be neither renewed nor released";
 		};
 		return "Lock '" + lease.name() + "' on '" + lease.resource() + "' was lost before " + work + " returned: "
 				+ why + " (held " + heldFor.toMillis() + " ms, TTL " + lease.ttl().toMillis()

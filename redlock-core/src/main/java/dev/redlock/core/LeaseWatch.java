@@ -76,6 +76,7 @@ final class LeaseWatch implements Runnable {
 
 	@Override
 	public void run() {
+		ExtendOutcome renewal = null;
 		LossReason lost = null;
 		this.lease.stateLock().lock();
 		try {
@@ -87,7 +88,14 @@ final class LeaseWatch implements Runnable {
 				lost = LossReason.VALIDITY_RAN_OUT;
 			}
 			else if (this.renewing && mayRenew(now)) {
-				lost = renew();
+				renewal = renew();
+				if (renewal == ExtendOutcome.EXTENDED) {
+					scheduleNext(this.lease.ticker().getAsLong());
+				}
+				else {
+					lost = (renewal == ExtendOutcome.EXPIRED) ? LossReason.VALIDITY_RAN_OUT
+							: LossReason.EXTENSION_FAILED;
+				}
 			}
 			else {
 				// not renewing: wake up when the validity ends, in case the lease is not released by then
@@ -97,48 +105,44 @@ final class LeaseWatch implements Runnable {
 		finally {
 			this.lease.stateLock().unlock();
 		}
+		// outside the lease's lock: listeners and callbacks may touch the lease
+		if (renewal != null) {
+			this.lease.redlock().leaseExtended(this.lease, renewal);
+		}
 		if (lost != null) {
 			this.renewing = false;
-			this.lease.markLost(lost);
+			// on their own thread: a slow callback must not delay the renewal of other leases
+			this.lease.markLost(lost, this.lease.redlock().lossCallbacks());
 		}
 	}
 
 	private boolean mayRenew(long now) {
-		String bound = null;
-		if (now - this.renewUntilNanos >= 0) {
-			bound = "it was held for its maxHold";
-		}
-		else if (this.lease.extensionAttempts() >= this.lease.redlock().settings().maxExtensions()) {
-			bound = "it was extended maxExtensions times";
-		}
-		if (bound == null) {
+		if (now - this.renewUntilNanos < 0) {
 			return true;
 		}
 		this.renewing = false;
-		logger.info("Lock '{}' on '{}' is no longer renewed: {} ({} ms held); it expires in {} ms unless released",
-				this.lease.name(), this.lease.resource(), bound, this.lease.heldFor().toMillis(),
+		logger.info("Lock '{}' on '{}' is no longer renewed: it was held for its maxHold ({} ms held); it expires in "
+				+ "{} ms unless released", this.lease.name(), this.lease.resource(), this.lease.heldFor().toMillis(),
 				Duration.ofNanos(this.lease.validUntilNanos() - now).toMillis());
 		return false;
 	}
 
-	/** Extends once; returns why the lease is lost, or {@code null} when renewed and rescheduled. */
-	private @Nullable LossReason renew() {
+	/** Extends once, by the lease's TTL. */
+	private ExtendOutcome renew() {
 		ExtendOutcome outcome;
 		try {
-			outcome = this.lease.extendHeld(this.lease.ttl());
+			outcome = this.lease.extendHeld(this.lease.ttl(), true);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Renewing lock '{}' on '{}' failed; the lease is lost", this.lease.name(),
 					this.lease.resource(), ex);
-			return LossReason.EXTENSION_FAILED;
+			return ExtendOutcome.FAILED;
 		}
-		if (outcome == ExtendOutcome.EXTENDED) {
-			scheduleNext(this.lease.ticker().getAsLong());
-			return null;
+		if (outcome != ExtendOutcome.EXTENDED) {
+			logger.warn("Renewing lock '{}' on '{}' did not count ({}); the lease is lost after {} ms",
+					this.lease.name(), this.lease.resource(), outcome.tag(), this.lease.heldFor().toMillis());
 		}
-		logger.warn("Renewing lock '{}' on '{}' did not count ({}); the lease is lost after {} ms", this.lease.name(),
-				this.lease.resource(), outcome.tag(), this.lease.heldFor().toMillis());
-		return (outcome == ExtendOutcome.EXPIRED) ? LossReason.VALIDITY_RAN_OUT : LossReason.EXTENSION_FAILED;
+		return outcome;
 	}
 
 	private void scheduleNext(long now) {

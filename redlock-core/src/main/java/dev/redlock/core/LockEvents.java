@@ -3,6 +3,7 @@ package dev.redlock.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -32,6 +33,13 @@ final class LockEvents {
 
 	private final LongAdder[][] counters;
 
+	private final LongAdder listenerFailures = new LongAdder();
+
+	private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+	/** {@link System#nanoTime()} of the last warning about a failed listener, 0 before the first. */
+	private volatile long lastFailureLogged;
+
 	LockEvents(List<RedlockListener> listeners, List<RedisNodeUri> nodes) {
 		this.listeners = List.copyOf(listeners);
 		this.nodes = nodes;
@@ -57,7 +65,7 @@ final class LockEvents {
 			NodeOutcome outcome = switch (reply.kind()) {
 				case REPLIED -> success.test(reply) ? NodeOutcome.OK : NodeOutcome.REJECTED;
 				case TIMEOUT -> NodeOutcome.TIMEOUT;
-				case ERROR_REPLY, UNREACHABLE, NOT_AWAITED -> NodeOutcome.ERROR;
+				case ERROR_REPLY, UNREACHABLE, AUTH_FAILED, INTERRUPTED, NOT_AWAITED -> NodeOutcome.ERROR;
 			};
 			this.counters[reply.node()][outcome.ordinal()].increment();
 			if (!this.listeners.isEmpty()) {
@@ -89,16 +97,48 @@ final class LockEvents {
 		emit((listener) -> listener.leaseLost(event));
 	}
 
-	/** Tells every listener; one that throws is logged and skipped. */
+	/**
+	 * Tells every listener. Whatever one throws, an {@link Error} included (an {@code AssertionError}, a
+	 * {@code NoSuchMethodError} from a mismatched library, a {@code StackOverflowError}), is counted and logged, and
+	 * nothing else: a listener can never break a round, a release or a connection.
+	 */
 	private void emit(Consumer<RedlockListener> call) {
 		for (RedlockListener listener : this.listeners) {
 			try {
 				call.accept(listener);
 			}
-			catch (RuntimeException ex) {
-				logger.warn("Redlock listener {} failed; the lock's work goes on", listener, ex);
+			catch (Throwable ex) {
+				listenerFailed(listener, ex);
 			}
 		}
+	}
+
+	private void listenerFailed(RedlockListener listener, Throwable ex) {
+		this.listenerFailures.increment();
+		try {
+			long now = System.nanoTime();
+			long last = this.lastFailureLogged;
+			// one warning with its stack trace a minute at most: a listener that fails on every event must not flood
+			if (last == 0 || now - last >= FAILURE_LOG_INTERVAL_NANOS) {
+				this.lastFailureLogged = now;
+				logger.warn("Redlock listener {} failed ({} failures so far, logged once a minute); the lock's work "
+						+ "goes on", listener, this.listenerFailures.sum(), ex);
+			}
+			else {
+				logger.debug("Redlock listener {} failed; the lock's work goes on", listener, ex);
+			}
+		}
+		catch (Throwable logging) {
+			// logging itself failed (e.g. a StackOverflowError at the very top of the stack): the count remains
+		}
+	}
+
+	/**
+	 * Returns how many times a listener threw.
+	 * @return the count since this instance was built
+	 */
+	long listenerFailures() {
+		return this.listenerFailures.sum();
 	}
 
 	List<NodeStatistics> statistics() {

@@ -56,6 +56,12 @@ final class LockScripts {
 			return 0
 			""");
 
+	/**
+	 * What a resource's fencing counter key starts with, before its lock key. Lock keys starting with it are refused,
+	 * so the two key spaces never meet, whatever the key prefix.
+	 */
+	static final String FENCE_KEY_PREFIX = "{fence}";
+
 	/** The number of keys the fencing scripts take. */
 	static final RawArgument TWO_KEYS = RawArgument.of(2);
 

@@ -60,7 +60,7 @@ final class NodeConnectionPool implements AutoCloseable {
 	/** How long the node took to answer (or to fail) in the last round that read its reply. */
 	private volatile long lastReplyNanos;
 
-	private volatile @Nullable String lastConnectFailure;
+	private volatile @Nullable RuntimeException lastConnectFailure;
 
 	private volatile boolean closed;
 
@@ -132,7 +132,7 @@ final class NodeConnectionPool implements AutoCloseable {
 			synchronized (this.idle) {
 				connection = this.idle.pollFirst();
 			}
-			if (connection == null || (!connection.isBroken() && connection.isConnected())) {
+			if (connection == null || (connection.isReusable() && connection.isConnected())) {
 				return connection;
 			}
 			closeQuietly(connection);
@@ -154,7 +154,7 @@ final class NodeConnectionPool implements AutoCloseable {
 					result.complete(open(timeoutMillis));
 				}
 				catch (RuntimeException ex) {
-					this.lastConnectFailure = (ex.getMessage() != null) ? ex.getMessage() : ex.getClass().getSimpleName();
+					this.lastConnectFailure = ex;
 					this.downUntilNanos = System.nanoTime() + this.reconnectBackoffNanos;
 					this.permits.release();
 					result.completeExceptionally(ex);
@@ -173,8 +173,12 @@ final class NodeConnectionPool implements AutoCloseable {
 		if (left <= 0) {
 			return null;
 		}
-		return new JedisConnectionException("not retried for another " + TimeUnit.NANOSECONDS.toMillis(left)
-				+ " ms after a failed connection attempt: " + this.lastConnectFailure);
+		RuntimeException last = this.lastConnectFailure;
+		String message = "not retried for another " + TimeUnit.NANOSECONDS.toMillis(left)
+				+ " ms after a failed connection attempt: "
+				+ ((last != null && last.getMessage() != null) ? last.getMessage() : String.valueOf(last));
+		return (last instanceof AuthenticationFailedException) ? new AuthenticationFailedException(message, last)
+				: new JedisConnectionException(message);
 	}
 
 	/**
@@ -217,13 +221,14 @@ final class NodeConnectionPool implements AutoCloseable {
 	}
 
 	/**
-	 * Returns a borrowed connection; broken ones and those beyond the idle limit are closed.
+	 * Returns a borrowed connection; broken ones, those that still owe a reply (the next user would read it as its
+	 * own) and those beyond the idle limit are closed.
 	 * @param connection the connection from {@link #borrow}
 	 */
 	void giveBack(PipelinedConnection connection) {
 		try {
 			boolean kept = false;
-			if (!this.closed && !connection.isBroken()) {
+			if (!this.closed && connection.isReusable()) {
 				synchronized (this.idle) {
 					if (this.idle.size() < this.maxIdle) {
 						this.idle.offerFirst(connection);
@@ -268,7 +273,14 @@ final class NodeConnectionPool implements AutoCloseable {
 				config.sslParameters(parameters);
 			}
 		}
-		PipelinedConnection connection = new PipelinedConnection(this.hostAndPort, config.build());
+		PipelinedConnection connection;
+		try {
+			connection = new PipelinedConnection(this.hostAndPort, config.build());
+		}
+		catch (JedisDataException ex) {
+			// AUTH, HELLO, SELECT or CLIENT SETNAME refused: a wrong password or user, not a node that is down
+			throw new AuthenticationFailedException("authentication failed: " + ex.getMessage(), ex);
+		}
 		try {
 			readServerInfo(connection);
 		}
@@ -281,19 +293,31 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	/**
 	 * Asks a new connection's server for its {@code run_id} and uptime, for the restart quarantine: once per
-	 * connection, not per lock. A server that refuses {@code INFO} (renamed command, ACL) is still used.
+	 * connection, not per lock. A server that refuses {@code INFO} (renamed command, ACL) is still used; one that
+	 * wants a password we did not give ({@code NOAUTH}) is an authentication failure.
 	 */
 	private void readServerInfo(PipelinedConnection connection) {
-		connection.sendCommand(new CommandArguments(Command.INFO).add("server"));
+		connection.send(new CommandArguments(Command.INFO).add("server"));
+		connection.flushNow();
 		Object reply;
 		try {
-			reply = connection.getOne();
+			reply = connection.readReply();
 		}
 		catch (JedisDataException ex) {
+			if (String.valueOf(ex.getMessage()).startsWith("NOAUTH")) {
+				throw new AuthenticationFailedException("authentication failed: " + ex.getMessage(), ex);
+			}
 			this.quarantine.observe(Map.of());
 			return;
 		}
 		this.quarantine.observe((reply instanceof byte[] info) ? InfoReply.parse(info) : Map.of());
+	}
+
+	/** How many idle connections are kept now. */
+	int idleCount() {
+		synchronized (this.idle) {
+			return this.idle.size();
+		}
 	}
 
 	/**

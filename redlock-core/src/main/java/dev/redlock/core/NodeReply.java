@@ -35,6 +35,15 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 		/** The connection could not be made or broke. */
 		UNREACHABLE,
 
+		/** The node refused the credentials or the handshake of a new connection (e.g. a wrong password). */
+		AUTH_FAILED,
+
+		/**
+		 * The caller was interrupted while waiting for the reply; on a virtual thread that closes the connection. Says
+		 * nothing about the node.
+		 */
+		INTERRUPTED,
+
 		/** Sent, but the round was settled by the other nodes' replies before this one was read. */
 		NOT_AWAITED
 
@@ -48,11 +57,18 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 		return new NodeReply(node, Kind.NOT_AWAITED, null, null, nanos);
 	}
 
+	static NodeReply interrupted(int node, Exception error, long nanos) {
+		return new NodeReply(node, Kind.INTERRUPTED, null, error, nanos);
+	}
+
 	static NodeReply failed(int node, Exception error, long nanos) {
 		return new NodeReply(node, classify(error), null, error, nanos);
 	}
 
 	private static Kind classify(Exception error) {
+		if (error instanceof AuthenticationFailedException) {
+			return Kind.AUTH_FAILED;
+		}
 		if (error instanceof JedisDataException) {
 			return Kind.ERROR_REPLY;
 		}
@@ -72,10 +88,16 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 	}
 
 	/**
-	 * Whether the node granted a lock: {@code OK} to {@code SET … NX}, or the token from the fenced script.
+	 * Whether the node granted a lock, checked against the command that was sent: {@code OK} answers
+	 * {@code SET … NX}, a positive counter the fenced script. Any other reply is no grant, whatever it is.
+	 * @param fenced whether the fenced acquisition script was sent rather than {@code SET … NX}
+	 * @return {@code true} for a grant
 	 */
-	boolean isGrant() {
-		return isOk() || (this.kind == Kind.REPLIED && this.value instanceof Long);
+	boolean isGrant(boolean fenced) {
+		if (fenced) {
+			return this.kind == Kind.REPLIED && this.value instanceof Long counter && counter > 0;
+		}
+		return isOk();
 	}
 
 	boolean isNil() {
@@ -99,7 +121,8 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 			case REPLIED -> "replied";
 			case TIMEOUT -> "timeout";
 			case NOT_AWAITED -> "not awaited";
-			case ERROR_REPLY -> String.valueOf(this.error.getMessage());
+			case ERROR_REPLY, AUTH_FAILED -> String.valueOf(this.error.getMessage());
+			case INTERRUPTED -> "interrupted";
 			case UNREACHABLE -> "unreachable" + rootCauseText();
 		};
 	}

@@ -6,11 +6,13 @@ import java.net.Socket;
 
 import org.jspecify.annotations.Nullable;
 
+import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisSocketFactory;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisSocketFactory;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * A Jedis connection for rounds across nodes: buffered commands can be flushed without waiting for the reply (so a
@@ -41,9 +43,54 @@ final class PipelinedConnection extends Connection {
 		}
 	}
 
-	/** Sends what {@link #sendCommand} buffered, without reading. */
+	/**
+	 * Replies this connection owes: commands sent through {@link #send} whose reply was not read by
+	 * {@link #readReply}. Only a connection that owes nothing may be reused, else its next user would read another
+	 * command's reply as its own.
+	 */
+	private int owedReplies;
+
+	/**
+	 * Buffers a command, to be sent by {@link #flushNow}; its reply is then owed until {@link #readReply} reads it.
+	 * @param command the command
+	 */
+	void send(CommandArguments command) {
+		this.owedReplies++;
+		sendCommand(command);
+	}
+
+	/** Sends what {@link #send} buffered, without reading. */
 	void flushNow() {
 		flush();
+	}
+
+	/**
+	 * Reads the oldest owed reply.
+	 * @return the reply ({@code byte[]}, {@code Long}, a list, or {@code null})
+	 * @throws redis.clients.jedis.exceptions.JedisDataException for an error reply (read, so no longer owed)
+	 * @throws redis.clients.jedis.exceptions.JedisConnectionException if the connection broke or timed out (it then
+	 * still owes the reply and is broken)
+	 */
+	@Nullable Object readReply() {
+		try {
+			Object reply = getUnflushedObject();
+			this.owedReplies--;
+			return reply;
+		}
+		catch (JedisDataException ex) {
+			// an error reply was read all the same
+			this.owedReplies--;
+			throw ex;
+		}
+	}
+
+	/**
+	 * Whether this connection can be handed to another user: not broken, and no reply of an earlier command is still
+	 * waiting to be read.
+	 * @return {@code true} if reusable
+	 */
+	boolean isReusable() {
+		return this.owedReplies == 0 && !isBroken();
 	}
 
 	/**

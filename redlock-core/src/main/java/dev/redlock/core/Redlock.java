@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -68,8 +69,10 @@ public final class Redlock implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(Redlock.class);
 
-	/** What a resource's fencing counter key starts with, before its lock key. */
-	private static final byte[] FENCE_PREFIX = "{fence}".getBytes(StandardCharsets.UTF_8);
+	private static final byte[] FENCE_PREFIX = LockScripts.FENCE_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
+
+	/** The least delay between two sweeps of the held leases. */
+	private static final long MIN_SWEEP_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
 	private final List<RedisNodeUri> nodes;
 
@@ -91,7 +94,22 @@ public final class Redlock implements AutoCloseable {
 
 	private final RenewalScheduler renewals = new RenewalScheduler();
 
-	private final LateReplies lateReplies = new LateReplies();
+	private final OnDemandThread lateReplies = new OnDemandThread(OnDemandThread.LATE_REPLIES);
+
+	/** Runs the loss callbacks of leases whose loss the renewal thread found, so they never delay a renewal. */
+	private final OnDemandThread lossCallbacks = new OnDemandThread(OnDemandThread.LOSS_CALLBACKS);
+
+	/** Guards the scheduling of sweeps of {@link #held}, which drop expired leases that were never released. */
+	private final Object sweepLock = new Object();
+
+	private @Nullable ScheduledFuture<?> sweep;
+
+	private volatile boolean sweepScheduled;
+
+	/** {@link System#nanoTime()} when the scheduled sweep is due. */
+	private volatile long sweepDueNanos;
+
+	private volatile boolean closed;
 
 	private volatile @Nullable TtlArgument lastTtl;
 
@@ -200,13 +218,13 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	private Lease acquire(String name, String resource, Duration ttl, Duration waitTime, boolean fenced) {
+		checkOpen();
+		checkName(name);
 		RawArgument key = keyFor(resource);
 		Duration lockTtl = usableTtl(ttl);
-		if (waitTime == null || waitTime.isNegative()) {
-			throw new IllegalArgumentException("Lock wait time must be zero or positive, was " + waitTime);
-		}
+		long waitNanos = waitNanos(waitTime);
 		long start = this.ticker.getAsLong();
-		long deadline = start + waitTime.toNanos();
+		long deadline = start + waitNanos;
 		int attempts = 0;
 		while (true) {
 			if (Thread.currentThread().isInterrupted()) {
@@ -267,6 +285,8 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	private Optional<Lease> tryAcquire(String name, String resource, Duration ttl, boolean fenced) {
+		checkOpen();
+		checkName(name);
 		RawArgument key = keyFor(resource);
 		Duration lockTtl = usableTtl(ttl);
 		Attempt attempt = attempt(name, resource, key, lockTtl, fenced);
@@ -277,16 +297,128 @@ public final class Redlock implements AutoCloseable {
 		return Optional.empty();
 	}
 
-	/** Records an acquisition; reads no clock, so that a test's scripted ticker sees only the algorithm's reads. */
+	/**
+	 * Records an acquisition; reads no clock, so that a test's scripted ticker sees only the algorithm's reads.
+	 * Should anything fail here, the lock is released before the failure reaches the caller, never left on the nodes
+	 * until its TTL.
+	 */
 	private Lease acquired(Attempt attempt, long start, int attempts) {
 		Lease lease = attempt.lease;
-		this.held.add(lease);
-		if (this.events.hasListeners()) {
-			this.events.acquireFinished(new AcquireEvent(lease.name(), lease.resource(), AcquireOutcome.ACQUIRED,
-					Duration.ofNanos(attempt.end - start), attempts,
-					Duration.ofNanos(attempt.validUntil - attempt.end)));
+		try {
+			this.held.add(lease);
+			sweepHeldWithin(attempt.validUntil - attempt.end);
+			if (this.closed) {
+				// closed while this lease was being acquired: it can be neither renewed nor watched
+				lease.markLost(LossReason.REDLOCK_CLOSED);
+			}
+			if (this.events.hasListeners()) {
+				this.events.acquireFinished(new AcquireEvent(lease.name(), lease.resource(), AcquireOutcome.ACQUIRED,
+						Duration.ofNanos(attempt.end - start), attempts,
+						Duration.ofNanos(attempt.validUntil - attempt.end)));
+			}
+			return lease;
 		}
-		return lease;
+		catch (Throwable ex) {
+			lease.release();
+			throw ex;
+		}
+	}
+
+	/**
+	 * Makes sure a sweep of the held leases runs once a validity of this length is over: leases that are never
+	 * released are dropped without anyone asking. Cheap when a sweep is due no later (the usual case: the same TTL
+	 * again).
+	 */
+	private void sweepHeldWithin(long validityNanos) {
+		long due = System.nanoTime() + Math.max(MIN_SWEEP_DELAY_NANOS, validityNanos);
+		if (this.sweepScheduled && due - this.sweepDueNanos >= 0) {
+			return;
+		}
+		synchronized (this.sweepLock) {
+			if (this.sweepScheduled && due - this.sweepDueNanos >= 0) {
+				return;
+			}
+			if (this.sweep != null) {
+				this.sweep.cancel(false);
+			}
+			try {
+				this.sweep = this.renewals.schedule(this::sweepHeld, due - System.nanoTime());
+				this.sweepDueNanos = due;
+				this.sweepScheduled = true;
+			}
+			catch (IllegalStateException ex) {
+				// closed: close() let go of every lease
+			}
+		}
+	}
+
+	/** Drops the leases whose validity is over; runs again when the next one's ends. */
+	private void sweepHeld() {
+		synchronized (this.sweepLock) {
+			this.sweepScheduled = false;
+			this.sweep = null;
+		}
+		long next = Long.MAX_VALUE;
+		for (Lease lease : this.held) {
+			long left = lease.remainingValidity().toNanos();
+			if (left == 0) {
+				this.held.remove(lease);
+			}
+			else {
+				next = Math.min(next, left);
+			}
+		}
+		if (next != Long.MAX_VALUE) {
+			sweepHeldWithin(next + TimeUnit.MILLISECONDS.toNanos(1));
+		}
+	}
+
+	/** How many idle connections to a node are kept now; for tests. */
+	int idleConnections(int node) {
+		return this.pools.get(node).idleCount();
+	}
+
+	/** How many leases are recorded as held, without sweeping; for tests. */
+	int heldCount() {
+		return this.held.size();
+	}
+
+	private void checkOpen() {
+		if (this.closed) {
+			throw new IllegalStateException("This Redlock is closed: it acquires no more locks");
+		}
+	}
+
+	private static void checkName(String name) {
+		if (name == null || name.isBlank()) {
+			throw new IllegalArgumentException("Lock name must not be null or blank, was "
+					+ ((name == null) ? "null" : "'" + name + "'"));
+		}
+	}
+
+	/**
+	 * Checks a wait time and returns it in nanoseconds.
+	 * @throws IllegalArgumentException if it is negative, or too long to count in nanoseconds (about 292 years)
+	 */
+	private static long waitNanos(Duration waitTime) {
+		if (waitTime == null || waitTime.isNegative()) {
+			throw new IllegalArgumentException("Lock wait time must be zero or positive, was " + waitTime);
+		}
+		return toNanos(waitTime, "Lock wait time");
+	}
+
+	/**
+	 * Converts a duration to nanoseconds for the monotonic clock.
+	 * @throws IllegalArgumentException naming the argument if it exceeds the clock's range (about 292 years)
+	 */
+	static long toNanos(Duration duration, String what) {
+		try {
+			return duration.toNanos();
+		}
+		catch (ArithmeticException ex) {
+			throw new IllegalArgumentException(what + " must be at most " + Duration.ofNanos(Long.MAX_VALUE)
+					+ " (the range of the monotonic clock), was " + duration, ex);
+		}
 	}
 
 	private LockNotAcquiredException notAcquired(String name, LockNotAcquiredException failure) {
@@ -305,12 +437,25 @@ public final class Redlock implements AutoCloseable {
 					.add(Keyword.PX)
 					.add(ttlArgument(ttl.toMillis()));
 		long start = this.ticker.getAsLong();
-		AcquireExit exit = new AcquireExit(key, value);
+		AcquireExit exit = new AcquireExit(key, value, fenced);
 		NodeReply[] replies = this.fanout.execute(acquire, null, exit);
+		try {
+			return settle(name, resource, key, value, ttl, fenced, exit, replies, start);
+		}
+		catch (Throwable ex) {
+			// nothing of ours should fail here; if it does, our value must not stay where it landed
+			runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, null, value);
+			throw ex;
+		}
+	}
+
+	/** Decides an acquisition round: a lease, or the clean-up of every node where our value may have landed. */
+	private Attempt settle(String name, String resource, RawArgument key, RawArgument value, Duration ttl,
+			boolean fenced, AcquireExit exit, NodeReply[] replies, long start) {
 		long end = this.ticker.getAsLong();
-		this.events.nodeReplies(NodeCommand.ACQUIRE, replies, NodeReply::isGrant);
+		this.events.nodeReplies(NodeCommand.ACQUIRE, replies, (reply) -> reply.isGrant(fenced));
 		long validUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
-		int granted = granted(replies);
+		int granted = granted(replies, fenced);
 		if (granted >= this.quorum && validUntil - end > 0) {
 			long token = 0;
 			if (fenced) {
@@ -356,19 +501,19 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/** How many of the replies read so far are grants that count (a quarantined node's do not). */
-	private int granted(NodeReply[] replies) {
+	private int granted(NodeReply[] replies, boolean fenced) {
 		int granted = 0;
 		for (NodeReply reply : replies) {
-			if (countingGrant(reply)) {
+			if (countingGrant(reply, fenced)) {
 				granted++;
 			}
 		}
 		return granted;
 	}
 
-	private boolean countingGrant(@Nullable NodeReply reply) {
+	private boolean countingGrant(@Nullable NodeReply reply, boolean fenced) {
 		// a quarantined node may have forgotten a lock someone else still holds: its grant proves nothing
-		return reply != null && reply.isGrant() && this.quarantines.get(reply.node()).counts();
+		return reply != null && reply.isGrant(fenced) && this.quarantines.get(reply.node()).counts();
 	}
 
 	/**
@@ -381,7 +526,7 @@ public final class Redlock implements AutoCloseable {
 	private long confirmToken(RawArgument key, RawArgument value, NodeReply[] grants) {
 		long candidate = 0;
 		for (NodeReply reply : grants) {
-			if (countingGrant(reply) && reply.value() instanceof Long counter) {
+			if (countingGrant(reply, true) && reply.value() instanceof Long counter) {
 				candidate = Math.max(candidate, counter);
 			}
 		}
@@ -416,8 +561,8 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * The key of a resource's fencing counter: the lock key behind a {@code {fence}} prefix, so that it can never be
-	 * another resource's lock key (those start with the key prefix). It has no TTL.
+	 * The key of a resource's fencing counter: the lock key behind a {@code {fence}} prefix. It can never be another
+	 * resource's lock key, since lock keys starting with that prefix are refused ({@link #keyFor}). It has no TTL.
 	 */
 	private static RawArgument counterKey(RawArgument lockKey) {
 		byte[] prefix = FENCE_PREFIX;
@@ -439,17 +584,20 @@ public final class Redlock implements AutoCloseable {
 
 		private final RawArgument value;
 
+		private final boolean fenced;
+
 		/** Whether the nodes not awaited were sent the release; read by the caller after the round. */
 		private boolean releaseSent;
 
-		AcquireExit(RawArgument key, RawArgument value) {
+		AcquireExit(RawArgument key, RawArgument value, boolean fenced) {
 			this.key = key;
 			this.value = value;
+			this.fenced = fenced;
 		}
 
 		@Override
 		public boolean settled(NodeReply[] replies) {
-			int granted = granted(replies);
+			int granted = granted(replies, this.fenced);
 			int answered = 0;
 			for (NodeReply reply : replies) {
 				if (reply != null) {
@@ -462,7 +610,7 @@ public final class Redlock implements AutoCloseable {
 
 		@Override
 		public @Nullable CommandArguments toNotAwaited(NodeReply[] replies) {
-			if (granted(replies) >= Redlock.this.quorum) {
+			if (granted(replies, this.fenced) >= Redlock.this.quorum) {
 				// won: the lease's release goes to every node
 				return null;
 			}
@@ -473,7 +621,8 @@ public final class Redlock implements AutoCloseable {
 
 		@Override
 		public void lateReply(NodeReply reply) {
-			Redlock.this.events.nodeReplies(NodeCommand.ACQUIRE, new NodeReply[] { reply }, NodeReply::isOk);
+			Redlock.this.events.nodeReplies(NodeCommand.ACQUIRE, new NodeReply[] { reply },
+					(late) -> late.isGrant(this.fenced));
 		}
 
 	}
@@ -501,12 +650,21 @@ public final class Redlock implements AutoCloseable {
 			logger.debug("Extension of '{}' does not count: confirmed by {} of {} nodes, in time: {}", lease.key(),
 					extended, replies.length, inTime);
 		}
-		leaseExtended(lease, counted ? ExtendOutcome.EXTENDED : ExtendOutcome.FAILED);
 		return new Extension(counted, newValidUntil);
 	}
 
+	/** Tells the listeners of an extension; never called under the lease's state lock. */
 	void leaseExtended(Lease lease, ExtendOutcome outcome) {
-		this.events.leaseExtended(new ExtendEvent(lease.name(), lease.resource(), outcome));
+		if (this.events.hasListeners()) {
+			this.events.leaseExtended(new ExtendEvent(lease.name(), lease.resource(), outcome));
+		}
+	}
+
+	/** Tells the listeners of a release; never called under the lease's state lock. */
+	void leaseReleased(Lease lease, ReleaseOutcome outcome) {
+		if (this.events.hasListeners()) {
+			this.events.leaseReleased(new ReleaseEvent(lease.name(), lease.resource(), outcome, lease.heldFor()));
+		}
 	}
 
 	void leaseLost(Lease lease, LossReason reason) {
@@ -515,6 +673,10 @@ public final class Redlock implements AutoCloseable {
 
 	RenewalScheduler renewals() {
 		return this.renewals;
+	}
+
+	OnDemandThread lossCallbacks() {
+		return this.lossCallbacks;
 	}
 
 	/**
@@ -532,37 +694,26 @@ public final class Redlock implements AutoCloseable {
 	 */
 	ReleaseOutcome releaseOnNodes(Lease lease, RawArgument value, long keepNanos) {
 		this.held.remove(lease);
-		ReleaseOutcome outcome = ReleaseOutcome.UNKNOWN;
-		try {
-			// PEXPIRE takes whole milliseconds: round up, so the lock is never kept for less than asked
-			long keepMillis = (keepNanos <= 0) ? 0 : Math.max(1, (keepNanos + 999_999) / 1_000_000);
-			NodeReply[] replies = (keepMillis == 0)
-					? runScript(NodeCommand.RELEASE, LockScripts.RELEASE, lease.keyArgument(), null, value)
-					: runScript(NodeCommand.RELEASE, LockScripts.EXTEND, lease.keyArgument(), null, value,
-							RawArgument.of(keepMillis));
-			int deleted = 0;
-			int notOurs = 0;
-			for (NodeReply reply : replies) {
-				if (reply.isOne()) {
-					deleted++;
-				}
-				else if (reply.kind() == NodeReply.Kind.REPLIED) {
-					notOurs++;
-				}
+		// PEXPIRE takes whole milliseconds: round up, so the lock is never kept for less than asked
+		long keepMillis = (keepNanos <= 0) ? 0 : Math.max(1, (keepNanos + 999_999) / 1_000_000);
+		NodeReply[] replies = (keepMillis == 0)
+				? runScript(NodeCommand.RELEASE, LockScripts.RELEASE, lease.keyArgument(), null, value)
+				: runScript(NodeCommand.RELEASE, LockScripts.EXTEND, lease.keyArgument(), null, value,
+						RawArgument.of(keepMillis));
+		int deleted = 0;
+		int notOurs = 0;
+		for (NodeReply reply : replies) {
+			if (reply.isOne()) {
+				deleted++;
 			}
-			if (deleted >= this.quorum) {
-				outcome = ReleaseOutcome.RELEASED;
-			}
-			else if (notOurs > replies.length - this.quorum) {
-				outcome = ReleaseOutcome.EXPIRED;
-			}
-			return outcome;
-		}
-		finally {
-			if (this.events.hasListeners()) {
-				this.events.leaseReleased(new ReleaseEvent(lease.name(), lease.resource(), outcome, lease.heldFor()));
+			else if (reply.kind() == NodeReply.Kind.REPLIED) {
+				notOurs++;
 			}
 		}
+		if (deleted >= this.quorum) {
+			return ReleaseOutcome.RELEASED;
+		}
+		return (notOurs > replies.length - this.quorum) ? ReleaseOutcome.EXPIRED : ReleaseOutcome.UNKNOWN;
 	}
 
 	/**
@@ -624,9 +775,14 @@ public final class Redlock implements AutoCloseable {
 		NodeReply[] policies = startup.execute(
 				new CommandArguments(Command.CONFIG).add("GET").add("maxmemory-policy"), null);
 		Map<String, Integer> byRunId = new HashMap<>();
+		List<Integer> refusingCredentials = new ArrayList<>();
 		for (int i = 0; i < n; i++) {
 			String node = this.nodes.get(i).redacted();
 			NodeReply info = infos[i];
+			if (info.kind() == NodeReply.Kind.AUTH_FAILED) {
+				refusingCredentials.add(i);
+				continue;
+			}
 			if (info.kind() == NodeReply.Kind.ERROR_REPLY && !this.settings.restartQuarantine().isZero()) {
 				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i, node + " refuses INFO ("
 						+ info.describeFailure() + "): the restart quarantine reads the node's uptime with it; grant "
@@ -659,8 +815,39 @@ public final class Redlock implements AutoCloseable {
 						+ policy + ": under memory pressure it may evict lock keys (they carry a TTL); use noeviction"));
 			}
 		}
+		credentialFindings(refusingCredentials, infos, errors, warnings);
 		errors.addAll(warnings);
 		return errors;
+	}
+
+	/**
+	 * Nodes that refuse our credentials: like nodes that are down while they are a minority (a warning each, and the
+	 * others carry the locks), a configuration error once they are so many that no quorum is left.
+	 */
+	private void credentialFindings(List<Integer> refusing, NodeReply[] infos, List<NodeFinding> errors,
+			List<NodeFinding> warnings) {
+		if (refusing.size() > this.nodes.size() - this.quorum) {
+			StringBuilder named = new StringBuilder();
+			for (int i : refusing) {
+				named.append((named.length() > 0) ? ", " : "")
+					.append("nodes[")
+					.append(i)
+					.append("] ")
+					.append(this.nodes.get(i).redacted())
+					.append(" (")
+					.append(infos[i].describeFailure())
+					.append(")");
+			}
+			errors.add(new NodeFinding(NodeFinding.Severity.ERROR, null, refusing.size() + " of " + this.nodes.size()
+					+ " nodes refuse our credentials, too many for a quorum of " + this.quorum + ": " + named
+					+ "; check the user and password of these nodes"));
+			return;
+		}
+		for (int i : refusing) {
+			warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, i, this.nodes.get(i).redacted()
+					+ " refuses our credentials (" + infos[i].describeFailure() + "): it counts towards no quorum "
+					+ "until its user and password are right; the other nodes carry the locks meanwhile"));
+		}
 	}
 
 	private static @Nullable Duration seconds(@Nullable String text) {
@@ -757,7 +944,7 @@ public final class Redlock implements AutoCloseable {
 	 */
 	private RawArgument keyFor(String resource) {
 		if (resource == null || resource.isEmpty()) {
-			throw new IllegalArgumentException("Lock resource name must not be empty");
+			throw new IllegalArgumentException("Lock resource name must not be null or empty");
 		}
 		int limit = this.settings.maxKeyLength();
 		String key = this.settings.keyPrefix() + resource;
@@ -769,19 +956,36 @@ public final class Redlock implements AutoCloseable {
 			throw new IllegalArgumentException("Lock key for resource '" + start + "' is longer than the limit of "
 					+ limit + " bytes in UTF-8, key prefix included (maxKeyLength): at least " + atLeast + " bytes");
 		}
+		if (startsWith(bytes, FENCE_PREFIX)) {
+			throw new IllegalArgumentException("Lock key '" + key + "' starts with " + LockScripts.FENCE_KEY_PREFIX
+					+ ", which is reserved for fencing counters: use another resource name or key prefix");
+		}
 		return RawArgument.wrap(bytes);
+	}
+
+	private static boolean startsWith(byte[] bytes, byte[] prefix) {
+		if (bytes.length < prefix.length) {
+			return false;
+		}
+		for (int i = 0; i < prefix.length; i++) {
+			if (bytes[i] != prefix[i]) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/**
 	 * Checks a TTL and truncates it to what is sent to Redis (whole milliseconds), so validity is computed from the
 	 * TTL the nodes actually apply.
-	 * @throws IllegalArgumentException if the TTL is below 1 ms, within the clock drift allowance, or longer than the
-	 * restart quarantine (when it is on)
+	 * @throws IllegalArgumentException if the TTL is below 1 ms, within the clock drift allowance, longer than the
+	 * restart quarantine (when it is on), or beyond the range of the monotonic clock (about 292 years)
 	 */
 	Duration usableTtl(Duration ttl) {
-		if (ttl == null || ttl.toMillis() < 1) {
+		if (ttl == null || ttl.isNegative() || ttl.compareTo(Duration.ofMillis(1)) < 0) {
 			throw new IllegalArgumentException("Lock TTL must be at least 1 ms, was " + ttl);
 		}
+		toNanos(ttl, "Lock TTL");
 		Duration millis = Duration.ofMillis(ttl.toMillis());
 		Duration drift = this.settings.driftFor(millis);
 		if (millis.compareTo(drift) <= 0) {
@@ -823,13 +1027,44 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Stops renewing, then closes every connection. Leases still held expire on the nodes at the end of their TTL.
+	 * Stops renewing, then closes every connection. Leases still held can no longer be renewed or released: they are
+	 * marked {@link Lease#isLost() lost} ({@link LossReason#REDLOCK_CLOSED}) and their {@link Lease#onLost(Runnable)
+	 * callbacks} run on the calling thread; their keys expire on the nodes at the end of their TTL. Acquiring after
+	 * close throws {@link IllegalStateException}. Closing again does nothing.
 	 */
 	@Override
 	public void close() {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
 		this.renewals.close();
 		this.lateReplies.close();
 		this.pools.forEach(NodeConnectionPool::close);
+		for (Lease lease : this.held) {
+			if (!lease.isReleased() && !lease.isLost()) {
+				lease.markLost(LossReason.REDLOCK_CLOSED);
+			}
+		}
+		this.held.clear();
+		this.lossCallbacks.close();
+	}
+
+	/**
+	 * Returns whether {@link #close()} was called.
+	 * @return {@code true} once closed
+	 */
+	public boolean isClosed() {
+		return this.closed;
+	}
+
+	/**
+	 * Returns how many times a {@link RedlockListener} threw. A listener's failure, whatever it throws, is logged (at
+	 * most once a minute with its stack trace) and counted, and changes nothing else.
+	 * @return the count since this instance was built
+	 */
+	public long listenerFailures() {
+		return this.events.listenerFailures();
 	}
 
 	@Override

@@ -172,7 +172,13 @@ public interface RedlockListener {
 		VALIDITY_RAN_OUT,
 
 		/** The release found too few nodes still holding the lease's value. */
-		FOUND_EXPIRED;
+		FOUND_EXPIRED,
+
+		/**
+		 * The {@link Redlock} was closed while the lease was held: it can no longer be renewed or released, and its
+		 * keys expire on the nodes with their TTL.
+		 */
+		REDLOCK_CLOSED;
 
 		/**
 		 * Returns the reason as a tag value.

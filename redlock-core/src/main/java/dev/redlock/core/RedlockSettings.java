@@ -35,6 +35,8 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	 */
 	public RedlockSettings {
 		require(keyPrefix != null, "keyPrefix", "must not be null");
+		require(!keyPrefix.startsWith(LockScripts.FENCE_KEY_PREFIX), "keyPrefix", "must not start with "
+				+ LockScripts.FENCE_KEY_PREFIX + ", which is reserved for fencing counters, was '" + keyPrefix + "'");
 		requirePositive(defaultTtl, "defaultTtl");
 		require(defaultWaitTime != null && !defaultWaitTime.isNegative(), "defaultWaitTime",
 				"must be zero or positive, was " + defaultWaitTime);

@@ -8,8 +8,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The one thread of a {@link Redlock} that renews and watches its leases: a single daemon thread, started on first
- * use and stopped by {@link #close()}. Cancelled runs are removed at once, so released leases leave nothing queued.
+ * The one thread of a {@link Redlock} that renews and watches its leases, and lets go of expired ones: a single
+ * daemon thread, started on first use, ended after 30 s with nothing scheduled, and stopped by {@link #close()}.
+ * Cancelled runs are removed at once, so released leases leave nothing queued.
  *
  * <p>Renewals run on this thread itself rather than being handed to a pool: each takes at most the node timeout (two
  * when a node lost its script cache), since all nodes are asked at once, and is due a third of the TTL after the last
@@ -48,6 +49,9 @@ final class RenewalScheduler implements AutoCloseable {
 				return thread;
 			});
 			executor.setRemoveOnCancelPolicy(true);
+			// the thread ends when nothing has been scheduled for a while (a worker stays while runs are queued)
+			executor.setKeepAliveTime(30, TimeUnit.SECONDS);
+			executor.allowCoreThreadTimeOut(true);
 			executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
 			this.executor = executor;
 		}

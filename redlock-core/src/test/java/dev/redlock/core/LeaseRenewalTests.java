@@ -92,7 +92,7 @@ class LeaseRenewalTests {
 			assertThat(keyLived).isLessThan(maxHold.plus(TTL).plusMillis(150));
 			assertThat(lease.isAutoRenewing()).isFalse();
 			TestSupport.awaitTrue("the loss was signalled", Duration.ofSeconds(1), () -> !lost.isEmpty());
-			assertThat(lost).containsExactly(redlock.renewals().threadName());
+			assertThat(lost).containsExactly(redlock.lossCallbacks().threadName());
 			assertThat(lease.lossReason()).contains(LossReason.VALIDITY_RAN_OUT);
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.EXPIRED);
 			assertThat(lost).hasSize(1);

@@ -14,9 +14,10 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A {@code Redlock} over N nodes starts at most N + 2 threads, all daemons, all on demand: one connector per node
- * while connections are being opened, the renewal thread once a lease is renewed or watched, and the late-reply
- * thread once a round stops waiting for a lagging node. Closing it stops them all.
+ * A {@code Redlock} over N nodes starts at most N + 3 threads, all daemons, all on demand: one connector per node
+ * while connections are being opened, the renewal thread while leases are held (it renews, watches and lets go of
+ * expired ones), the late-reply thread once a round stops waiting for a lagging node, and the loss-callback thread
+ * once the renewal thread finds a lease lost. Closing it stops them all.
  */
 @WithRedisNodes(count = 5)
 class ThreadFootprintTests {
@@ -55,9 +56,10 @@ class ThreadFootprintTests {
 				assertThat(started).extracting(Thread::getName)
 					.allSatisfy((name) -> assertThat(name).startsWith("redlock-"))
 					.anySatisfy((name) -> assertThat(name).startsWith(RenewalScheduler.THREAD_NAME_PREFIX))
-					.anySatisfy((name) -> assertThat(name).startsWith(LateReplies.THREAD_NAME_PREFIX));
-				// two instances: each at most one connector per node, one renewal and one late-reply thread
-				assertThat(started).hasSizeLessThanOrEqualTo(2 * (nodes.size() + 2));
+					.anySatisfy((name) -> assertThat(name).startsWith(OnDemandThread.LATE_REPLIES));
+				// two instances: each at most one connector per node, one renewal, one late-reply and one
+				// loss-callback thread
+				assertThat(started).hasSizeLessThanOrEqualTo(2 * (nodes.size() + 3));
 				assertThat(started.stream().filter((thread) -> thread.getName().startsWith("redlock-connect-")))
 					.hasSizeLessThanOrEqualTo(2 * nodes.size());
 			}

@@ -11,10 +11,14 @@ class RedlockConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<Invali
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, InvalidRedlockPropertyException cause) {
 		String description = "The Redlock property '" + cause.property() + "' is invalid: " + cause.reason();
-		return new FailureAnalysis(description, action(cause.property()), cause);
+		return new FailureAnalysis(description, action(cause.property(), cause.reason()), cause);
 	}
 
-	private static String action(String property) {
+	private static String action(String property, String reason) {
+		if (reason.contains("refuse our credentials")) {
+			return "Check the user and password of those nodes in redlock.nodes "
+					+ "(redis://user:password@host:port), and that the user exists on each server.";
+		}
 		if (property.equals("redlock.nodes")) {
 			return "List 3 or 5 independent Redis masters, for example:\n\n  redlock:\n    nodes:\n"
 					+ "      - redis://redis-a:6379\n      - redis://redis-b:6379\n      - redis://redis-c:6379\n\n"

@@ -1,5 +1,6 @@
 package dev.redlock.autoconfigure.metrics;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -7,8 +8,10 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import dev.redlock.core.Redlock;
 
 /**
- * Registers the {@code redlock.held} gauge: how many leases this instance holds now (acquired, not released, still
- * within their validity). It is a binder rather than part of {@link RedlockMetricsListener} because it reads the
+ * Registers the meters read from the {@link Redlock} itself: the {@code redlock.held} gauge, how many leases this
+ * instance holds now (acquired, not released, still within their validity), and the
+ * {@code redlock.listener.failures} counter, how many times a listener threw (each failure is logged and changes
+ * nothing else). It is a binder rather than part of {@link RedlockMetricsListener} because it reads the
  * {@link Redlock}, which is built with the listener.
  */
 public final class RedlockHeldLeasesMeterBinder implements MeterBinder {
@@ -28,6 +31,9 @@ public final class RedlockHeldLeasesMeterBinder implements MeterBinder {
 		Gauge.builder("redlock.held", this.redlock, (redlock) -> redlock.heldLeases().size())
 			.description("Leases this instance holds now")
 			.strongReference(true)
+			.register(registry);
+		FunctionCounter.builder("redlock.listener.failures", this.redlock, Redlock::listenerFailures)
+			.description("Times a Redlock listener threw; the lock's work went on")
 			.register(registry);
 	}
 

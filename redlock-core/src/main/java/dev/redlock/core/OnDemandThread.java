@@ -1,0 +1,72 @@
+package dev.redlock.core;
+
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A single daemon thread of a {@link Redlock} for work that must not run on the thread that found it: it exists only
+ * while there is such work, runs tasks in order, and stops with {@link #close()}. One reads the replies a settled
+ * round did not wait for (a slow node's, once the others had decided), so the caller goes on while each connection
+ * still gets its reply read before it is reused; another runs the loss callbacks of leases whose loss the renewal
+ * thread found, so a slow callback delays no renewal.
+ */
+final class OnDemandThread implements AutoCloseable {
+
+	/** Prefix of the late-reply thread's name, followed by a number per {@link Redlock}. */
+	static final String LATE_REPLIES = "redlock-late-replies-";
+
+	/** Prefix of the loss-callback thread's name, followed by a number per {@link Redlock}. */
+	static final String LOSS_CALLBACKS = "redlock-lease-lost-";
+
+	private static final AtomicInteger instances = new AtomicInteger();
+
+	private final String threadName;
+
+	private final ThreadPoolExecutor executor;
+
+	/**
+	 * Creates the executor; its thread starts with the first task.
+	 * @param namePrefix {@link #LATE_REPLIES} or {@link #LOSS_CALLBACKS}
+	 */
+	OnDemandThread(String namePrefix) {
+		this.threadName = namePrefix + instances.incrementAndGet();
+		this.executor = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
+			Thread thread = new Thread(task, this.threadName);
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.executor.allowCoreThreadTimeOut(true);
+	}
+
+	/**
+	 * Runs the task on this thread, or, once closed, the fallback instead (on the calling thread).
+	 * @param task the work
+	 * @param whenClosed what to do instead once closed
+	 */
+	void execute(Runnable task, Runnable whenClosed) {
+		try {
+			this.executor.execute(task);
+		}
+		catch (RejectedExecutionException ex) {
+			whenClosed.run();
+		}
+	}
+
+	/**
+	 * Returns the name of the thread, whether started or not.
+	 * @return e.g. {@code redlock-lease-lost-1}
+	 */
+	String threadName() {
+		return this.threadName;
+	}
+
+	/** Stops taking tasks; those already queued still run, then the thread ends. */
+	@Override
+	public void close() {
+		this.executor.shutdown();
+	}
+
+}

@@ -1,0 +1,41 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Lock keys and fencing counter keys never meet, whatever the key prefix.
+ */
+@WithRedisNodes(count = 3)
+class FencingKeySpaceTests {
+
+	private static final Duration TTL = Duration.ofSeconds(10);
+
+	@Test
+	void withoutAKeyPrefixNoLockKeyIsAnotherResourcesCounter(RedisNodes nodes) {
+		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS.withKeyPrefix(""))) {
+			Lease fenced = redlock.acquireFenced("orders", "x", TTL, Duration.ZERO);
+			assertThat(fenced.fencingToken()).hasValue(1);
+			fenced.release();
+			assertThatIllegalArgumentException().isThrownBy(() -> redlock.tryAcquire("{fence}x", TTL))
+				.withMessageContaining("reserved for fencing counters");
+			assertThat(nodes.node(0).command("GET", "{fence}x")).isEqualTo("1");
+		}
+	}
+
+	@Test
+	void aKeyPrefixInTheCountersSpaceIsRefused() {
+		assertThatExceptionOfType(InvalidRedlockConfigurationException.class)
+			.isThrownBy(() -> RedlockSettings.defaults().withKeyPrefix("{fence}app:"))
+			.withMessageContaining("keyPrefix");
+	}
+
+}

@@ -1,0 +1,128 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
+
+import dev.redlock.test.LatencyProxy;
+import dev.redlock.test.RedisNode;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A caller's interrupt neither keeps its extension or release from the nodes nor costs anyone a connection, on
+ * platform and virtual threads alike: on a virtual thread, a socket read with the interrupt flag set closes the
+ * socket, so rounds read with the flag cleared and set it again after.
+ */
+@WithRedisNodes(count = 5)
+class InterruptedCallerTests {
+
+	private static final Duration TTL = Duration.ofSeconds(10);
+
+	@Test
+	void anInterruptedPlatformThreadStillExtendsAndReleases(RedisNodes nodes) throws Exception {
+		extendAndReleaseWhileInterrupted(nodes, false);
+	}
+
+	@Test
+	@EnabledForJreRange(min = JRE.JAVA_21)
+	void anInterruptedVirtualThreadStillExtendsAndReleases(RedisNodes nodes) throws Exception {
+		extendAndReleaseWhileInterrupted(nodes, true);
+	}
+
+	private void extendAndReleaseWhileInterrupted(RedisNodes nodes, boolean virtual) throws Exception {
+		// a few milliseconds to every node, so that each read waits for its reply (that is when an interrupted
+		// virtual thread's socket would be closed)
+		List<LatencyProxy> proxies = new ArrayList<>();
+		for (RedisNode node : nodes.nodes()) {
+			proxies.add(LatencyProxy.to(node, Duration.ofMillis(3)));
+		}
+		List<String> uris = proxies.stream().map(LatencyProxy::uri).toList();
+		try (Redlock redlock = Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build()) {
+			redlock.acquire("warm-up", TTL, Duration.ZERO).release();
+			int[] idleBefore = idleConnections(redlock, nodes.size());
+			Outcome outcome = TestThreads.start(virtual, () -> {
+				Lease lease = redlock.acquire("interrupted", TTL, Duration.ZERO);
+				Thread.currentThread().interrupt();
+				boolean extended = lease.extend();
+				ReleaseOutcome released = lease.release();
+				return new Outcome(extended, released, Thread.currentThread().isInterrupted(), lease.isLost());
+			}).await(Duration.ofSeconds(10));
+			assertThat(outcome).isEqualTo(new Outcome(true, ReleaseOutcome.RELEASED, true, false));
+			assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+			assertThat(idleConnections(redlock, nodes.size())).as("idle connections kept").isEqualTo(idleBefore);
+		}
+		finally {
+			proxies.forEach(LatencyProxy::close);
+		}
+	}
+
+	/**
+	 * The interrupt arrives while the release waits for a slow node's reply: that one connection is lost (a virtual
+	 * thread's socket is closed), but the release counts the other nodes, the slow node's other connections are kept,
+	 * and the interrupt flag is set when the release returns.
+	 */
+	@Test
+	@EnabledForJreRange(min = JRE.JAVA_21)
+	void anInterruptDuringAReleaseCostsOnlyTheConnectionBeingRead(RedisNodes nodes) throws Exception {
+		try (LatencyProxy slow = LatencyProxy.to(nodes.node(4), Duration.ZERO)) {
+			List<String> uris = List.of(nodes.node(0).uri(), nodes.node(1).uri(), nodes.node(2).uri(),
+					nodes.node(3).uri(), slow.uri());
+			RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(2));
+			try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).build()) {
+				// two rounds at once while the slow node answers in 100 ms: two connections to it, one to lose and
+				// one that must stay
+				slow.delay(Duration.ofMillis(50));
+				CountDownLatch go = new CountDownLatch(1);
+				List<TestThreads.Running<ReleaseOutcome>> warmUps = List.of(1, 2).stream()
+					.map((i) -> TestThreads.start(false, () -> {
+						go.await();
+						return redlock.acquire("warm-up-" + i, TTL, Duration.ZERO).release();
+					}))
+					.toList();
+				go.countDown();
+				for (TestThreads.Running<ReleaseOutcome> warmUp : warmUps) {
+					assertThat(warmUp.await(Duration.ofSeconds(10))).isEqualTo(ReleaseOutcome.RELEASED);
+				}
+				assertThat(redlock.idleConnections(4)).isEqualTo(2);
+				Lease victim = redlock.acquire("victim", TTL, Duration.ZERO);
+				TestSupport.awaitTrue("the slow node's late reply was read", Duration.ofSeconds(5),
+						() -> redlock.idleConnections(4) == 2);
+				slow.delay(Duration.ofMillis(300));
+				TestThreads.Running<Outcome> releasing = TestThreads.start(true, () -> {
+					ReleaseOutcome released = victim.release();
+					return new Outcome(true, released, Thread.currentThread().isInterrupted(), victim.isLost());
+				});
+				TestSupport.awaitTrue("the release waits for the slow node", Duration.ofSeconds(5),
+						() -> releasing.thread().getState() == Thread.State.WAITING
+								|| releasing.thread().getState() == Thread.State.TIMED_WAITING);
+				int slowIdle = redlock.idleConnections(4);
+				releasing.thread().interrupt();
+				Outcome outcome = releasing.await(Duration.ofSeconds(10));
+				assertThat(outcome).isEqualTo(new Outcome(true, ReleaseOutcome.RELEASED, true, false));
+				assertThat(redlock.idleConnections(4)).as("the slow node's other connections").isEqualTo(slowIdle);
+				TestSupport.awaitTrue("the release reached every node", Duration.ofSeconds(5),
+						() -> TestSupport.keysOnNodes(nodes) == 0);
+			}
+		}
+	}
+
+	private static int[] idleConnections(Redlock redlock, int nodes) {
+		int[] idle = new int[nodes];
+		for (int i = 0; i < nodes; i++) {
+			idle[i] = redlock.idleConnections(i);
+		}
+		return idle;
+	}
+
+	private record Outcome(boolean extended, ReleaseOutcome released, boolean stillInterrupted, boolean lost) {
+	}
+
+}

@@ -1,0 +1,91 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.core.RedlockListener.NodeRequestEvent;
+import dev.redlock.test.LatencyProxy;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A reply is only ever read by the round that sent its command: a connection that still owes a reply is never
+ * reused, whatever left it so, and a reply counts as a grant only if it answers the command that was sent.
+ */
+@WithRedisNodes(count = 3)
+class StaleReplyTests {
+
+	private static final Duration TTL = Duration.ofSeconds(10);
+
+	/**
+	 * A round lost to a busy key hands the slow node over to the late-reply thread, with the release right behind
+	 * the {@code SET}. A listener that throws an {@link Error} on that late reply must not send the connection back to
+	 * its pool with the release's reply unread: the next round on it would read that {@code :1} as its own grant and
+	 * take a lock another holder has on a quorum.
+	 */
+	@Test
+	void aListenerErrorOnALateReplyNeverLetsAStaleReplyCountAsAGrant(RedisNodes nodes) {
+		AtomicBoolean armed = new AtomicBoolean();
+		try (LatencyProxy slow = LatencyProxy.to(nodes.node(2), Duration.ZERO)) {
+			String slowNode = slow.host() + ":" + slow.port();
+			RedlockListener failing = new RedlockListener() {
+
+				@Override
+				public void nodeRequestFinished(NodeRequestEvent event) {
+					if (armed.get() && event.node().equals(slowNode)) {
+						armed.set(false);
+						throw new AssertionError("a listener's bug");
+					}
+				}
+
+			};
+			List<String> uris = List.of(nodes.node(0).uri(), nodes.node(1).uri(), slow.uri());
+			RedlockSettings settings = TestSupport.SETTINGS.withPool(4, 1).withNodeTimeout(Duration.ofSeconds(1));
+			try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).listener(failing).build()) {
+				// one connection per node, opened while the proxy is fast
+				redlock.acquire("warm-up", TTL, Duration.ZERO).release();
+				slow.delay(Duration.ofMillis(30));
+				// waited for in full once: from now on the slow node is known to lag
+				redlock.acquire("measured", TTL, Duration.ZERO).release();
+
+				nodes.node(0).command("SET", "redlock:busy", "someone-else", "PX", "10000");
+				nodes.node(1).command("SET", "redlock:busy", "someone-else", "PX", "10000");
+				armed.set(true);
+				assertThat(redlock.tryAcquire("busy", TTL)).isEmpty();
+				TestSupport.awaitTrue("the late reply was read and its connection given back or closed",
+						Duration.ofSeconds(5), () -> !armed.get()
+								&& (redlock.idleConnections(2) == 1 || slow.openConnections() == 0));
+				assertThat(redlock.listenerFailures()).isEqualTo(1);
+
+				// another holder has "k" on nodes 0 and 2: a quorum of 3
+				nodes.node(0).command("SET", "redlock:k", "holder-a", "PX", "10000");
+				nodes.node(2).command("SET", "redlock:k", "holder-a", "PX", "10000");
+				Optional<Lease> second = redlock.tryAcquire("k", TTL);
+				assertThat(second).as("a lock held by another on a quorum").isEmpty();
+				assertThat(nodes.node(2).command("GET", "redlock:k")).isEqualTo("holder-a");
+			}
+		}
+	}
+
+	@Test
+	void aReplyIsAGrantOnlyIfItAnswersTheCommandSent() {
+		NodeReply ok = NodeReply.replied(0, "OK".getBytes(), 1);
+		NodeReply one = NodeReply.replied(0, 1L, 1);
+		NodeReply zero = NodeReply.replied(0, 0L, 1);
+		NodeReply nil = NodeReply.replied(0, null, 1);
+		assertThat(ok.isGrant(false)).isTrue();
+		assertThat(one.isGrant(false)).as("an integer never answers SET NX").isFalse();
+		assertThat(nil.isGrant(false)).isFalse();
+		assertThat(one.isGrant(true)).isTrue();
+		assertThat(zero.isGrant(true)).as("counters start at 1").isFalse();
+		assertThat(ok.isGrant(true)).as("the fenced script answers with a counter").isFalse();
+		assertThat(nil.isGrant(true)).isFalse();
+	}
+
+}
