@@ -30,7 +30,7 @@ public class Floor {
 
 	@Setup(Level.Trial)
 	public void connect(RedisCluster cluster) {
-		List<String> uris = cluster.uris();
+		List<String> uris = cluster.directUris();
 		this.connections = new RawConnection[uris.size()];
 		for (int i = 0; i < uris.size(); i++) {
 			URI uri = URI.create(uris.get(i));

@@ -1,5 +1,7 @@
 package dev.redlock.benchmarks;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.openjdk.jmh.annotations.Level;
@@ -9,11 +11,14 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
+import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNodes;
 
 /**
  * The Redis nodes of one trial: {@code nodes} fresh, empty servers on loopback, started by the test kit and stopped
- * at the end of the trial. Every client in a benchmark talks to these.
+ * at the end of the trial. Every client in a benchmark talks to these; with {@code slow} set, the clients reach two
+ * of them through the kit's latency proxy ({@value #SLOW_ONE_WAY_MILLIS} ms each way), while the floor is still
+ * measured on the direct nodes.
  */
 @State(Scope.Benchmark)
 public class RedisCluster {
@@ -22,27 +27,64 @@ public class RedisCluster {
 	@Param({ "1", "3", "5" })
 	public int nodes;
 
+	/**
+	 * Which two nodes the clients reach with {@value #SLOW_ONE_WAY_MILLIS} ms added each way: {@code first} (the
+	 * first two in the node list), {@code last} (the last two), or {@code none}.
+	 */
+	@Param({ "none" })
+	public String slow;
+
+	/** Added to each direction of a slow node's traffic: a 40 ms round trip. */
+	static final long SLOW_ONE_WAY_MILLIS = 20;
+
 	private RedisNodes redis;
+
+	private final List<LatencyProxy> proxies = new ArrayList<>();
+
+	private List<String> uris;
 
 	@Setup(Level.Trial)
 	public void start() {
 		this.redis = RedisNodes.start(this.nodes);
+		this.uris = new ArrayList<>(this.redis.uris());
+		List<Integer> slowNodes = switch (this.slow) {
+			case "none" -> List.of();
+			case "first" -> List.of(0, 1);
+			case "last" -> List.of(this.nodes - 2, this.nodes - 1);
+			default -> throw new IllegalArgumentException("slow must be none, first or last, was " + this.slow);
+		};
+		for (int node : slowNodes) {
+			LatencyProxy proxy = LatencyProxy.to(this.redis.node(node), Duration.ofMillis(SLOW_ONE_WAY_MILLIS));
+			this.proxies.add(proxy);
+			this.uris.set(node, proxy.uri());
+		}
 		System.out.println("# " + this.nodes + " Redis node(s), backend " + this.redis.backend() + ", "
-				+ versionOf(this.redis));
+				+ versionOf(this.redis) + ((slowNodes.isEmpty()) ? ""
+						: ", nodes " + slowNodes + " " + SLOW_ONE_WAY_MILLIS + " ms slower each way"));
 	}
 
 	@TearDown(Level.Trial)
 	public void stop() {
+		this.proxies.forEach(LatencyProxy::close);
+		this.proxies.clear();
 		if (this.redis != null) {
 			this.redis.close();
 		}
 	}
 
 	/**
-	 * The nodes' addresses.
+	 * The nodes' addresses as the clients reach them: through the latency proxy for the slow nodes.
 	 * @return {@code redis://127.0.0.1:PORT} per node
 	 */
 	public List<String> uris() {
+		return this.uris;
+	}
+
+	/**
+	 * The nodes' own addresses, without any proxy: what the floor is measured on.
+	 * @return {@code redis://127.0.0.1:PORT} per node
+	 */
+	public List<String> directUris() {
 		return this.redis.uris();
 	}
 

@@ -49,6 +49,12 @@ public final class Lease implements AutoCloseable {
 
 	private final RawArgument value;
 
+	/**
+	 * The nodes the acquisition wrote to, one bit per node index (all bits from 64 on): only those may hold the
+	 * value, so only those need a release that could not be written in time retried later.
+	 */
+	private final long writtenTo;
+
 	/** The fencing token, 0 for a lease acquired without one. */
 	private final long fencingToken;
 
@@ -90,8 +96,9 @@ public final class Lease implements AutoCloseable {
 	private @Nullable List<Runnable> lossCallbacks;
 
 	Lease(Redlock redlock, String name, String resource, RawArgument keyArgument, RawArgument value, Duration ttl,
-			LongSupplier ticker, long acquiredAtNanos, long validUntilNanos, long fencingToken) {
+			LongSupplier ticker, long acquiredAtNanos, long validUntilNanos, long fencingToken, long writtenTo) {
 		this.fencingToken = fencingToken;
+		this.writtenTo = writtenTo;
 		this.redlock = redlock;
 		this.name = name;
 		this.resource = resource;
@@ -155,6 +162,11 @@ public final class Lease implements AutoCloseable {
 	 */
 	public String key() {
 		return this.keyArgument.toString();
+	}
+
+	/** Whether the acquisition wrote to the node, so that it may hold this lease's value. */
+	boolean mayHoldValue(int node) {
+		return node >= Long.SIZE || (this.writtenTo & (1L << node)) != 0;
 	}
 
 	/** The key as sent to the nodes. */

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * The Lua scripts that touch a lock key only while it still holds the caller's value, with their SHA-1 digests for
@@ -61,6 +62,9 @@ final class LockScripts {
 	 * so the two key spaces never meet, whatever the key prefix.
 	 */
 	static final String FENCE_KEY_PREFIX = "{fence}";
+
+	/** The scripts run by digest ({@code EVALSHA}), loaded on every new connection. */
+	static final List<Script> CACHED = List.of(RELEASE, EXTEND);
 
 	/** The number of keys the fencing scripts take. */
 	static final RawArgument TWO_KEYS = RawArgument.of(2);

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
@@ -50,6 +51,8 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	private final Semaphore permits;
 
+	private final int maxTotal;
+
 	/** Idle connections, the most recently used first (its socket is the likeliest to be alive); guarded by itself. */
 	private final ArrayDeque<PipelinedConnection> idle = new ArrayDeque<>();
 
@@ -57,8 +60,18 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	private volatile long downUntilNanos;
 
-	/** How long the node took to answer (or to fail) in the last round that read its reply. */
-	private volatile long lastReplyNanos;
+	/**
+	 * How long the node takes to answer, from the moment a command is written until its reply is read: a moving
+	 * average, first taken from the {@code INFO} of each new connection, so that a node is measured even when rounds
+	 * stop waiting for it.
+	 */
+	private volatile long latencyNanos;
+
+	/** Borrowers waiting for a free slot, oldest first: a free slot goes to them before anyone else. */
+	private final ConcurrentLinkedQueue<PermitWaiter> permitWaiters = new ConcurrentLinkedQueue<>();
+
+	/** Reads the replies rounds did not wait for, in the order the node answers. */
+	private final OnDemandThread lateReplies;
 
 	private volatile @Nullable RuntimeException lastConnectFailure;
 
@@ -76,6 +89,7 @@ final class NodeConnectionPool implements AutoCloseable {
 		this.maxIdle = maxIdle;
 		this.reconnectBackoffNanos = reconnectBackoffNanos;
 		this.permits = new Semaphore(maxTotal);
+		this.maxTotal = maxTotal;
 		this.downUntilNanos = System.nanoTime();
 		this.connector = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
 			Thread thread = new Thread(task, "redlock-connect-" + uri.hostAndPort());
@@ -83,15 +97,16 @@ final class NodeConnectionPool implements AutoCloseable {
 			return thread;
 		});
 		this.connector.allowCoreThreadTimeOut(true);
+		this.lateReplies = new OnDemandThread(OnDemandThread.LATE_REPLIES + uri.hostAndPort());
 	}
 
 	/**
-	 * Borrows a connection: an idle one at once, else one being opened in the background.
-	 * @param timeoutMillis the time the caller has left, at least 1: the bound for waiting on a free slot and for
-	 * connecting
+	 * Borrows a connection without blocking: an idle one at once, else one being opened in the background, or, when
+	 * every slot is taken, the first one given back. A caller that stops waiting cancels the future; a connection
+	 * that arrives after that is kept for later.
+	 * @param timeoutMillis the time the caller has left, at least 1: the bound for connecting
 	 * @return the connection, to be given back with {@link #giveBack}; failed with a {@link JedisConnectionException}
-	 * if none can be had, or a {@link redis.clients.jedis.exceptions.JedisDataException} if the node refused the
-	 * handshake (e.g. a wrong password)
+	 * if none can be had, or an {@link AuthenticationFailedException} if the node refused our credentials
 	 */
 	CompletableFuture<PipelinedConnection> borrow(int timeoutMillis) {
 		if (this.closed) {
@@ -101,12 +116,42 @@ final class NodeConnectionPool implements AutoCloseable {
 		if (down != null) {
 			return CompletableFuture.failedFuture(down);
 		}
-		if (!acquirePermit(timeoutMillis)) {
-			return CompletableFuture
-				.failedFuture(new JedisConnectionException("all connections to the node are in use"));
+		if (this.permits.tryAcquire()) {
+			return withPermit(timeoutMillis);
 		}
+		PermitWaiter waiter = new PermitWaiter(new CompletableFuture<>(), timeoutMillis);
+		this.permitWaiters.add(waiter);
+		handOverFreePermits();
+		return waiter.connection();
+	}
+
+	/** An idle connection or a new one, for a caller that holds a permit. */
+	private CompletableFuture<PipelinedConnection> withPermit(int timeoutMillis) {
 		PipelinedConnection connection = pollIdle();
 		return (connection != null) ? CompletableFuture.completedFuture(connection) : openInBackground(timeoutMillis);
+	}
+
+	/** Gives free slots to the borrowers waiting for one, oldest first; skips those that stopped waiting. */
+	private void handOverFreePermits() {
+		while (!this.permitWaiters.isEmpty() && this.permits.tryAcquire()) {
+			PermitWaiter waiter = this.permitWaiters.poll();
+			if (waiter == null || waiter.connection().isDone()) {
+				this.permits.release();
+				continue;
+			}
+			withPermit(waiter.timeoutMillis()).whenComplete((connection, failure) -> {
+				if (failure != null) {
+					waiter.connection().completeExceptionally(failure);
+				}
+				else if (!waiter.connection().complete(connection)) {
+					giveBack(connection);
+				}
+			});
+		}
+	}
+
+	/** A borrower waiting for a free slot. */
+	private record PermitWaiter(CompletableFuture<PipelinedConnection> connection, int timeoutMillis) {
 	}
 
 	/**
@@ -151,7 +196,11 @@ final class NodeConnectionPool implements AutoCloseable {
 					return;
 				}
 				try {
-					result.complete(open(timeoutMillis));
+					PipelinedConnection connection = open(timeoutMillis);
+					if (!result.complete(connection)) {
+						// the borrower stopped waiting: keep it for the next
+						giveBack(connection);
+					}
 				}
 				catch (RuntimeException ex) {
 					this.lastConnectFailure = ex;
@@ -182,42 +231,29 @@ final class NodeConnectionPool implements AutoCloseable {
 	}
 
 	/**
-	 * Waits for a permit without giving up on an interrupt: a release must still reach the nodes when the thread
-	 * was interrupted, and the wait is bounded anyway. The interrupt flag is kept.
-	 */
-	private boolean acquirePermit(int timeoutMillis) {
-		if (this.permits.tryAcquire()) {
-			return true;
-		}
-		boolean interrupted = Thread.interrupted();
-		try {
-			return this.permits.tryAcquire(timeoutMillis, TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException ex) {
-			interrupted = true;
-			return false;
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	/**
-	 * Notes how long the node took to answer in a round, timeouts included.
-	 * @param nanos from the start of the round
+	 * Notes how long the node took to answer a command, timeouts included.
+	 * @param nanos from the moment the command was written until its reply was read (or the read gave up)
 	 */
 	void replied(long nanos) {
-		this.lastReplyNanos = nanos;
+		long average = this.latencyNanos;
+		this.latencyNanos = (average == 0) ? Math.max(1, nanos) : Math.max(1, (average + nanos) / 2);
 	}
 
 	/**
-	 * Returns how long the node took to answer in the last round that read its reply.
-	 * @return nanoseconds from the start of that round; 0 before any
+	 * Returns how long the node is expected to take to answer a command.
+	 * @return nanoseconds from writing the command to reading its reply; 0 before any was measured
 	 */
-	long lastReplyNanos() {
-		return this.lastReplyNanos;
+	long expectedLatencyNanos() {
+		return this.latencyNanos;
+	}
+
+	/**
+	 * Runs a task on this node's late-reply thread, which reads the replies rounds did not wait for.
+	 * @param task reads the replies and gives the connection back
+	 * @param whenClosed what to do instead once closed (on the calling thread)
+	 */
+	void readLate(Runnable task, Runnable whenClosed) {
+		this.lateReplies.execute(task, whenClosed);
 	}
 
 	/**
@@ -246,6 +282,9 @@ final class NodeConnectionPool implements AutoCloseable {
 		}
 		finally {
 			this.permits.release();
+			if (!this.permitWaiters.isEmpty()) {
+				handOverFreePermits();
+			}
 		}
 	}
 
@@ -292,25 +331,47 @@ final class NodeConnectionPool implements AutoCloseable {
 	}
 
 	/**
-	 * Asks a new connection's server for its {@code run_id} and uptime, for the restart quarantine: once per
-	 * connection, not per lock. A server that refuses {@code INFO} (renamed command, ACL) is still used; one that
-	 * wants a password we did not give ({@code NOAUTH}) is an authentication failure.
+	 * Asks a new connection's server for its {@code run_id} and uptime, for the restart quarantine, and loads the
+	 * release and extension scripts, in one round trip: once per connection, not per lock. With the scripts loaded, a
+	 * release or an extension is answered by {@code EVALSHA} at once, so it can return as soon as a quorum confirms
+	 * it (a {@code NOSCRIPT} would make it wait for every node, then try again). A server that refuses {@code INFO}
+	 * (renamed command, ACL) or {@code SCRIPT} is still used; one that wants a password we did not give
+	 * ({@code NOAUTH}) is an authentication failure.
 	 */
 	private void readServerInfo(PipelinedConnection connection) {
+		long sent = System.nanoTime();
 		connection.send(new CommandArguments(Command.INFO).add("server"));
+		for (LockScripts.Script script : LockScripts.CACHED) {
+			connection.send(new CommandArguments(Command.SCRIPT).add("LOAD").add(script.source()));
+		}
 		connection.flushNow();
-		Object reply;
+		Map<String, String> info;
 		try {
-			reply = connection.readReply();
+			Object reply = connection.readReply();
+			// a round trip on a fresh connection: measures a node that rounds have stopped waiting for
+			replied(System.nanoTime() - sent);
+			info = (reply instanceof byte[] bytes) ? InfoReply.parse(bytes) : Map.of();
 		}
 		catch (JedisDataException ex) {
 			if (String.valueOf(ex.getMessage()).startsWith("NOAUTH")) {
 				throw new AuthenticationFailedException("authentication failed: " + ex.getMessage(), ex);
 			}
-			this.quarantine.observe(Map.of());
-			return;
+			info = Map.of();
 		}
-		this.quarantine.observe((reply instanceof byte[] info) ? InfoReply.parse(info) : Map.of());
+		for (int i = 0; i < LockScripts.CACHED.size(); i++) {
+			try {
+				connection.readReply();
+			}
+			catch (JedisDataException ex) {
+				// SCRIPT refused: EVALSHA falls back to EVAL on NOSCRIPT
+			}
+		}
+		this.quarantine.observe(info);
+	}
+
+	/** How many connections are borrowed now: in a round, or waiting for late replies. */
+	int connectionsInUse() {
+		return this.maxTotal - this.permits.availablePermits();
 	}
 
 	/** How many idle connections are kept now. */
@@ -336,7 +397,11 @@ final class NodeConnectionPool implements AutoCloseable {
 	public void close() {
 		this.closed = true;
 		this.connector.shutdownNow();
+		this.lateReplies.close();
 		discardIdle();
+		for (PermitWaiter waiter = this.permitWaiters.poll(); waiter != null; waiter = this.permitWaiters.poll()) {
+			waiter.connection().completeExceptionally(new JedisConnectionException("Redlock has been closed"));
+		}
 	}
 
 	private static void closeQuietly(PipelinedConnection connection) {

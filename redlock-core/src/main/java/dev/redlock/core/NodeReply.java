@@ -17,8 +17,12 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * or {@code null} for a nil reply)
  * @param error the failure otherwise
  * @param nanos time from the start of the round until this reply was read or the node gave up
+ * @param written whether the command was written to the node, so that it may have run there even without a reply
+ * @param followedUp whether the round's follow-up (the release behind a lost {@code SET}) was written right behind
+ * it, to be read off the caller's thread
  */
-record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exception error, long nanos) {
+record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exception error, long nanos, boolean written,
+		boolean followedUp) {
 
 	/** How a round trip to one node ended. */
 	enum Kind {
@@ -50,19 +54,44 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 	}
 
 	static NodeReply replied(int node, @Nullable Object value, long nanos) {
-		return new NodeReply(node, Kind.REPLIED, value, null, nanos);
+		return new NodeReply(node, Kind.REPLIED, value, null, nanos, true, false);
 	}
 
-	static NodeReply notAwaited(int node, long nanos) {
-		return new NodeReply(node, Kind.NOT_AWAITED, null, null, nanos);
+	/**
+	 * A reply not waited for, once the round was settled.
+	 * @param written whether the command was written (else its connection was still being opened)
+	 * @param followedUp whether the follow-up was written behind it
+	 */
+	static NodeReply notAwaited(int node, long nanos, boolean written, boolean followedUp) {
+		return new NodeReply(node, Kind.NOT_AWAITED, null, null, nanos, written, followedUp);
 	}
 
 	static NodeReply interrupted(int node, Exception error, long nanos) {
-		return new NodeReply(node, Kind.INTERRUPTED, null, error, nanos);
+		return new NodeReply(node, Kind.INTERRUPTED, null, error, nanos, true, false);
 	}
 
+	/** A failure after the command was written: it may still have run on the node. */
 	static NodeReply failed(int node, Exception error, long nanos) {
-		return new NodeReply(node, classify(error), null, error, nanos);
+		return new NodeReply(node, classify(error), null, error, nanos, true, false);
+	}
+
+	/** A failure before the command was written (no connection, or none in time): it did not run. */
+	static NodeReply notWritten(int node, Exception error, long nanos) {
+		return new NodeReply(node, classify(error), null, error, nanos, false, false);
+	}
+
+	/**
+	 * Whether the node may hold what the command wrote, with nothing sent yet to remove it: it was written, not
+	 * refused with nil, and no follow-up went behind it.
+	 * @return {@code true} if a clean-up must still reach the node
+	 */
+	boolean mayHoldWrite() {
+		return this.written && !this.followedUp && !isNil();
+	}
+
+	/** Whether the node gave a definite answer, so that nothing about it is left to find out. */
+	boolean isDefinite() {
+		return this.kind == Kind.REPLIED;
 	}
 
 	private static Kind classify(Exception error) {

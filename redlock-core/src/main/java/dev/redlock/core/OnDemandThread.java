@@ -8,14 +8,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A single daemon thread of a {@link Redlock} for work that must not run on the thread that found it: it exists only
- * while there is such work, runs tasks in order, and stops with {@link #close()}. One reads the replies a settled
- * round did not wait for (a slow node's, once the others had decided), so the caller goes on while each connection
- * still gets its reply read before it is reused; another runs the loss callbacks of leases whose loss the renewal
- * thread found, so a slow callback delays no renewal.
+ * while there is such work, runs tasks in order, and stops with {@link #close()}. Each node has one that reads the
+ * replies a settled round did not wait for (a slow node's, once the others had decided), in the order the node
+ * answers them, so the caller goes on while each connection still gets its replies read before it is reused; another
+ * runs the loss callbacks of leases whose loss the renewal thread found, so a slow callback delays no renewal.
  */
 final class OnDemandThread implements AutoCloseable {
 
-	/** Prefix of the late-reply thread's name, followed by a number per {@link Redlock}. */
+	/** Prefix of a late-reply thread's name, followed by its node's {@code host:port}. */
 	static final String LATE_REPLIES = "redlock-late-replies-";
 
 	/** Prefix of the loss-callback thread's name, followed by a number per {@link Redlock}. */
@@ -29,16 +29,25 @@ final class OnDemandThread implements AutoCloseable {
 
 	/**
 	 * Creates the executor; its thread starts with the first task.
-	 * @param namePrefix {@link #LATE_REPLIES} or {@link #LOSS_CALLBACKS}
+	 * @param threadName the thread's name, e.g. {@link #numbered numbered(LOSS_CALLBACKS)}
 	 */
-	OnDemandThread(String namePrefix) {
-		this.threadName = namePrefix + instances.incrementAndGet();
+	OnDemandThread(String threadName) {
+		this.threadName = threadName;
 		this.executor = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
 			Thread thread = new Thread(task, this.threadName);
 			thread.setDaemon(true);
 			return thread;
 		});
 		this.executor.allowCoreThreadTimeOut(true);
+	}
+
+	/**
+	 * Returns a thread name unique in this JVM.
+	 * @param prefix e.g. {@link #LOSS_CALLBACKS}
+	 * @return the prefix followed by a number
+	 */
+	static String numbered(String prefix) {
+		return prefix + instances.incrementAndGet();
 	}
 
 	/**

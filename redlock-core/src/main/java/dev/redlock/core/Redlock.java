@@ -94,10 +94,11 @@ public final class Redlock implements AutoCloseable {
 
 	private final RenewalScheduler renewals = new RenewalScheduler();
 
-	private final OnDemandThread lateReplies = new OnDemandThread(OnDemandThread.LATE_REPLIES);
-
 	/** Runs the loss callbacks of leases whose loss the renewal thread found, so they never delay a renewal. */
-	private final OnDemandThread lossCallbacks = new OnDemandThread(OnDemandThread.LOSS_CALLBACKS);
+	private final OnDemandThread lossCallbacks = new OnDemandThread(
+			OnDemandThread.numbered(OnDemandThread.LOSS_CALLBACKS));
+
+	private final ValueCleanup cleanup;
 
 	/** Guards the scheduling of sweeps of {@link #held}, which drop expired leases that were never released. */
 	private final Object sweepLock = new Object();
@@ -136,7 +137,9 @@ public final class Redlock implements AutoCloseable {
 		}
 		this.pools = List.copyOf(pools);
 		this.quarantines = List.copyOf(quarantines);
-		this.fanout = new Fanout(this.pools, settings.nodeTimeout().toNanos(), this.lateReplies);
+		this.fanout = new Fanout(this.pools, settings.nodeTimeout().toNanos());
+		this.cleanup = new ValueCleanup(new Fanout(this.pools, settings.nodeTimeout().toNanos(), true), this.pools,
+				this.renewals, settings.nodeTimeout().toNanos());
 	}
 
 	/**
@@ -373,6 +376,11 @@ public final class Redlock implements AutoCloseable {
 		}
 	}
 
+	/** How many values wait to be removed from a node off the caller's path; for tests. */
+	int cleanupWaiting(int node) {
+		return this.cleanup.waiting(node);
+	}
+
 	/** How many idle connections to a node are kept now; for tests. */
 	int idleConnections(int node) {
 		return this.pools.get(node).idleCount();
@@ -437,21 +445,22 @@ public final class Redlock implements AutoCloseable {
 					.add(Keyword.PX)
 					.add(ttlArgument(ttl.toMillis()));
 		long start = this.ticker.getAsLong();
-		AcquireExit exit = new AcquireExit(key, value, fenced);
+		long expiresAt = System.nanoTime() + ttl.toNanos();
+		AcquireExit exit = new AcquireExit(key, value, fenced, expiresAt);
 		NodeReply[] replies = this.fanout.execute(acquire, null, exit);
 		try {
-			return settle(name, resource, key, value, ttl, fenced, exit, replies, start);
+			return settle(name, resource, key, value, ttl, fenced, replies, start, expiresAt);
 		}
 		catch (Throwable ex) {
 			// nothing of ours should fail here; if it does, our value must not stay where it landed
-			runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, null, value);
+			runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, null, null, value);
 			throw ex;
 		}
 	}
 
 	/** Decides an acquisition round: a lease, or the clean-up of every node where our value may have landed. */
 	private Attempt settle(String name, String resource, RawArgument key, RawArgument value, Duration ttl,
-			boolean fenced, AcquireExit exit, NodeReply[] replies, long start) {
+			boolean fenced, NodeReply[] replies, long start, long expiresAt) {
 		long end = this.ticker.getAsLong();
 		this.events.nodeReplies(NodeCommand.ACQUIRE, replies, (reply) -> reply.isGrant(fenced));
 		long validUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
@@ -463,28 +472,43 @@ public final class Redlock implements AutoCloseable {
 				end = this.ticker.getAsLong();
 			}
 			if (!fenced || (token > 0 && validUntil - end > 0)) {
-				Lease lease = new Lease(this, name, resource, key, value, ttl, this.ticker, start, validUntil, token);
+				Lease lease = new Lease(this, name, resource, key, value, ttl, this.ticker, start, validUntil, token,
+						writtenTo(replies));
 				return new Attempt(lease, replies, granted, start, end, validUntil);
 			}
 		}
-		// Nodes that answered nil surely hold another value; everywhere else ours may have landed, even where the
-		// reply timed out. A round settled as lost sent the release to the nodes it did not wait for already.
-		boolean releasedWhereNotAwaited = exit.releaseSent;
+		// Ours may have landed wherever the SET was written and not refused, even where the reply timed out; the
+		// nodes a lost round did not wait for got the release right behind it, and their late-reply thread sees to it
 		boolean[] mayHoldOurs = new boolean[replies.length];
 		boolean any = false;
 		for (int i = 0; i < replies.length; i++) {
-			boolean notAwaited = replies[i].kind() == NodeReply.Kind.NOT_AWAITED;
-			mayHoldOurs[i] = !replies[i].isNil() && !(notAwaited && releasedWhereNotAwaited);
+			mayHoldOurs[i] = replies[i].mayHoldWrite();
 			any |= mayHoldOurs[i];
 		}
 		if (any) {
-			runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, mayHoldOurs, value);
+			NodeReply[] released = runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, mayHoldOurs, null, value);
+			for (int i = 0; i < released.length; i++) {
+				if (mayHoldOurs[i] && !released[i].isDefinite()) {
+					this.cleanup.remove(i, key, value, expiresAt);
+				}
+			}
 		}
 		if (logger.isDebugEnabled()) {
 			logger.debug("Lock '{}' not acquired: granted by {} of {} nodes, quorum {}", resource, granted,
 					replies.length, this.quorum);
 		}
 		return new Attempt(null, replies, granted, start, end, validUntil);
+	}
+
+	/** The nodes a round wrote to, one bit per node index. */
+	private static long writtenTo(NodeReply[] replies) {
+		long written = 0;
+		for (NodeReply reply : replies) {
+			if (reply.written() && reply.node() < Long.SIZE) {
+				written |= 1L << reply.node();
+			}
+		}
+		return written;
 	}
 
 	/** The TTL as sent; the last one is kept, since a call site usually locks with the same TTL every time. */
@@ -586,13 +610,13 @@ public final class Redlock implements AutoCloseable {
 
 		private final boolean fenced;
 
-		/** Whether the nodes not awaited were sent the release; read by the caller after the round. */
-		private boolean releaseSent;
+		private final long expiresAt;
 
-		AcquireExit(RawArgument key, RawArgument value, boolean fenced) {
+		AcquireExit(RawArgument key, RawArgument value, boolean fenced, long expiresAt) {
 			this.key = key;
 			this.value = value;
 			this.fenced = fenced;
+			this.expiresAt = expiresAt;
 		}
 
 		@Override
@@ -615,14 +639,18 @@ public final class Redlock implements AutoCloseable {
 				return null;
 			}
 			// by source, not digest: nobody reads this reply in time to retry after NOSCRIPT
-			this.releaseSent = true;
 			return scriptCommand(Command.EVAL, LockScripts.RELEASE.source(), this.key, this.value);
 		}
 
 		@Override
-		public void lateReply(NodeReply reply) {
+		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
 			Redlock.this.events.nodeReplies(NodeCommand.ACQUIRE, new NodeReply[] { reply },
 					(late) -> late.isGrant(this.fenced));
+			if (followUp != null && !reply.isNil() && !followUp.isDefinite()) {
+				// a lost round's release did not reach a node that may hold our value (a won round's lease releases
+				// on every node itself)
+				Redlock.this.cleanup.remove(reply.node(), this.key, this.value, this.expiresAt);
+			}
 		}
 
 	}
@@ -634,8 +662,8 @@ public final class Redlock implements AutoCloseable {
 	 * an upper bound: nodes may have taken the new TTL
 	 */
 	Extension extendOnNodes(Lease lease, RawArgument value, Duration ttl, long start, long currentValidUntil) {
-		NodeReply[] replies = runScript(NodeCommand.EXTEND, LockScripts.EXTEND, lease.keyArgument(), null, value,
-				RawArgument.of(ttl.toMillis()));
+		NodeReply[] replies = runScript(NodeCommand.EXTEND, LockScripts.EXTEND, lease.keyArgument(), null,
+				new QuorumExit(NodeCommand.EXTEND, true, null), value, RawArgument.of(ttl.toMillis()));
 		long end = this.ticker.getAsLong();
 		int extended = 0;
 		for (NodeReply reply : replies) {
@@ -696,10 +724,20 @@ public final class Redlock implements AutoCloseable {
 		this.held.remove(lease);
 		// PEXPIRE takes whole milliseconds: round up, so the lock is never kept for less than asked
 		long keepMillis = (keepNanos <= 0) ? 0 : Math.max(1, (keepNanos + 999_999) / 1_000_000);
+		ValueToRemove ours = new ValueToRemove(lease.keyArgument(), value, System.nanoTime() + lease.ttl().toNanos());
 		NodeReply[] replies = (keepMillis == 0)
-				? runScript(NodeCommand.RELEASE, LockScripts.RELEASE, lease.keyArgument(), null, value)
-				: runScript(NodeCommand.RELEASE, LockScripts.EXTEND, lease.keyArgument(), null, value,
-						RawArgument.of(keepMillis));
+				? runScript(NodeCommand.RELEASE, LockScripts.RELEASE, lease.keyArgument(), null,
+						new QuorumExit(NodeCommand.RELEASE, false, ours), value)
+				: runScript(NodeCommand.RELEASE, LockScripts.EXTEND, lease.keyArgument(), null,
+						new QuorumExit(NodeCommand.RELEASE, false, null), value, RawArgument.of(keepMillis));
+		if (keepMillis == 0) {
+			for (NodeReply reply : replies) {
+				if (!reply.written() && lease.mayHoldValue(reply.node())) {
+					// no connection in time: the release reaches it later
+					this.cleanup.remove(reply.node(), ours.key(), ours.value(), ours.expiresAt());
+				}
+			}
+		}
 		int deleted = 0;
 		int notOurs = 0;
 		for (NodeReply reply : replies) {
@@ -769,8 +807,7 @@ public final class Redlock implements AutoCloseable {
 		}
 		// at startup every connection is new (TCP, TLS, AUTH): give the check more than one node timeout, so that
 		// a server listed twice or a replica is found rather than reported as "cannot be checked"
-		Fanout startup = new Fanout(this.pools, Math.max(this.settings.nodeTimeout().toNanos(), STARTUP_CHECK_NANOS),
-				this.lateReplies);
+		Fanout startup = new Fanout(this.pools, Math.max(this.settings.nodeTimeout().toNanos(), STARTUP_CHECK_NANOS));
 		NodeReply[] infos = startup.execute(new CommandArguments(Command.INFO), null);
 		NodeReply[] policies = startup.execute(
 				new CommandArguments(Command.CONFIG).add("GET").add("maxmemory-policy"), null);
@@ -887,10 +924,12 @@ public final class Redlock implements AutoCloseable {
 
 	/**
 	 * Runs a lock script by its digest, and by its source on the nodes that do not have it cached.
+	 * @param exit when to stop waiting for the slower nodes; {@code null} to wait for all
 	 */
 	private NodeReply[] runScript(NodeCommand command, Script script, RawArgument key, boolean @Nullable [] selected,
-			RawArgument... args) {
-		NodeReply[] replies = this.fanout.execute(scriptCommand(Command.EVALSHA, script.sha1(), key, args), selected);
+			Fanout.@Nullable EarlyExit exit, RawArgument... args) {
+		NodeReply[] replies = this.fanout.execute(scriptCommand(Command.EVALSHA, script.sha1(), key, args), selected,
+				exit);
 		boolean[] missing = null;
 		for (int i = 0; i < replies.length; i++) {
 			if (replies[i] != null && replies[i].isNoScript()) {
@@ -910,6 +949,63 @@ public final class Redlock implements AutoCloseable {
 		}
 		this.events.nodeReplies(command, replies, NodeReply::isOne);
 		return replies;
+	}
+
+	/**
+	 * Ends a release or extension round once its outcome is known: a quorum confirmed it (a script answered 1), or
+	 * so many nodes said the key is not ours that no quorum can. The slower nodes' replies are read off the caller's
+	 * thread; a release that did not reach one of them is retried there until the value's TTL has passed.
+	 */
+	private final class QuorumExit implements Fanout.EarlyExit {
+
+		private final NodeCommand command;
+
+		/** Whether only nodes out of restart quarantine confirm (an extension must count on the quorum). */
+		private final boolean countingOnly;
+
+		private final @Nullable ValueToRemove toRemove;
+
+		QuorumExit(NodeCommand command, boolean countingOnly, @Nullable ValueToRemove toRemove) {
+			this.command = command;
+			this.countingOnly = countingOnly;
+			this.toRemove = toRemove;
+		}
+
+		@Override
+		public boolean settled(NodeReply[] replies) {
+			int confirmed = 0;
+			int refused = 0;
+			for (NodeReply reply : replies) {
+				if (reply != null && reply.isDefinite()) {
+					if (reply.isOne() && (!this.countingOnly || Redlock.this.quarantines.get(reply.node()).counts())) {
+						confirmed++;
+					}
+					else {
+						refused++;
+					}
+				}
+			}
+			return confirmed >= Redlock.this.quorum || refused > replies.length - Redlock.this.quorum;
+		}
+
+		@Override
+		public @Nullable CommandArguments toNotAwaited(NodeReply[] replies) {
+			return null;
+		}
+
+		@Override
+		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
+			Redlock.this.events.nodeReplies(this.command, new NodeReply[] { reply }, NodeReply::isOne);
+			if (this.toRemove != null && !reply.isDefinite()) {
+				Redlock.this.cleanup.remove(reply.node(), this.toRemove.key(), this.toRemove.value(),
+						this.toRemove.expiresAt());
+			}
+		}
+
+	}
+
+	/** A lock value to remove from the nodes a release did not reach, until it expires by itself. */
+	private record ValueToRemove(RawArgument key, RawArgument value, long expiresAt) {
 	}
 
 	private static CommandArguments scriptCommand(Command command, RawArgument script, RawArgument key,
@@ -1039,7 +1135,6 @@ public final class Redlock implements AutoCloseable {
 		}
 		this.closed = true;
 		this.renewals.close();
-		this.lateReplies.close();
 		this.pools.forEach(NodeConnectionPool::close);
 		for (Lease lease : this.held) {
 			if (!lease.isReleased() && !lease.isLost()) {

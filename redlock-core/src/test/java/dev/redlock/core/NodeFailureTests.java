@@ -51,11 +51,10 @@ class NodeFailureTests {
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
 			try (Lease lease = redlock.acquire("paused", Duration.ofSeconds(10), Duration.ZERO)) {
 				assertThat(lease.isValid()).isTrue();
-				// the two paused nodes cost one node timeout, in parallel, not one each
+				// the paused nodes cost nothing: the round ends once the three others have granted, without waiting for
+				// the frozen nodes' connections (less than half a node timeout spent)
 				Duration ttlLessDrift = Duration.ofSeconds(10).minus(Duration.ofMillis(102));
-				assertThat(lease.remainingValidity()).isGreaterThan(ttlLessDrift.minus(NODE_TIMEOUT.multipliedBy(2)));
-				// the round waited for the frozen nodes until its deadline, and elapsed time is read after it
-				assertThat(lease.remainingValidity()).isLessThanOrEqualTo(ttlLessDrift.minus(NODE_TIMEOUT));
+				assertThat(lease.remainingValidity()).isGreaterThan(ttlLessDrift.minus(NODE_TIMEOUT.dividedBy(2)));
 			}
 		}
 	}
@@ -82,9 +81,13 @@ class NodeFailureTests {
 				other.acquire("slow-minority", ttl, Duration.ZERO).release();
 				slow3.delay(oneWay);
 				slow4.delay(oneWay);
-				// each instance's first round after the slowdown waits for the slow nodes, and learns they lag
+				// each instance's first round after the slowdown waits for the slow nodes, and learns they lag; the
+				// releases leave the slow nodes to their late-reply threads, which give the connections back
 				holder.acquire("learn", ttl, Duration.ZERO).release();
 				other.acquire("learn", ttl, Duration.ZERO).release();
+				TestSupport.awaitTrue("the slow nodes' connections are idle again", Duration.ofSeconds(10),
+						() -> holder.idleConnections(3) > 0 && holder.idleConnections(4) > 0
+								&& other.idleConnections(3) > 0 && other.idleConnections(4) > 0);
 
 				long start = System.nanoTime();
 				Lease lease = holder.acquire("slow-minority", ttl, Duration.ZERO);
@@ -100,8 +103,10 @@ class NodeFailureTests {
 				// the late "taken" from a slow node still reaches the statistics, from the late-reply thread
 				TestSupport.awaitTrue("the slow nodes' late replies are counted", Duration.ofSeconds(5),
 						() -> other.nodeStatistics().get(3).rejected() >= 1 && other.nodeStatistics().get(4).rejected() >= 1);
-				// the release waits for every node (no early exit), so it deletes on all five
+				// the release does not wait for the slow nodes either: their late-reply threads read what they say
+				long releasedAt = System.nanoTime();
 				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+				assertThat(Duration.ofNanos(System.nanoTime() - releasedAt)).isLessThan(oneWay);
 			}
 			TestSupport.awaitTrue("nothing is left on any node", Duration.ofSeconds(5),
 					() -> TestSupport.keysOnNodes(nodes) == 0);

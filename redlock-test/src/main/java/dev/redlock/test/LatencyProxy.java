@@ -51,6 +51,7 @@ public final class LatencyProxy implements AutoCloseable {
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile long delayNanos;
+    private final AtomicInteger accepted = new AtomicInteger();
 
     private LatencyProxy(String targetHost, int targetPort, Duration delay) throws IOException {
         this.targetHost = targetHost;
@@ -147,6 +148,16 @@ public final class LatencyProxy implements AutoCloseable {
         return sockets.size() / 2;
     }
 
+    /**
+     * How many connections the proxy has accepted since it started, closed ones included: a client that keeps
+     * reconnecting shows here.
+     *
+     * @return the number of accepted client connections
+     */
+    public int acceptedConnections() {
+        return accepted.get();
+    }
+
     /** Closes the listening socket and every connection, and waits for every thread to stop. Idempotent. */
     @Override
     public void close() {
@@ -190,6 +201,7 @@ public final class LatencyProxy implements AutoCloseable {
             } catch (IOException e) {
                 return; // closed
             }
+            accepted.incrementAndGet();
             Socket upstream = new Socket();
             try {
                 client.setTcpNoDelay(true);

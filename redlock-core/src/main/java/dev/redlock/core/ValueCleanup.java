@@ -1,0 +1,150 @@
+package dev.redlock.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Protocol.Command;
+
+/**
+ * Removes lock values from a node that a round could not clean up: a release whose reply did not come (a slow or
+ * frozen node), a release or a lost acquisition's clean-up that could not be written (no connection in time).
+ * Retried off the caller's path, on the node's own late-reply thread, until the node gives a definite answer or the
+ * value's TTL has passed (the node then dropped it by itself). Each node has one queue: a node that does not answer
+ * costs one attempt per pause (from the node timeout, doubling up to a second), however many values wait for it.
+ * Only ever compare-and-delete: a value someone else holds by then is left alone.
+ */
+final class ValueCleanup {
+
+	private static final Logger logger = LoggerFactory.getLogger(ValueCleanup.class);
+
+	private static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	/** The most values kept waiting for one node; beyond it the oldest are dropped (they expire with their TTL). */
+	static final int MAX_WAITING_PER_NODE = 10_000;
+
+	private final Fanout fanout;
+
+	private final List<NodeConnectionPool> pools;
+
+	private final RenewalScheduler scheduler;
+
+	private final long firstPauseNanos;
+
+	private final List<NodeQueue> queues;
+
+	ValueCleanup(Fanout fanout, List<NodeConnectionPool> pools, RenewalScheduler scheduler, long nodeTimeoutNanos) {
+		this.fanout = fanout;
+		this.pools = pools;
+		this.scheduler = scheduler;
+		this.firstPauseNanos = nodeTimeoutNanos;
+		List<NodeQueue> queues = new ArrayList<>(pools.size());
+		for (int i = 0; i < pools.size(); i++) {
+			boolean[] only = new boolean[pools.size()];
+			only[i] = true;
+			queues.add(new NodeQueue(i, only));
+		}
+		this.queues = List.copyOf(queues);
+	}
+
+	/**
+	 * Removes the value from the node, later, until it is confirmed or has expired.
+	 * @param node the node's index
+	 * @param key the lock key
+	 * @param value the lock value to remove
+	 * @param expiresAtNanos {@link System#nanoTime()} by which the value has expired on the node anyway
+	 */
+	void remove(int node, RawArgument key, RawArgument value, long expiresAtNanos) {
+		NodeQueue queue = this.queues.get(node);
+		queue.values.add(new Value(key, value, expiresAtNanos));
+		if (queue.size.incrementAndGet() > MAX_WAITING_PER_NODE && queue.values.poll() != null) {
+			queue.size.decrementAndGet();
+		}
+		if (queue.scheduled.compareAndSet(false, true)) {
+			schedule(queue, this.firstPauseNanos);
+		}
+	}
+
+	/**
+	 * Returns how many values wait to be removed from a node.
+	 * @param node the node's index
+	 * @return the count, expired ones included until the next attempt
+	 */
+	int waiting(int node) {
+		return this.queues.get(node).size.get();
+	}
+
+	private void schedule(NodeQueue queue, long pauseNanos) {
+		try {
+			this.scheduler.schedule(() -> this.pools.get(queue.node).readLate(() -> run(queue, pauseNanos), () -> {
+				// closed: the values expire with their TTL
+			}), pauseNanos);
+		}
+		catch (IllegalStateException ex) {
+			// closed: the values expire with their TTL
+		}
+	}
+
+	/** Removes what waits for the node until one attempt fails; then tries again after a longer pause. */
+	private void run(NodeQueue queue, long pauseNanos) {
+		for (Value value = queue.values.peek(); value != null; value = queue.values.peek()) {
+			if (System.nanoTime() - value.expiresAtNanos < 0) {
+				NodeReply reply = this.fanout.execute(value.release(), queue.only)[queue.node];
+				if (!reply.isDefinite()) {
+					logger.debug("Late clean-up of node {} not confirmed ({}); tried again in {} ms", queue.node,
+							reply.describeFailure(), TimeUnit.NANOSECONDS.toMillis(pauseNanos * 2));
+					schedule(queue, Math.min(MAX_PAUSE_NANOS, pauseNanos * 2));
+					return;
+				}
+			}
+			if (queue.values.remove(value)) {
+				queue.size.decrementAndGet();
+			}
+		}
+		queue.scheduled.set(false);
+		// a value added while the flag was still set would otherwise wait for the next one
+		if (!queue.values.isEmpty() && queue.scheduled.compareAndSet(false, true)) {
+			schedule(queue, this.firstPauseNanos);
+		}
+	}
+
+	/** The values waiting for one node. */
+	private static final class NodeQueue {
+
+		private final int node;
+
+		private final boolean[] only;
+
+		private final ConcurrentLinkedQueue<Value> values = new ConcurrentLinkedQueue<>();
+
+		private final AtomicInteger size = new AtomicInteger();
+
+		private final AtomicBoolean scheduled = new AtomicBoolean();
+
+		NodeQueue(int node, boolean[] only) {
+			this.node = node;
+			this.only = only;
+		}
+
+	}
+
+	/** A lock value to remove, and when it expires anyway. */
+	private record Value(RawArgument key, RawArgument value, long expiresAtNanos) {
+
+		CommandArguments release() {
+			return new CommandArguments(Command.EVAL).add(LockScripts.RELEASE.source())
+				.add(LockScripts.ONE_KEY)
+				.add(this.key)
+				.add(this.value);
+		}
+
+	}
+
+}

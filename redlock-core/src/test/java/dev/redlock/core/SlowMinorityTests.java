@@ -1,0 +1,207 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.redlock.test.LatencyProxy;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A slow or frozen minority costs the caller nothing: acquire, release and extend return once the fast nodes have
+ * decided, wherever the slow nodes are in the list; what the slow nodes owe is read, and cleaned up, off the caller's
+ * path, leaving nothing of ours behind; a slow but alive node keeps its connections.
+ */
+@WithRedisNodes(count = 5)
+class SlowMinorityTests {
+
+	private static final Duration ONE_WAY = Duration.ofMillis(100);
+
+	private static final Duration TTL = Duration.ofSeconds(10);
+
+	/** Long enough that the slow nodes answer in time: slow, not failed. */
+	private final RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(1));
+
+	/**
+	 * Two of five nodes answer 200 ms late (first, middle or last in the list): every acquire, extend and release
+	 * returns well before that, the slow nodes still get every command (their late replies are read off the caller's
+	 * thread), each keeps the connection it has, and no key is left anywhere.
+	 */
+	@ParameterizedTest(name = "slow nodes {0}")
+	@ValueSource(strings = { "0,1", "1,3", "3,4" })
+	void aSlowMinorityDelaysNoRound(String slowNodes, RedisNodes nodes) {
+		List<Integer> slow = List.of(slowNodes.split(",")).stream().map(Integer::valueOf).toList();
+		List<LatencyProxy> proxies = new ArrayList<>();
+		List<String> uris = new ArrayList<>();
+		for (int i = 0; i < nodes.size(); i++) {
+			if (slow.contains(i)) {
+				LatencyProxy proxy = LatencyProxy.to(nodes.node(i), Duration.ZERO);
+				proxies.add(proxy);
+				uris.add(proxy.uri());
+			}
+			else {
+				uris.add(nodes.node(i).uri());
+			}
+		}
+		try (Redlock redlock = Redlock.builder().nodes(uris).settings(this.settings).build()) {
+			// connections opened while the proxies are fast; then the slow nodes are measured once
+			redlock.acquire("warm-up", TTL, Duration.ZERO).release();
+			proxies.forEach((proxy) -> proxy.delay(ONE_WAY));
+			redlock.acquire("measure", TTL, Duration.ZERO).release();
+			int acceptedBefore = accepted(proxies);
+
+			long slowest = 0;
+			for (int i = 0; i < 10; i++) {
+				long start = System.nanoTime();
+				Lease lease = redlock.acquire("slow-minority-" + i, TTL, Duration.ZERO);
+				slowest = Math.max(slowest, System.nanoTime() - start);
+				start = System.nanoTime();
+				assertThat(lease.extend()).isTrue();
+				slowest = Math.max(slowest, System.nanoTime() - start);
+				start = System.nanoTime();
+				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+				slowest = Math.max(slowest, System.nanoTime() - start);
+			}
+			System.out.printf("[slow minority %s] slowest acquire, extend or release: %.1f ms (one way to the slow "
+					+ "nodes: %d ms)%n", slowNodes, slowest / 1e6, ONE_WAY.toMillis());
+			assertThat(Duration.ofNanos(slowest)).as("no round waited for a slow node").isLessThan(ONE_WAY);
+
+			TestSupport.awaitTrue("nothing of ours is left on any node", Duration.ofSeconds(10),
+					() -> TestSupport.keysOnNodes(nodes) == 0);
+			// a slow node's connection is busy while its late replies come in, so a few more may be opened, but
+			// never one per round
+			assertThat(accepted(proxies) - acceptedBefore).as("connections opened to the slow nodes")
+				.isLessThanOrEqualTo(2 * slow.size());
+		}
+		finally {
+			proxies.forEach(LatencyProxy::close);
+		}
+	}
+
+	/** Two frozen nodes (SIGSTOP) cost no round a node timeout, and get their clean-up once they wake up. */
+	@Test
+	void aFrozenMinorityDelaysNoRoundAndIsCleanedUpWhenItWakes(RedisNodes nodes) {
+		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(300));
+		try (Redlock redlock = TestSupport.redlock(nodes, settings)) {
+			redlock.acquire("warm-up", TTL, Duration.ZERO).release();
+			nodes.node(1).pause();
+			nodes.node(3).pause();
+			try {
+				// the first round finds them frozen (one node timeout), the others do not wait
+				redlock.acquire("find-out", TTL, Duration.ZERO).release();
+				long slowest = 0;
+				for (int i = 0; i < 10; i++) {
+					long start = System.nanoTime();
+					Lease lease = redlock.acquire("frozen-minority-" + i, TTL, Duration.ZERO);
+					assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+					slowest = Math.max(slowest, System.nanoTime() - start);
+				}
+				assertThat(Duration.ofNanos(slowest)).as("no round waited for a frozen node")
+					.isLessThan(Duration.ofMillis(150));
+			}
+			finally {
+				nodes.node(1).resume();
+				nodes.node(3).resume();
+			}
+			TestSupport.awaitTrue("nothing of ours is left once the frozen nodes wake", Duration.ofSeconds(10),
+					() -> TestSupport.keysOnNodes(nodes) == 0);
+		}
+	}
+
+	/**
+	 * A {@code SET} that was written but timed out, on a node that then has no idle connection: the lost round's
+	 * clean-up cannot be written in time, so it is retried off the caller's path until the node answers.
+	 */
+	@Test
+	void aTimedOutSetIsCleanedUpWhenTheNodeAnswersAgain(RedisNodes nodes) {
+		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(100)).withPool(8, 1);
+		try (Redlock redlock = TestSupport.redlock(nodes, settings)) {
+			redlock.acquire("warm-up", TTL, Duration.ZERO).release();
+			// held by someone else on three nodes: no quorum for us
+			for (int i = 0; i < 3; i++) {
+				nodes.node(i).command("SET", "redlock:k", "someone-else", "PX", "30000");
+			}
+			nodes.node(4).pause();
+			try {
+				assertThat(redlock.tryAcquire("k", TTL)).isEmpty();
+			}
+			finally {
+				nodes.node(4).resume();
+			}
+			// the SET written before the freeze lands now; the clean-up must follow it
+			TestSupport.awaitTrue("our value is removed from the node that timed out", Duration.ofSeconds(5),
+					() -> "0".equals(nodes.node(4).command("EXISTS", "redlock:k")));
+			assertThat(nodes.node(0).command("GET", "redlock:k")).isEqualTo("someone-else");
+		}
+	}
+
+	/**
+	 * With no idle connections at all, every round opens new ones; that time must not count as the nodes' latency,
+	 * or healthy nodes look slow and are left out for good.
+	 */
+	@Test
+	void withoutIdleConnectionsHealthyNodesAreNeverLeftOut(RedisNodes nodes) {
+		nodes.node(2).kill();
+		List<String> uris = List.of(nodes.node(0).uri(), nodes.node(1).uri(), nodes.node(2).uri());
+		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(100)).withPool(8, 0);
+		try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).build()) {
+			int acquired = 0;
+			for (int i = 0; i < 10; i++) {
+				Optional<Lease> lease = redlock.tryAcquire("no-idle-" + i, TTL);
+				if (lease.isPresent()) {
+					acquired++;
+					lease.get().release();
+				}
+			}
+			assertThat(acquired).isEqualTo(10);
+		}
+	}
+
+	/**
+	 * A node whose every connection is busy (its one slot held by the late-reply thread, waiting for a slow reply)
+	 * must not eat the round's deadline while the others decide.
+	 */
+	@Test
+	void anExhaustedPoolOnOneNodeDelaysNoRound(RedisNodes nodes) {
+		try (LatencyProxy slow = LatencyProxy.to(nodes.node(0), Duration.ZERO)) {
+			List<String> uris = new ArrayList<>(nodes.uris());
+			uris.set(0, slow.uri());
+			RedlockSettings settings = this.settings.withPool(1, 1);
+			try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).build()) {
+				redlock.acquire("warm-up", TTL, Duration.ZERO).release();
+				slow.delay(ONE_WAY);
+				redlock.acquire("measure", TTL, Duration.ZERO).release();
+				for (int i = 0; i < 5; i++) {
+					long start = System.nanoTime();
+					// the first leaves node 0's only connection with its late-reply thread; the next ones find none
+					Lease lease = redlock.acquire("exhausted-" + i, TTL, Duration.ZERO);
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(ONE_WAY);
+					lease.release();
+				}
+			}
+			TestSupport.awaitTrue("nothing of ours is left on any node", Duration.ofSeconds(10),
+					() -> TestSupport.keysOnNodes(nodes) == 0);
+		}
+	}
+
+	@Test
+	void aReplyNotAwaitedMayHoldTheWriteUnlessAFollowUpWentBehindIt() {
+		assertThat(NodeReply.notAwaited(0, 1, true, false).mayHoldWrite()).isTrue();
+		assertThat(NodeReply.notAwaited(0, 1, true, true).mayHoldWrite()).isFalse();
+		assertThat(NodeReply.notAwaited(0, 1, false, false).mayHoldWrite()).as("never written").isFalse();
+		assertThat(NodeReply.replied(0, null, 1).mayHoldWrite()).as("nil: someone else's").isFalse();
+	}
+
+	private static int accepted(List<LatencyProxy> proxies) {
+		return proxies.stream().mapToInt(LatencyProxy::acceptedConnections).sum();
+	}
+
+}
