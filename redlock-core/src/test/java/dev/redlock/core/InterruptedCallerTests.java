@@ -77,24 +77,25 @@ class InterruptedCallerTests {
 					nodes.node(3).uri(), slow.uri());
 			RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(2));
 			try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).build()) {
-				// two rounds at once while the slow node answers in 100 ms: two connections to it, one to lose and
-				// one that must stay
-				slow.delay(Duration.ofMillis(50));
+				// rounds from two threads at once until the node has two connections: one to lose, one that must stay
 				CountDownLatch go = new CountDownLatch(1);
-				List<TestThreads.Running<ReleaseOutcome>> warmUps = List.of(1, 2).stream()
+				List<TestThreads.Running<Integer>> warmUps = List.of(1, 2).stream()
 					.map((i) -> TestThreads.start(false, () -> {
 						go.await();
-						return redlock.acquire("warm-up-" + i, TTL, Duration.ZERO).release();
+						int rounds = 0;
+						while (redlock.idleConnections(4) < 2 && rounds < 10_000) {
+							redlock.acquire("warm-up-" + i, TTL, Duration.ZERO).release();
+							rounds++;
+						}
+						return rounds;
 					}))
 					.toList();
 				go.countDown();
-				for (TestThreads.Running<ReleaseOutcome> warmUp : warmUps) {
-					assertThat(warmUp.await(Duration.ofSeconds(10))).isEqualTo(ReleaseOutcome.RELEASED);
+				for (TestThreads.Running<Integer> warmUp : warmUps) {
+					warmUp.await(Duration.ofSeconds(30));
 				}
-				assertThat(redlock.idleConnections(4)).isEqualTo(2);
+				assertThat(redlock.idleConnections(4)).isGreaterThanOrEqualTo(2);
 				Lease victim = redlock.acquire("victim", TTL, Duration.ZERO);
-				TestSupport.awaitTrue("the slow node's late reply was read", Duration.ofSeconds(5),
-						() -> redlock.idleConnections(4) == 2);
 				slow.delay(Duration.ofMillis(300));
 				TestThreads.Running<Outcome> releasing = TestThreads.start(true, () -> {
 					ReleaseOutcome released = victim.release();
