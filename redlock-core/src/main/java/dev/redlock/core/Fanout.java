@@ -384,11 +384,13 @@ final class Fanout {
 					read(next);
 				}
 				else if (!progress) {
+					// a connection still being opened gets a few milliseconds, not the patience of a late reply
+					long connectPatience = this.start + settledAfter + LAG_SLACK_NANOS;
 					long now = System.nanoTime();
-					if (!pendingFastNode(patience - this.start) || now - patience >= 0) {
+					if (!pendingFastNode(connectPatience - this.start) || now - connectPatience >= 0) {
 						return;
 					}
-					LockSupport.parkNanos(Math.min(MAX_PARK_NANOS, patience - now));
+					LockSupport.parkNanos(Math.min(MAX_PARK_NANOS, connectPatience - now));
 					deferInterrupt();
 				}
 			}

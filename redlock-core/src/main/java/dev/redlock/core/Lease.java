@@ -292,7 +292,7 @@ public final class Lease implements AutoCloseable {
 		if (!renewal) {
 			this.explicitExtensions++;
 		}
-		Redlock.Extension extension = this.redlock.extendOnNodes(this, this.value, lockTtl, start, current);
+		NodeGroup.Extension extension = this.redlock.extendOnNodes(this, this.value, lockTtl, start, current);
 		if (extension.counted()) {
 			this.validUntilNanos = extension.validUntil();
 			this.validatedAtNanos = start;
@@ -336,7 +336,7 @@ public final class Lease implements AutoCloseable {
 		if (maxHold == null || maxHold.isNegative() || maxHold.isZero()) {
 			throw new IllegalArgumentException("maxHold must be positive, was " + maxHold);
 		}
-		long maxHoldNanos = Redlock.toNanos(maxHold, "maxHold");
+		long maxHoldNanos = LockArguments.toNanos(maxHold, "maxHold");
 		if (this.redlock.isClosed()) {
 			throw new IllegalStateException("Lease on '" + this.resource + "' cannot be renewed: its Redlock is closed");
 		}
@@ -551,7 +551,7 @@ public final class Lease implements AutoCloseable {
 		if (minimumHold == null || minimumHold.isNegative()) {
 			throw new IllegalArgumentException("minimumHold must be zero or positive, was " + minimumHold);
 		}
-		long minimumHoldNanos = Redlock.toNanos(minimumHold, "minimumHold");
+		long minimumHoldNanos = LockArguments.toNanos(minimumHold, "minimumHold");
 		LeaseWatch current = this.watch;
 		if (current != null) {
 			current.cancel();

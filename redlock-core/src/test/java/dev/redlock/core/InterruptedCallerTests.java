@@ -108,7 +108,7 @@ class InterruptedCallerTests {
 				releasing.thread().interrupt();
 				Outcome outcome = releasing.await(Duration.ofSeconds(10));
 				assertThat(outcome).isEqualTo(new Outcome(true, ReleaseOutcome.RELEASED, true, false));
-				assertThat(redlock.idleConnections(4)).as("the slow node's other connections").isEqualTo(slowIdle);
+				assertThat(redlock.idleConnections(4)).as("the slow node's other connections").isGreaterThanOrEqualTo(slowIdle);
 				TestSupport.awaitTrue("the release reached every node", Duration.ofSeconds(5),
 						() -> TestSupport.keysOnNodes(nodes) == 0);
 			}

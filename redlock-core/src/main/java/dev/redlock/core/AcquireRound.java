@@ -1,0 +1,386 @@
+package dev.redlock.core;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.redlock.core.LockNotAcquiredException.Reason;
+import dev.redlock.core.LockScripts.Script;
+import dev.redlock.core.RedlockListener.NodeCommand;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Protocol.Command;
+import redis.clients.jedis.Protocol.Keyword;
+
+/**
+ * One acquisition attempt of the Redlock algorithm: a random value written with {@code SET key value NX PX ttl} (or the
+ * fenced script) to every node at once, the round ended as soon as its outcome is known, and the lock won if a quorum
+ * granted it with validity left: {@code ttl - elapsed - drift > 0}. A fenced attempt confirms its token on a quorum
+ * in a second round. A lost attempt removes its value from every node where it may have landed.
+ */
+final class AcquireRound {
+
+	private static final Logger logger = LoggerFactory.getLogger(AcquireRound.class);
+
+	private static final byte[] FENCE_PREFIX = LockScripts.FENCE_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
+
+	private final NodeGroup group;
+
+	private final RedlockSettings settings;
+
+	private final LongSupplier ticker;
+
+	private volatile @Nullable TtlArgument lastTtl;
+
+	/**
+	 * Whether fenced acquisitions confirm their token on a quorum (the second round); off only in the test that
+	 * shows why it is needed.
+	 */
+	private volatile boolean confirmTokens = true;
+
+	AcquireRound(NodeGroup group, RedlockSettings settings, LongSupplier ticker) {
+		this.group = group;
+		this.settings = settings;
+		this.ticker = ticker;
+	}
+
+	/**
+	 * Makes one attempt: one round on every node, then either a won lock or the clean-up of every node where our
+	 * value may have landed.
+	 * @param resource the resource, for the log
+	 * @param key its lock key
+	 * @param ttl the checked TTL
+	 * @param fenced whether to take a fencing token
+	 * @return what the attempt found
+	 */
+	Attempt attempt(String resource, RawArgument key, Duration ttl, boolean fenced) {
+		RawArgument value = LockValues.next();
+		CommandArguments acquire = fenced
+				? fencingScript(LockScripts.ACQUIRE_FENCED, key, value, ttlArgument(ttl.toMillis()))
+				: new CommandArguments(Command.SET).add(key)
+					.add(value)
+					.add(Keyword.NX)
+					.add(Keyword.PX)
+					.add(ttlArgument(ttl.toMillis()));
+		long start = this.ticker.getAsLong();
+		long expiresAt = System.nanoTime() + ttl.toNanos();
+		AcquireExit exit = new AcquireExit(key, value, fenced, expiresAt);
+		NodeReply[] replies = this.group.fanout().execute(acquire, null, exit);
+		try {
+			return settle(resource, key, value, ttl, fenced, replies, start, expiresAt);
+		}
+		catch (Throwable ex) {
+			// nothing of ours should fail here; if it does, our value must not stay where it landed
+			this.group.runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, null, null, value);
+			throw ex;
+		}
+	}
+
+	/** Decides an acquisition round: a lease, or the clean-up of every node where our value may have landed. */
+	private Attempt settle(String resource, RawArgument key, RawArgument value, Duration ttl,
+			boolean fenced, NodeReply[] replies, long start, long expiresAt) {
+		long end = this.ticker.getAsLong();
+		this.group.events().nodeReplies(NodeCommand.ACQUIRE, replies, (reply) -> reply.isGrant(fenced));
+		long validUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
+		int granted = granted(replies, fenced);
+		if (granted >= this.group.quorum() && validUntil - end > 0) {
+			long token = 0;
+			if (fenced) {
+				token = confirmToken(key, value, replies);
+				end = this.ticker.getAsLong();
+			}
+			if (!fenced || (token > 0 && validUntil - end > 0)) {
+				return new Attempt(true, value, token, writtenTo(replies), replies, granted, start, end, validUntil);
+			}
+		}
+		// Ours may have landed wherever the SET was written and not refused, even where the reply timed out; the
+		// nodes a lost round did not wait for got the release right behind it, and their late-reply thread sees to it
+		boolean[] mayHoldOurs = new boolean[replies.length];
+		boolean any = false;
+		for (int i = 0; i < replies.length; i++) {
+			mayHoldOurs[i] = replies[i].mayHoldWrite();
+			any |= mayHoldOurs[i];
+		}
+		if (any) {
+			NodeReply[] released = this.group.runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, mayHoldOurs, null, value);
+			for (int i = 0; i < released.length; i++) {
+				if (mayHoldOurs[i] && !released[i].isDefinite()) {
+					this.group.cleanup().remove(i, key, value, expiresAt);
+				}
+			}
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Lock '{}' not acquired: granted by {} of {} nodes, quorum {}", resource, granted,
+					replies.length, this.group.quorum());
+		}
+		return new Attempt(false, value, 0, 0, replies, granted, start, end, validUntil);
+	}
+
+	/** The nodes a round wrote to, one bit per node index. */
+	private static long writtenTo(NodeReply[] replies) {
+		long written = 0;
+		for (NodeReply reply : replies) {
+			if (reply.written() && reply.node() < Long.SIZE) {
+				written |= 1L << reply.node();
+			}
+		}
+		return written;
+	}
+
+	/** The TTL as sent; the last one is kept, since a call site usually locks with the same TTL every time. */
+	private RawArgument ttlArgument(long millis) {
+		TtlArgument last = this.lastTtl;
+		if (last == null || last.millis != millis) {
+			last = new TtlArgument(millis, RawArgument.of(millis));
+			this.lastTtl = last;
+		}
+		return last.argument;
+	}
+
+	private record TtlArgument(long millis, RawArgument argument) {
+	}
+
+	/** How many of the replies read so far are grants that count (a quarantined node's do not). */
+	private int granted(NodeReply[] replies, boolean fenced) {
+		int granted = 0;
+		for (NodeReply reply : replies) {
+			if (countingGrant(reply, fenced)) {
+				granted++;
+			}
+		}
+		return granted;
+	}
+
+	private boolean countingGrant(@Nullable NodeReply reply, boolean fenced) {
+		// a quarantined node may have forgotten a lock someone else still holds: its grant proves nothing
+		return reply != null && reply.isGrant(fenced) && this.group.counts(reply.node());
+	}
+
+	/**
+	 * The second round of a fenced acquisition. The candidate token is the highest counter among the grants that
+	 * count; it is written back to every node that still holds our value, as the floor of its counter. The token
+	 * stands only if a quorum confirms it: any later holder's quorum then shares a node with this one, where its own
+	 * increment must exceed the token.
+	 * @return the token, or 0 if no quorum confirmed it
+	 */
+	private long confirmToken(RawArgument key, RawArgument value, NodeReply[] grants) {
+		long candidate = 0;
+		for (NodeReply reply : grants) {
+			if (countingGrant(reply, true) && reply.value() instanceof Long counter) {
+				candidate = Math.max(candidate, counter);
+			}
+		}
+		if (!this.confirmTokens) {
+			return candidate;
+		}
+		NodeReply[] replies = this.group.fanout().execute(
+				fencingScript(LockScripts.RAISE_FENCE, key, value, RawArgument.of(candidate)), null);
+		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isOne);
+		int confirmed = 0;
+		for (NodeReply reply : replies) {
+			if (reply.isOne() && this.group.counts(reply.node())) {
+				confirmed++;
+			}
+		}
+		return (confirmed >= this.group.quorum()) ? candidate : 0;
+	}
+
+	/** Turns the second round of fenced acquisitions off or on; off only in the test that shows why it is needed. */
+	void confirmTokens(boolean confirm) {
+		this.confirmTokens = confirm;
+	}
+
+	/** A fencing script by its source (nobody retries after {@code NOSCRIPT}): the lock key, then its counter. */
+	private static CommandArguments fencingScript(Script script, RawArgument key, RawArgument value,
+			RawArgument argument) {
+		return new CommandArguments(Command.EVAL).add(script.source())
+			.add(LockScripts.TWO_KEYS)
+			.add(key)
+			.add(counterKey(key))
+			.add(value)
+			.add(argument);
+	}
+
+	/**
+	 * The key of a resource's fencing counter: the lock key behind a {@code {fence}} prefix. It can never be another
+	 * resource's lock key, since lock keys starting with that prefix are refused ({@link #keyFor}). It has no TTL.
+	 */
+	private static RawArgument counterKey(RawArgument lockKey) {
+		byte[] prefix = FENCE_PREFIX;
+		byte[] key = lockKey.getRaw();
+		byte[] counter = new byte[prefix.length + key.length];
+		System.arraycopy(prefix, 0, counter, 0, prefix.length);
+		System.arraycopy(key, 0, counter, prefix.length, key.length);
+		return RawArgument.wrap(counter);
+	}
+
+	/**
+	 * Ends an acquisition round as soon as its outcome is known: a quorum has granted, or so many nodes refused
+	 * (or failed) that no quorum is left. A slow node then delays neither a lock already won nor the retry of a lock
+	 * already lost; when lost, the nodes not awaited get the release right behind the {@code SET}.
+	 */
+	private final class AcquireExit implements Fanout.EarlyExit {
+
+		private final RawArgument key;
+
+		private final RawArgument value;
+
+		private final boolean fenced;
+
+		private final long expiresAt;
+
+		AcquireExit(RawArgument key, RawArgument value, boolean fenced, long expiresAt) {
+			this.key = key;
+			this.value = value;
+			this.fenced = fenced;
+			this.expiresAt = expiresAt;
+		}
+
+		@Override
+		public boolean settled(NodeReply[] replies) {
+			int granted = granted(replies, this.fenced);
+			int answered = 0;
+			for (NodeReply reply : replies) {
+				if (reply != null) {
+					answered++;
+				}
+			}
+			int refused = answered - granted;
+			return granted >= AcquireRound.this.group.quorum() || refused > replies.length - AcquireRound.this.group.quorum();
+		}
+
+		@Override
+		public @Nullable CommandArguments toNotAwaited(NodeReply[] replies) {
+			if (granted(replies, this.fenced) >= AcquireRound.this.group.quorum()) {
+				// won: the lease's release goes to every node
+				return null;
+			}
+			// by source, not digest: nobody reads this reply in time to retry after NOSCRIPT
+			return NodeGroup.scriptCommand(Command.EVAL, LockScripts.RELEASE.source(), this.key, this.value);
+		}
+
+		@Override
+		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
+			AcquireRound.this.group.events().nodeReplies(NodeCommand.ACQUIRE, new NodeReply[] { reply },
+					(late) -> late.isGrant(this.fenced));
+			if (followUp != null && !reply.isNil() && !followUp.isDefinite()) {
+				// a lost round's release did not reach a node that may hold our value (a won round's lease releases
+				// on every node itself)
+				AcquireRound.this.group.cleanup().remove(reply.node(), this.key, this.value, this.expiresAt);
+			}
+		}
+
+	}
+
+	/** The result of one attempt. */
+	final class Attempt {
+
+		private final boolean won;
+
+		private final RawArgument value;
+
+		private final long token;
+
+		private final long writtenTo;
+
+		private final NodeReply[] replies;
+
+		private final int granted;
+
+		private final long start;
+
+		private final long end;
+
+		private final long validUntil;
+
+		Attempt(boolean won, RawArgument value, long token, long writtenTo, NodeReply[] replies, int granted,
+				long start, long end, long validUntil) {
+			this.won = won;
+			this.value = value;
+			this.token = token;
+			this.writtenTo = writtenTo;
+			this.replies = replies;
+			this.granted = granted;
+			this.start = start;
+			this.end = end;
+			this.validUntil = validUntil;
+		}
+
+		/** Whether the lock was won: a quorum granted it with validity left (and confirmed the token, if fenced). */
+		boolean won() {
+			return this.won;
+		}
+
+		/** The lock value written. */
+		RawArgument value() {
+			return this.value;
+		}
+
+		/** The fencing token, 0 for none. */
+		long token() {
+			return this.token;
+		}
+
+		/** The nodes the round wrote to, one bit per node index. */
+		long writtenTo() {
+			return this.writtenTo;
+		}
+
+		/** Ticker reading at the start of the round. */
+		long start() {
+			return this.start;
+		}
+
+		/** Ticker reading when the round was decided. */
+		long end() {
+			return this.end;
+		}
+
+		/** Ticker reading at which the validity ends. */
+		long validUntil() {
+			return this.validUntil;
+		}
+
+		/** Why the lock was not won, as the exception the caller gets. */
+		LockNotAcquiredException failure(String resource, int attempts, Duration waited) {
+			List<String> taken = new ArrayList<>();
+			List<String> failed = new ArrayList<>();
+			for (NodeReply reply : this.replies) {
+				if (reply.kind() == NodeReply.Kind.NOT_AWAITED) {
+					continue;
+				}
+				String node = AcquireRound.this.group.nodes().get(reply.node()).redacted();
+				Duration quarantined = AcquireRound.this.group.quarantine(reply.node()).remaining();
+				if (reply.isNil()) {
+					taken.add(node);
+				}
+				else if (reply.kind() != NodeReply.Kind.REPLIED) {
+					failed.add(node + " (" + reply.describeFailure() + ")");
+				}
+				else if (!quarantined.isZero()) {
+					failed.add(node + " (restarted recently: in restart quarantine for another "
+							+ quarantined.toMillis() + " ms)");
+				}
+			}
+			int couldGrant = this.replies.length - taken.size();
+			Reason reason;
+			if (this.granted >= AcquireRound.this.group.quorum()) {
+				reason = Reason.VALIDITY_EXHAUSTED;
+			}
+			else if (couldGrant < AcquireRound.this.group.quorum()) {
+				reason = Reason.CONTENDED;
+			}
+			else {
+				reason = Reason.NO_QUORUM;
+			}
+			return new LockNotAcquiredException(resource, reason, attempts, waited, taken, failed, null);
+		}
+
+	}
+
+}

@@ -1,0 +1,288 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.redlock.core.LockScripts.Script;
+import dev.redlock.core.RedlockListener.NodeCommand;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Protocol.Command;
+
+/**
+ * The nodes of a {@link Redlock} and what is done on all of them: their connection pools and restart quarantines,
+ * the rounds that run a command or a lock script on every node at once, the quorum that decides them, and the clean-up
+ * of values that a round could not remove in time. Extension and release of a {@link Lease} are counted here.
+ */
+final class NodeGroup implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(NodeGroup.class);
+
+	private final List<RedisNodeUri> nodes;
+
+	private final List<NodeConnectionPool> pools;
+
+	private final List<NodeQuarantine> quarantines;
+
+	private final Fanout fanout;
+
+	private final ValueCleanup cleanup;
+
+	private final LockEvents events;
+
+	private final RedlockSettings settings;
+
+	private final LongSupplier ticker;
+
+	private final int quorum;
+
+	NodeGroup(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker, List<RedlockListener> listeners,
+			TlsSettings tls, RenewalScheduler scheduler) {
+		this.nodes = List.copyOf(nodes);
+		this.events = new LockEvents(listeners, this.nodes);
+		this.settings = settings;
+		this.ticker = ticker;
+		this.quorum = nodes.size() / 2 + 1;
+		List<NodeConnectionPool> pools = new ArrayList<>(nodes.size());
+		List<NodeQuarantine> quarantines = new ArrayList<>(nodes.size());
+		for (RedisNodeUri node : nodes) {
+			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine());
+			quarantines.add(quarantine);
+			pools.add(new NodeConnectionPool(node, settings.poolMaxTotal(), settings.poolMaxIdle(),
+					settings.clientName(), reconnectBackoff(settings).toNanos(), quarantine, tls));
+		}
+		this.pools = List.copyOf(pools);
+		this.quarantines = List.copyOf(quarantines);
+		this.fanout = new Fanout(this.pools, settings.nodeTimeout().toNanos());
+		this.cleanup = new ValueCleanup(new Fanout(this.pools, settings.nodeTimeout().toNanos(), true), this.pools,
+				scheduler, settings.nodeTimeout().toNanos());
+	}
+
+	/**
+	 * How long a node whose connection attempt failed is left alone: long enough that a dead node costs nothing, short
+	 * enough that a restarted one is back within a few retries.
+	 */
+	private static Duration reconnectBackoff(RedlockSettings settings) {
+		Duration fourTimeouts = settings.nodeTimeout().multipliedBy(4);
+		Duration floor = Duration.ofMillis(250);
+		return (fourTimeouts.compareTo(floor) > 0) ? fourTimeouts : floor;
+	}
+
+	/** The nodes, in configuration order. */
+	List<RedisNodeUri> nodes() {
+		return this.nodes;
+	}
+
+	/** The connection pools, one per node in configuration order. */
+	List<NodeConnectionPool> pools() {
+		return this.pools;
+	}
+
+	/** How many nodes must agree. */
+	int quorum() {
+		return this.quorum;
+	}
+
+	/** The rounds on every node at once. */
+	Fanout fanout() {
+		return this.fanout;
+	}
+
+	/** The listeners and per-node counters. */
+	LockEvents events() {
+		return this.events;
+	}
+
+	/** The clean-up of values that rounds could not remove in time. */
+	ValueCleanup cleanup() {
+		return this.cleanup;
+	}
+
+	/** A node's restart quarantine. */
+	NodeQuarantine quarantine(int node) {
+		return this.quarantines.get(node);
+	}
+
+	/** Whether a node counts towards a quorum now: it is not in restart quarantine. */
+	boolean counts(int node) {
+		return this.quarantines.get(node).counts();
+	}
+
+	/**
+	 * Extends a lease on the nodes.
+	 * @param ttl the new TTL, checked by {@link LockArguments#usableTtl}
+	 * @return whether it counts, and the validity deadline it gives; when it does not count, the deadline is still
+	 * an upper bound: nodes may have taken the new TTL
+	 */
+	Extension extend(Lease lease, RawArgument value, Duration ttl, long start, long currentValidUntil) {
+		NodeReply[] replies = runScript(NodeCommand.EXTEND, LockScripts.EXTEND, lease.keyArgument(), null,
+				new QuorumExit(NodeCommand.EXTEND, true, null), value, RawArgument.of(ttl.toMillis()));
+		long end = this.ticker.getAsLong();
+		int extended = 0;
+		for (NodeReply reply : replies) {
+			if (reply.isOne() && this.quarantines.get(reply.node()).counts()) {
+				extended++;
+			}
+		}
+		long newValidUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
+		boolean inTime = currentValidUntil - end > 0 && newValidUntil - end > 0;
+		boolean counted = extended >= this.quorum && inTime;
+		if (!counted) {
+			logger.debug("Extension of '{}' does not count: confirmed by {} of {} nodes, in time: {}", lease.key(),
+					extended, replies.length, inTime);
+		}
+		return new Extension(counted, newValidUntil);
+	}
+
+	/**
+	 * The result of an extension.
+	 * @param counted whether a quorum confirmed it within the validity
+	 * @param validUntil {@code start + ttl - drift} of the extension
+	 */
+	record Extension(boolean counted, long validUntil) {
+	}
+
+	/**
+	 * Releases a lease on every node: deletes its key, or, when it must stay taken a while longer, cuts its TTL to
+	 * that time.
+	 * @param keepNanos how much longer the lock must stay taken; zero or less to delete it now
+	 */
+	ReleaseOutcome release(Lease lease, RawArgument value, long keepNanos) {
+		// PEXPIRE takes whole milliseconds: round up, so the lock is never kept for less than asked
+		long keepMillis = (keepNanos <= 0) ? 0 : Math.max(1, (keepNanos + 999_999) / 1_000_000);
+		ValueToRemove ours = new ValueToRemove(lease.keyArgument(), value, System.nanoTime() + lease.ttl().toNanos());
+		NodeReply[] replies = (keepMillis == 0)
+				? runScript(NodeCommand.RELEASE, LockScripts.RELEASE, lease.keyArgument(), null,
+						new QuorumExit(NodeCommand.RELEASE, false, ours), value)
+				: runScript(NodeCommand.RELEASE, LockScripts.EXTEND, lease.keyArgument(), null,
+						new QuorumExit(NodeCommand.RELEASE, false, null), value, RawArgument.of(keepMillis));
+		if (keepMillis == 0) {
+			for (NodeReply reply : replies) {
+				if (!reply.written() && lease.mayHoldValue(reply.node())) {
+					// no connection in time: the release reaches it later
+					this.cleanup.remove(reply.node(), ours.key(), ours.value(), ours.expiresAt());
+				}
+			}
+		}
+		int deleted = 0;
+		int notOurs = 0;
+		for (NodeReply reply : replies) {
+			if (reply.isOne()) {
+				deleted++;
+			}
+			else if (reply.kind() == NodeReply.Kind.REPLIED) {
+				notOurs++;
+			}
+		}
+		if (deleted >= this.quorum) {
+			return ReleaseOutcome.RELEASED;
+		}
+		return (notOurs > replies.length - this.quorum) ? ReleaseOutcome.EXPIRED : ReleaseOutcome.UNKNOWN;
+	}
+
+	/**
+	 * Runs a lock script by its digest, and by its source on the nodes that do not have it cached.
+	 * @param exit when to stop waiting for the slower nodes; {@code null} to wait for all
+	 */
+	NodeReply[] runScript(NodeCommand command, Script script, RawArgument key, boolean @Nullable [] selected,
+			Fanout.@Nullable EarlyExit exit, RawArgument... args) {
+		NodeReply[] replies = this.fanout.execute(scriptCommand(Command.EVALSHA, script.sha1(), key, args), selected,
+				exit);
+		boolean[] missing = null;
+		for (int i = 0; i < replies.length; i++) {
+			if (replies[i] != null && replies[i].isNoScript()) {
+				if (missing == null) {
+					missing = new boolean[replies.length];
+				}
+				missing[i] = true;
+			}
+		}
+		if (missing != null) {
+			NodeReply[] retried = this.fanout.execute(scriptCommand(Command.EVAL, script.source(), key, args), missing);
+			for (int i = 0; i < replies.length; i++) {
+				if (missing[i]) {
+					replies[i] = retried[i];
+				}
+			}
+		}
+		this.events.nodeReplies(command, replies, NodeReply::isOne);
+		return replies;
+	}
+
+	/**
+	 * Ends a release or extension round once its outcome is known: a quorum confirmed it (a script answered 1), or
+	 * so many nodes said the key is not ours that no quorum can. The slower nodes' replies are read off the caller's
+	 * thread; a release that did not reach one of them is retried there until the value's TTL has passed.
+	 */
+	final class QuorumExit implements Fanout.EarlyExit {
+
+		private final NodeCommand command;
+
+		/** Whether only nodes out of restart quarantine confirm (an extension must count on the quorum). */
+		private final boolean countingOnly;
+
+		private final @Nullable ValueToRemove toRemove;
+
+		QuorumExit(NodeCommand command, boolean countingOnly, @Nullable ValueToRemove toRemove) {
+			this.command = command;
+			this.countingOnly = countingOnly;
+			this.toRemove = toRemove;
+		}
+
+		@Override
+		public boolean settled(NodeReply[] replies) {
+			int confirmed = 0;
+			int refused = 0;
+			for (NodeReply reply : replies) {
+				if (reply != null && reply.isDefinite()) {
+					if (reply.isOne() && (!this.countingOnly || NodeGroup.this.quarantines.get(reply.node()).counts())) {
+						confirmed++;
+					}
+					else {
+						refused++;
+					}
+				}
+			}
+			return confirmed >= NodeGroup.this.quorum || refused > replies.length - NodeGroup.this.quorum;
+		}
+
+		@Override
+		public @Nullable CommandArguments toNotAwaited(NodeReply[] replies) {
+			return null;
+		}
+
+		@Override
+		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
+			NodeGroup.this.events.nodeReplies(this.command, new NodeReply[] { reply }, NodeReply::isOne);
+			if (this.toRemove != null && !reply.isDefinite()) {
+				NodeGroup.this.cleanup.remove(reply.node(), this.toRemove.key(), this.toRemove.value(),
+						this.toRemove.expiresAt());
+			}
+		}
+
+	}
+
+	/** A lock value to remove from the nodes a release did not reach, until it expires by itself. */
+	record ValueToRemove(RawArgument key, RawArgument value, long expiresAt) {
+	}
+
+	static CommandArguments scriptCommand(Command command, RawArgument script, RawArgument key,
+			RawArgument... args) {
+		CommandArguments arguments = new CommandArguments(command).add(script).add(LockScripts.ONE_KEY).add(key);
+		for (RawArgument arg : args) {
+			arguments.add(arg);
+		}
+		return arguments;
+	}
+
+	@Override
+	public void close() {
+		this.pools.forEach(NodeConnectionPool::close);
+	}
+
+}
