@@ -13,7 +13,8 @@ import java.time.Duration;
  * @param nodeTimeout bound on one round trip to the nodes (connect, write, read); much smaller than any TTL
  * @param clockDriftFactor part of the TTL reserved for clock drift between processes; the drift allowance is
  * {@code ttl * clockDriftFactor + 2 ms}
- * @param maxExtensions how many times one lease may be extended
+ * @param maxExtensions how many times one lease may be extended by {@link Lease#extend} calls; automatic renewal is
+ * bounded by {@code maxHold} instead
  * @param poolMaxTotal most connections open to one node at once
  * @param poolMaxIdle most idle connections kept open to one node
  * @param clientName name given to every connection ({@code CLIENT SETNAME}), or empty for none

@@ -60,7 +60,8 @@ public class RedlockProperties {
 	private double clockDriftFactor = 0.01;
 
 	/**
-	 * How many times one lease may be extended.
+	 * How many times one lease may be extended by explicit extension calls. Automatic renewal is bounded by max-hold
+	 * instead.
 	 */
 	private int maxExtensions = 100;
 
