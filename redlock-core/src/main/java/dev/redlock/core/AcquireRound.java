@@ -95,21 +95,32 @@ final class AcquireRound {
 				end = this.ticker.getAsLong();
 			}
 			if (!fenced || (token > 0 && validUntil - end > 0)) {
-				return new Attempt(true, value, token, writtenTo(replies), replies, granted, start, end, validUntil);
+				return new Attempt(true, value, token, writtenTo(replies), answeredLate(replies), replies, granted,
+						start, end, validUntil);
 			}
 		}
-		// Ours may have landed wherever the SET was written and not refused, even where the reply timed out; the
-		// nodes a lost round did not wait for got the release right behind it, and their late-reply thread sees to it
-		boolean[] mayHoldOurs = new boolean[replies.length];
+		// Ours may have landed wherever the SET was written and not refused, even where the reply timed out. The nodes
+		// that answered get the release now; the others, slow or failed, get it off the caller's path, from their
+		// late-reply thread, after the SET's own reply (so it cannot overtake the SET), until the TTL has passed
+		boolean[] answered = new boolean[replies.length];
 		boolean any = false;
 		for (int i = 0; i < replies.length; i++) {
-			mayHoldOurs[i] = replies[i].mayHoldWrite();
-			any |= mayHoldOurs[i];
+			NodeReply reply = replies[i];
+			if (reply.mayHoldWrite()) {
+				if (reply.isDefinite()) {
+					answered[i] = true;
+					any = true;
+				}
+				else {
+					this.group.cleanup().remove(i, key, value, expiresAt);
+				}
+			}
 		}
 		if (any) {
-			NodeReply[] released = this.group.runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, mayHoldOurs, null, value);
+			NodeReply[] released = this.group.runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, answered, null,
+					value);
 			for (int i = 0; i < released.length; i++) {
-				if (mayHoldOurs[i] && !released[i].isDefinite()) {
+				if (answered[i] && !released[i].isDefinite()) {
 					this.group.cleanup().remove(i, key, value, expiresAt);
 				}
 			}
@@ -118,7 +129,18 @@ final class AcquireRound {
 			logger.debug("Lock '{}' not acquired: granted by {} of {} nodes, quorum {}", resource, granted,
 					replies.length, this.group.quorum());
 		}
-		return new Attempt(false, value, 0, 0, replies, granted, start, end, validUntil);
+		return new Attempt(false, value, 0, 0, 0, replies, granted, start, end, validUntil);
+	}
+
+	/** The nodes whose reply a round left to their late-reply thread, one bit per node index. */
+	private static long answeredLate(NodeReply[] replies) {
+		long late = 0;
+		for (NodeReply reply : replies) {
+			if (reply.kind() == NodeReply.Kind.NOT_AWAITED && reply.written() && reply.node() < Long.SIZE) {
+				late |= 1L << reply.node();
+			}
+		}
+		return late;
 	}
 
 	/** The nodes a round wrote to, one bit per node index. */
@@ -288,6 +310,8 @@ final class AcquireRound {
 
 		private final long writtenTo;
 
+		private final long answeredLate;
+
 		private final NodeReply[] replies;
 
 		private final int granted;
@@ -298,12 +322,13 @@ final class AcquireRound {
 
 		private final long validUntil;
 
-		Attempt(boolean won, RawArgument value, long token, long writtenTo, NodeReply[] replies, int granted,
-				long start, long end, long validUntil) {
+		Attempt(boolean won, RawArgument value, long token, long writtenTo, long answeredLate, NodeReply[] replies,
+				int granted, long start, long end, long validUntil) {
 			this.won = won;
 			this.value = value;
 			this.token = token;
 			this.writtenTo = writtenTo;
+			this.answeredLate = answeredLate;
 			this.replies = replies;
 			this.granted = granted;
 			this.start = start;
@@ -329,6 +354,11 @@ final class AcquireRound {
 		/** The nodes the round wrote to, one bit per node index. */
 		long writtenTo() {
 			return this.writtenTo;
+		}
+
+		/** The nodes whose reply the round left to their late-reply thread, one bit per node index. */
+		long answeredLate() {
+			return this.answeredLate;
 		}
 
 		/** Ticker reading at the start of the round. */

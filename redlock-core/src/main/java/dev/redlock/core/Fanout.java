@@ -153,6 +153,9 @@ final class Fanout {
 		/** Whether the caller was interrupted before or during the round: its flag is set again at the end. */
 		private boolean interrupted;
 
+		/** Whether the first pass over the nodes is over: later writes have their own time. */
+		private boolean firstPassDone;
+
 		Round(CommandArguments command, boolean @Nullable [] selected, @Nullable EarlyExit exit) {
 			this.command = command;
 			this.selected = selected;
@@ -240,6 +243,7 @@ final class Fanout {
 					this.waiting++;
 				}
 			}
+			this.firstPassDone = true;
 		}
 
 		/**
@@ -474,6 +478,7 @@ final class Fanout {
 				}
 				boolean followedUp = false;
 				if (followUp != null) {
+					deferInterrupt();
 					try {
 						connection.send(followUp);
 						connection.flushNow();
@@ -514,11 +519,12 @@ final class Fanout {
 
 		/** Writes and flushes the command to a borrowed connection; a failure shows in the node's reply. */
 		private void write(int node, PipelinedConnection connection) {
+			deferInterrupt();
 			try {
 				connection.send(this.command);
 				connection.flushNow();
 				this.connections[node] = connection;
-				if (this.waiting > 0 || this.writtenAt != null) {
+				if (this.firstPassDone) {
 					// later than the first pass: its latency counts from now
 					if (this.writtenAt == null) {
 						this.writtenAt = new long[this.connections.length];

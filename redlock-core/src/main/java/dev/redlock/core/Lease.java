@@ -55,6 +55,15 @@ public final class Lease implements AutoCloseable {
 	 */
 	private final long writtenTo;
 
+	/**
+	 * The nodes whose acquisition reply was left to their late-reply thread, one bit per node index: a release sent
+	 * on another connection could reach such a node before the {@code SET} it was not waited for.
+	 */
+	private final long answeredLate;
+
+	/** The longest TTL the nodes were given for this lease, by the acquisition or an extension. */
+	private volatile long longestTtlNanos;
+
 	/** The fencing token, 0 for a lease acquired without one. */
 	private final long fencingToken;
 
@@ -96,9 +105,12 @@ public final class Lease implements AutoCloseable {
 	private @Nullable List<Runnable> lossCallbacks;
 
 	Lease(Redlock redlock, String name, String resource, RawArgument keyArgument, RawArgument value, Duration ttl,
-			LongSupplier ticker, long acquiredAtNanos, long validUntilNanos, long fencingToken, long writtenTo) {
+			LongSupplier ticker, long acquiredAtNanos, long validUntilNanos, long fencingToken, long writtenTo,
+			long answeredLate) {
 		this.fencingToken = fencingToken;
 		this.writtenTo = writtenTo;
+		this.answeredLate = answeredLate;
+		this.longestTtlNanos = ttl.toNanos();
 		this.redlock = redlock;
 		this.name = name;
 		this.resource = resource;
@@ -167,6 +179,16 @@ public final class Lease implements AutoCloseable {
 	/** Whether the acquisition wrote to the node, so that it may hold this lease's value. */
 	boolean mayHoldValue(int node) {
 		return node >= Long.SIZE || (this.writtenTo & (1L << node)) != 0;
+	}
+
+	/** Whether the acquisition's reply from the node was left to its late-reply thread. */
+	boolean answeredLate(int node) {
+		return node >= Long.SIZE || (this.answeredLate & (1L << node)) != 0;
+	}
+
+	/** The longest TTL the nodes were given for this lease: its value is gone from every node that long after now. */
+	long longestTtlNanos() {
+		return this.longestTtlNanos;
 	}
 
 	/** The key as sent to the nodes. */
@@ -289,6 +311,7 @@ public final class Lease implements AutoCloseable {
 			return ExtendOutcome.EXPIRED;
 		}
 		this.extensionAttempts++;
+		this.longestTtlNanos = Math.max(this.longestTtlNanos, lockTtl.toNanos());
 		if (!renewal) {
 			this.explicitExtensions++;
 		}

@@ -396,7 +396,8 @@ final class NodeConnectionPool implements AutoCloseable {
 	@Override
 	public void close() {
 		this.closed = true;
-		this.connector.shutdownNow();
+		// queued connection attempts still run: each sees the pool closed and gives its slot back
+		this.connector.shutdown();
 		this.lateReplies.close();
 		discardIdle();
 		for (PermitWaiter waiter = this.permitWaiters.poll(); waiter != null; waiter = this.permitWaiters.poll()) {

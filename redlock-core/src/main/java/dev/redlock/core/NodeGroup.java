@@ -155,7 +155,7 @@ final class NodeGroup implements AutoCloseable {
 	ReleaseOutcome release(Lease lease, RawArgument value, long keepNanos) {
 		// PEXPIRE takes whole milliseconds: round up, so the lock is never kept for less than asked
 		long keepMillis = (keepNanos <= 0) ? 0 : Math.max(1, (keepNanos + 999_999) / 1_000_000);
-		ValueToRemove ours = new ValueToRemove(lease.keyArgument(), value, System.nanoTime() + lease.ttl().toNanos());
+		ValueToRemove ours = new ValueToRemove(lease.keyArgument(), value, System.nanoTime() + lease.longestTtlNanos());
 		NodeReply[] replies = (keepMillis == 0)
 				? runScript(NodeCommand.RELEASE, LockScripts.RELEASE, lease.keyArgument(), null,
 						new QuorumExit(NodeCommand.RELEASE, false, ours), value)
@@ -163,9 +163,13 @@ final class NodeGroup implements AutoCloseable {
 						new QuorumExit(NodeCommand.RELEASE, false, null), value, RawArgument.of(keepMillis));
 		if (keepMillis == 0) {
 			for (NodeReply reply : replies) {
-				if (!reply.written() && lease.mayHoldValue(reply.node())) {
-					// no connection in time: the release reaches it later
-					this.cleanup.remove(reply.node(), ours.key(), ours.value(), ours.expiresAt());
+				int node = reply.node();
+				boolean failed = !reply.written()
+						|| (reply.kind() != NodeReply.Kind.NOT_AWAITED && !reply.isDefinite());
+				if ((failed && lease.mayHoldValue(node)) || lease.answeredLate(node)) {
+					// not reached in time, or the SET itself may land after this release: the release is repeated
+					// from the node's late-reply thread, behind the SET's reply
+					this.cleanup.remove(node, ours.key(), ours.value(), ours.expiresAt());
 				}
 			}
 		}

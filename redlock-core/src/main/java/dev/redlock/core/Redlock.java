@@ -246,7 +246,7 @@ public final class Redlock implements AutoCloseable {
 	private Lease acquired(String name, String resource, RawArgument key, Duration ttl, AcquireRound.Attempt attempt,
 			long start, int attempts) {
 		Lease lease = new Lease(this, name, resource, key, attempt.value(), ttl, this.ticker, attempt.start(),
-				attempt.validUntil(), attempt.token(), attempt.writtenTo());
+				attempt.validUntil(), attempt.token(), attempt.writtenTo(), attempt.answeredLate());
 		try {
 			this.held.add(lease, attempt.validUntil() - attempt.end());
 			if (this.closed) {

@@ -96,7 +96,15 @@ final class ValueCleanup {
 	private void run(NodeQueue queue, long pauseNanos) {
 		for (Value value = queue.values.peek(); value != null; value = queue.values.peek()) {
 			if (System.nanoTime() - value.expiresAtNanos < 0) {
-				NodeReply reply = this.fanout.execute(value.release(), queue.only)[queue.node];
+				NodeReply reply;
+				try {
+					reply = this.fanout.execute(value.release(), queue.only)[queue.node];
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Late clean-up of node {} failed; tried again later", queue.node, ex);
+					schedule(queue, Math.min(MAX_PAUSE_NANOS, pauseNanos * 2));
+					return;
+				}
 				if (!reply.isDefinite()) {
 					logger.debug("Late clean-up of node {} not confirmed ({}); tried again in {} ms", queue.node,
 							reply.describeFailure(), TimeUnit.NANOSECONDS.toMillis(pauseNanos * 2));
