@@ -56,7 +56,7 @@ class InterruptedCallerTests {
 				return new Outcome(extended, released, Thread.currentThread().isInterrupted(), lease.isLost());
 			}).await(Duration.ofSeconds(10));
 			assertThat(outcome).isEqualTo(new Outcome(true, ReleaseOutcome.RELEASED, true, false));
-			assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+			TestSupport.awaitNoKeys(nodes);
 			assertThat(idleConnections(redlock, nodes.size())).as("idle connections kept").isEqualTo(idleBefore);
 		}
 		finally {

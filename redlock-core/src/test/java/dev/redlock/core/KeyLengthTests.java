@@ -66,7 +66,7 @@ class KeyLengthTests {
 	}
 
 	private static void assertNothingReachedTheNodes(Redlock redlock, RedisNodes nodes) {
-		assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+		TestSupport.awaitNoKeys(nodes);
 		assertThat(redlock.nodeStatistics())
 			.allSatisfy((node) -> assertThat(node.ok() + node.rejected() + node.timeouts() + node.errors()).isZero());
 		for (int i = 0; i < nodes.size(); i++) {

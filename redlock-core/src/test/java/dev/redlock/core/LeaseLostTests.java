@@ -123,7 +123,7 @@ class LeaseLostTests {
 			});
 			assertThat(elsewhere.get(5, TimeUnit.SECONDS)).isEqualTo(ReleaseOutcome.RELEASED);
 			assertThat(lease.isAutoRenewing()).isFalse();
-			assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+			TestSupport.awaitNoKeys(nodes);
 		}
 	}
 

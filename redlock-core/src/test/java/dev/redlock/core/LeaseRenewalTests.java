@@ -50,7 +50,7 @@ class LeaseRenewalTests {
 			assertThat(lease.extensionAttempts()).isBetween(25, 35);
 			assertThat(lease.isLost()).isFalse();
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
-			assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+			TestSupport.awaitNoKeys(nodes);
 			System.out.printf("[renewal] %d ms TTL lease held %d ms with %d renewals, %d checks on the nodes%n",
 					TTL.toMillis(), lease.heldFor().toMillis(), lease.extensionAttempts(), checks);
 		}
@@ -157,7 +157,7 @@ class LeaseRenewalTests {
 			assertThat(renewalThreads()).isEqualTo(before + 1);
 			assertThat(leases).allSatisfy((lease) -> assertThat(lease.isValid()).isTrue());
 			leases.forEach(Lease::release);
-			assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+			TestSupport.awaitNoKeys(nodes);
 			System.out.printf("[renewal] 50 renewed leases: %d renewal thread(s)%n",
 					threadsNamed(redlock.renewals().threadName()));
 		}

@@ -37,7 +37,7 @@ class LeaseTests {
 			// held longer than the minimum already: deleted at once
 			Lease later = redlock.acquire("held-long-enough", Duration.ofSeconds(10), Duration.ZERO);
 			assertThat(later.release(Duration.ofNanos(1))).isEqualTo(ReleaseOutcome.RELEASED);
-			assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+			TestSupport.awaitNoKeys(nodes);
 		}
 	}
 
@@ -51,7 +51,7 @@ class LeaseTests {
 			lease.close();
 			assertThat(lease.isReleased()).isTrue();
 			assertThat(lease.isValid()).isFalse();
-			assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+			TestSupport.awaitNoKeys(nodes);
 			// a second holder takes the lock; closing the first lease again must not touch it
 			Lease next = redlock.acquire("once", Duration.ofSeconds(10), Duration.ZERO);
 			lease.close();
@@ -151,7 +151,7 @@ class LeaseTests {
 			assertThat(lease.extend(Duration.ofSeconds(20))).isTrue();
 			flushScripts(nodes);
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
-			assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+			TestSupport.awaitNoKeys(nodes);
 		}
 	}
 
@@ -206,7 +206,7 @@ class LeaseTests {
 				.isThrownBy(() -> redlock.acquire("x", Duration.ofSeconds(1), Duration.ofSeconds(-1)))
 				.withMessageContaining("wait time");
 		}
-		assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+		TestSupport.awaitNoKeys(nodes);
 	}
 
 	private static void flushScripts(RedisNodes nodes) {

@@ -82,7 +82,7 @@ class MutualExclusionTests {
 		assertThat(maxOccupancy.get()).isEqualTo(1);
 		assertThat(register.get()).isEqualTo(total);
 		assertThat(expiredReleases.get()).isZero();
-		assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+		TestSupport.awaitNoKeys(nodes);
 	}
 
 }

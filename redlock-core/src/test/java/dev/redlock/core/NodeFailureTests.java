@@ -171,7 +171,7 @@ class NodeFailureTests {
 			assertThat(failure.heldElsewhere()).isEmpty();
 			assertThat(failure.getMessage()).contains("majority", "quorum", nodes.node(0).uri());
 		}
-		assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+		TestSupport.awaitNoKeys(nodes);
 	}
 
 	@Test

@@ -112,7 +112,7 @@ class RedlockListenerTests {
 			Lease lease = redlock.acquire("safe", Duration.ofSeconds(5), Duration.ZERO);
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 		}
-		assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+		TestSupport.awaitNoKeys(nodes);
 	}
 
 	@Test

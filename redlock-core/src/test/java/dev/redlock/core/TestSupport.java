@@ -43,6 +43,14 @@ final class TestSupport {
 		return total;
 	}
 
+	/**
+	 * Waits until no key is left on any node: a release returns once a quorum has deleted its key, and the other
+	 * nodes delete it a moment later, off the caller's thread.
+	 */
+	static void awaitNoKeys(RedisNodes nodes) {
+		awaitTrue("no key is left on any node", Duration.ofSeconds(5), () -> keysOnNodes(nodes) == 0);
+	}
+
 	/** Polls until the condition holds, failing after the deadline. */
 	static void awaitTrue(String what, Duration timeout, BooleanSupplier condition) {
 		long deadline = System.nanoTime() + timeout.toNanos();

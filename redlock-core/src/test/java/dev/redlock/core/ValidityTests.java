@@ -40,7 +40,7 @@ class ValidityTests {
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, ticker)) {
 			assertThat(redlock.tryAcquire("validity", TTL)).isEmpty();
 		}
-		assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+		TestSupport.awaitNoKeys(nodes);
 	}
 
 	@Test
@@ -51,7 +51,7 @@ class ValidityTests {
 				.isThrownBy(() -> redlock.acquire("validity", TTL, Duration.ZERO))
 				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(LockNotAcquiredException.Reason.VALIDITY_EXHAUSTED));
 		}
-		assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+		TestSupport.awaitNoKeys(nodes);
 	}
 
 	@Test

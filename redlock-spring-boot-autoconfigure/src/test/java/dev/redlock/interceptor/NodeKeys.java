@@ -27,6 +27,14 @@ final class NodeKeys {
 		return count;
 	}
 
+	/**
+	 * Waits until the key is gone from every node: a release returns once a quorum has deleted it, and the other
+	 * nodes delete it a moment later, off the caller's thread.
+	 */
+	static void awaitReleased(RedisNodes nodes, String key) {
+		awaitTrue(key + " is gone from every node", () -> holding(nodes, key) == 0);
+	}
+
 	/** Polls the condition until it holds, failing after 5 s. */
 	static void awaitTrue(String what, BooleanSupplier condition) {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);

@@ -95,7 +95,7 @@ class VirtualThreadLockTests {
 		long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
 		assertThat(this.counter.value()).as("no update lost").isEqualTo(calls);
 		assertThat(this.counter.maxInside()).as("most calls in the locked method at once").isEqualTo(1);
-		assertThat(NodeKeys.holding(this.nodes, "redlock:counter:shared")).isZero();
+		NodeKeys.awaitReleased(this.nodes, "redlock:counter:shared");
 		System.out.printf("[virtual threads] %d calls of one key from %d virtual threads: %d ms, max %d inside%n",
 				calls, calls, tookMillis, this.counter.maxInside());
 	}
@@ -128,7 +128,7 @@ class VirtualThreadLockTests {
 		assertThat(lost).as("onLost ran").isFalse();
 		assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 		assertThat(refused).isGreaterThan(10);
-		assertThat(NodeKeys.holding(this.nodes, "redlock:renewed:b")).isZero();
+		NodeKeys.awaitReleased(this.nodes, "redlock:renewed:b");
 	}
 
 	@Test
@@ -161,7 +161,7 @@ class VirtualThreadLockTests {
 				assertThat(lease.isReleased()).isTrue();
 				assertThat(lease.isLost()).isFalse();
 				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
-				assertThat(NodeKeys.holding(this.nodes, lease.key())).isZero();
+				NodeKeys.awaitReleased(this.nodes, lease.key());
 			}
 		}
 		finally {
@@ -215,7 +215,7 @@ class VirtualThreadLockTests {
 		});
 		assertThat(refusal).isEqualTo("INTERRUPTED, interrupted: true");
 		assertThat(this.jobs.calls()).hasValue(0);
-		assertThat(NodeKeys.holding(this.nodes, "redlock:interrupted:d")).isZero();
+		NodeKeys.awaitReleased(this.nodes, "redlock:interrupted:d");
 	}
 
 	@Test
@@ -247,7 +247,7 @@ class VirtualThreadLockTests {
 			assertThat(held.isValid()).isTrue();
 			assertThat(NodeKeys.holding(this.nodes, held.key())).isEqualTo(3);
 		}
-		assertThat(NodeKeys.holding(this.nodes, "redlock:interrupted:e")).isZero();
+		NodeKeys.awaitReleased(this.nodes, "redlock:interrupted:e");
 	}
 
 	private long keysOnNodes() {

@@ -89,7 +89,7 @@ class VirtualThreadReentrancyTests {
 		for (int i = 0; i < calls.size(); i++) {
 			assertThat(calls.get(i).get(30, TimeUnit.SECONDS))
 				.isEqualTo("in doc:nested-" + i + ", hold count 2, then doc:nested-" + i + ", virtual: true");
-			assertThat(NodeKeys.holding(this.nodes, "redlock:doc:nested-" + i)).isZero();
+			NodeKeys.awaitReleased(this.nodes, "redlock:doc:nested-" + i);
 		}
 	}
 
@@ -99,7 +99,7 @@ class VirtualThreadReentrancyTests {
 				() -> this.otherVirtualThreads.submit(() -> attempt(() -> this.inner.touch("1"))).get()));
 		assertThat(seen).isEqualTo("refused: CONTENDED");
 		assertThat(this.inner.runs()).isEmpty();
-		assertThat(NodeKeys.holding(this.nodes, "redlock:doc:1")).isZero();
+		NodeKeys.awaitReleased(this.nodes, "redlock:doc:1");
 	}
 
 	@Test
@@ -117,7 +117,7 @@ class VirtualThreadReentrancyTests {
 					.join()))));
 		assertThat(seen).containsExactly("refused: CONTENDED", "refused: CONTENDED", "refused: CONTENDED", "null");
 		assertThat(this.inner.runs()).isEmpty();
-		assertThat(NodeKeys.holding(this.nodes, "redlock:doc:2")).isZero();
+		NodeKeys.awaitReleased(this.nodes, "redlock:doc:2");
 	}
 
 	@Test
@@ -152,7 +152,7 @@ class VirtualThreadReentrancyTests {
 		assertThat(seen).containsExactly("in doc:4, hold count 2", "in doc:4, hold count 2", "in doc:4, hold count 2",
 				"refused: CONTENDED");
 		assertThat(this.inner.runs()).hasSize(3);
-		assertThat(NodeKeys.holding(this.nodes, "redlock:doc:4")).isZero();
+		NodeKeys.awaitReleased(this.nodes, "redlock:doc:4");
 	}
 
 	@Test
@@ -176,7 +176,7 @@ class VirtualThreadReentrancyTests {
 				() -> attempt(() -> this.inner.touchLater("6").block(Duration.ofSeconds(10)))));
 		assertThat(seen).isEqualTo("refused: CONTENDED");
 		assertThat(this.inner.runs()).isEmpty();
-		assertThat(NodeKeys.holding(this.nodes, "redlock:doc:6")).isZero();
+		NodeKeys.awaitReleased(this.nodes, "redlock:doc:6");
 		// on its own, the same call takes the lock, and its work runs without a lease in LockContext
 		assertThat(this.inner.touchLater("6").block(Duration.ofSeconds(10))).isEqualTo("ran, no lease in the context");
 		assertThat(this.inner.runs()).containsExactly("6");
