@@ -28,9 +28,7 @@ class AuthenticationFailureTests {
 
 	@AfterEach
 	void dropUsers() {
-		for (RedisNode node : this.nodes.nodes()) {
-			node.command("ACL", "DELUSER", "locker");
-		}
+		TestSupport.dropAclUser(this.nodes);
 	}
 
 	@Test
@@ -72,9 +70,7 @@ class AuthenticationFailureTests {
 	@Test
 	void aNodeThatWantsAPasswordWeDoNotGiveIsAnAuthenticationFailureToo(RedisNodes nodes) {
 		this.nodes = nodes;
-		for (RedisNode node : nodes.nodes()) {
-			node.command("ACL", "SETUSER", "locker", "on", ">" + PASSWORD, "~*", "+@all");
-		}
+		TestSupport.createAclUser(nodes, PASSWORD, "~*", "+@all");
 		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(TestSupport.SETTINGS).build()) {
 			nodes.node(0).command("ACL", "SETUSER", "default", "resetpass", ">" + PASSWORD);
 			try {
@@ -90,10 +86,10 @@ class AuthenticationFailureTests {
 	/** The first nodes with the right password, the last {@code wrong} nodes with a wrong one. */
 	private List<String> urisWithWrongPasswords(RedisNodes nodes, int wrong) {
 		this.nodes = nodes;
+		TestSupport.createAclUser(nodes, PASSWORD, "~*", "+@all");
 		List<String> uris = new ArrayList<>();
 		for (int i = 0; i < nodes.size(); i++) {
 			RedisNode node = nodes.node(i);
-			node.command("ACL", "SETUSER", "locker", "on", ">" + PASSWORD, "~*", "+@all");
 			String password = (i < nodes.size() - wrong) ? PASSWORD : WRONG;
 			uris.add("redis://locker:" + password + "@" + node.host() + ":" + node.port());
 		}

@@ -32,6 +32,33 @@ final class TestSupport {
 		return Redlock.builder().nodes(nodes.uris()).settings(settings).ticker(ticker).build();
 	}
 
+	/** The ACL user the credential tests create on the nodes. */
+	static final String ACL_USER = "locker";
+
+	/**
+	 * Creates the ACL user {@value #ACL_USER} on every node.
+	 * @param rules ACL rules after the password, e.g. {@code "~*", "+@all"}
+	 */
+	static void createAclUser(RedisNodes nodes, String password, String... rules) {
+		String[] command = new String[5 + rules.length];
+		command[0] = "ACL";
+		command[1] = "SETUSER";
+		command[2] = ACL_USER;
+		command[3] = "on";
+		command[4] = ">" + password;
+		System.arraycopy(rules, 0, command, 5, rules.length);
+		for (int i = 0; i < nodes.size(); i++) {
+			nodes.node(i).command(command);
+		}
+	}
+
+	/** Drops the ACL user {@value #ACL_USER} from every node. */
+	static void dropAclUser(RedisNodes nodes) {
+		for (int i = 0; i < nodes.size(); i++) {
+			nodes.node(i).command("ACL", "DELUSER", ACL_USER);
+		}
+	}
+
 	/** Keys left on every node, summed. */
 	static long keysOnNodes(RedisNodes nodes) {
 		long total = 0;

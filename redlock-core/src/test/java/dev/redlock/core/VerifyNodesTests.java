@@ -6,7 +6,6 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
@@ -22,17 +21,13 @@ class VerifyNodesTests {
 
 	@AfterEach
 	void dropUsers() {
-		for (RedisNode node : this.nodes.nodes()) {
-			node.command("ACL", "DELUSER", "locker");
-		}
+		TestSupport.dropAclUser(this.nodes);
 	}
 
 	@Test
 	void userWithoutInfoIsAnErrorWhileTheQuarantineIsOn(RedisNodes nodes) {
 		this.nodes = nodes;
-		for (RedisNode node : nodes.nodes()) {
-			node.command("ACL", "SETUSER", "locker", "on", ">pw-Locker-1", "~*", "+@all", "-info");
-		}
+		TestSupport.createAclUser(nodes, "pw-Locker-1", "~*", "+@all", "-info");
 		List<String> uris = nodes.nodes().stream().map((node) -> "redis://locker:pw-Locker-1@127.0.0.1:" + node.port())
 			.toList();
 		try (Redlock redlock = Redlock.builder().nodes(uris).settings(RedlockSettings.defaults()).build()) {

@@ -7,8 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -118,7 +120,8 @@ class VirtualThreadLockTests {
 				assertThat(ex.reason()).isEqualTo(Reason.CONTENDED);
 				refused++;
 			}
-			Thread.sleep(20);
+			// the next try once the job has ended, or 20 ms from now
+			awaitQuietly(job, Duration.ofMillis(20));
 		}
 		Lease lease = job.get(10, TimeUnit.SECONDS);
 		assertThat(lease.heldFor()).isGreaterThanOrEqualTo(SHORT_TTL.multipliedBy(5));
@@ -142,14 +145,21 @@ class VirtualThreadLockTests {
 				String resource = "held:" + i;
 				held.add(virtualThreads.submit(() -> {
 					try (Lease lease = this.redlock.acquire(resource, SHORT_TTL, Duration.ofSeconds(5)).autoRenew()) {
-						lease.onLost(lost::incrementAndGet);
+						CountDownLatch lossSignal = new CountDownLatch(1);
+						lease.onLost(() -> {
+							lost.incrementAndGet();
+							lossSignal.countDown();
+						});
 						long end = System.nanoTime() + SHORT_TTL.multipliedBy(5).toNanos();
 						while (System.nanoTime() - end < 0) {
 							if (!lease.isValid() || NodeKeys.holding(this.nodes, lease.key()) < 2) {
 								throw new IllegalStateException("not held while renewed: " + lease);
 							}
-							// parks the virtual thread: the renewal does not need it
-							Thread.sleep(50);
+							// parks the virtual thread until the lease is lost or 50 ms have passed: the renewal
+							// does not need it
+							if (lossSignal.await(50, TimeUnit.MILLISECONDS)) {
+								throw new IllegalStateException("lost while renewed: " + lease);
+							}
 						}
 						return lease;
 					}
@@ -262,6 +272,16 @@ class VirtualThreadLockTests {
 	record InterruptedCall(Lease lease, boolean interruptFlag, boolean virtual) {
 	}
 
+	/** Waits for the future to end, at most for the given time; its outcome is read later. */
+	private static void awaitQuietly(Future<?> future, Duration atMost) throws InterruptedException {
+		try {
+			future.get(atMost.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// ended with a failure (reported by the caller's get) or still running
+		}
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	@Import({ Counter.class, Jobs.class })
@@ -269,40 +289,26 @@ class VirtualThreadLockTests {
 
 	}
 
-	/** A counter updated by a read, a pause and a write: without the lock, concurrent calls lose updates. */
+	/** The shared critical section behind a lock. */
 	static class Counter {
 
-		private volatile int value;
-
-		private final AtomicInteger inside = new AtomicInteger();
-
-		private final AtomicInteger maxInside = new AtomicInteger();
+		private final CriticalSection section = new CriticalSection();
 
 		@DistributedLock(key = "'counter:' + #id", ttl = "10s", waitTime = "60s")
-		public void increment(String id) throws InterruptedException {
-			this.maxInside.accumulateAndGet(this.inside.incrementAndGet(), Math::max);
-			try {
-				int read = this.value;
-				// unmounts the virtual thread, so another one gets its carrier
-				Thread.sleep(1);
-				this.value = read + 1;
-			}
-			finally {
-				this.inside.decrementAndGet();
-			}
+		public void increment(String id) {
+			this.section.enter();
 		}
 
 		int value() {
-			return this.value;
+			return this.section.count();
 		}
 
 		int maxInside() {
-			return this.maxInside.get();
+			return this.section.maxInside();
 		}
 
 		void reset() {
-			this.value = 0;
-			this.maxInside.set(0);
+			this.section.reset();
 		}
 
 	}
@@ -314,7 +320,11 @@ class VirtualThreadLockTests {
 		@DistributedLock(key = "'renewed:' + #id", ttl = "300ms", autoRenew = Renewal.ON)
 		public Lease renewed(String id, AtomicBoolean running, AtomicBoolean lost) throws InterruptedException {
 			Lease lease = LockContext.currentLease().orElseThrow();
-			lease.onLost(() -> lost.set(true));
+			CountDownLatch lossSignal = new CountDownLatch(1);
+			lease.onLost(() -> {
+				lost.set(true);
+				lossSignal.countDown();
+			});
 			if (!VirtualThreads.isVirtual(Thread.currentThread())) {
 				throw new IllegalStateException("not on a virtual thread: " + Thread.currentThread());
 			}
@@ -322,10 +332,9 @@ class VirtualThreadLockTests {
 			try {
 				long end = System.nanoTime() + SHORT_TTL.multipliedBy(5).toNanos();
 				while (System.nanoTime() - end < 0) {
-					if (!lease.isValid()) {
+					if (!lease.isValid() || lossSignal.await(10, TimeUnit.MILLISECONDS)) {
 						throw new IllegalStateException("lease not valid while renewed: " + lease);
 					}
-					Thread.sleep(10);
 				}
 				return lease;
 			}

@@ -81,7 +81,8 @@ class VirtualThreadReentrancyTests {
 			String id = "nested-" + i;
 			calls.add(this.executor.submit(() -> this.outer.holding(id, () -> {
 				String joined = this.inner.touch(id);
-				Thread.sleep(20);
+				// gives the carrier to another virtual thread: the context must follow this one, not the carrier
+				Thread.yield();
 				String after = LockContext.currentLease().orElseThrow().resource();
 				return joined + ", then " + after + ", virtual: " + VirtualThreads.isVirtual(Thread.currentThread());
 			})));

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 
 import org.junit.jupiter.api.AfterEach;
@@ -24,6 +23,7 @@ import org.springframework.integration.support.locks.LockRegistry;
 
 import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockSettings;
+import dev.redlock.interceptor.CriticalSection;
 import dev.redlock.interceptor.VirtualThreads;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
@@ -74,7 +74,7 @@ class RedlockLockRegistryVirtualThreadTests {
 		assertThat(this.registry).isInstanceOf(RedlockLockRegistry.class);
 		RedlockLockRegistry otherProcess = new RedlockLockRegistry(this.elsewhere);
 		int tasks = 40;
-		Section section = new Section();
+		CriticalSection section = new CriticalSection();
 		CountDownLatch start = new CountDownLatch(1);
 		List<Future<Boolean>> done = new ArrayList<>();
 		for (int i = 0; i < tasks; i++) {
@@ -162,37 +162,6 @@ class RedlockLockRegistryVirtualThreadTests {
 			}
 		}
 		return count;
-	}
-
-	/** A critical section updated by a read, a pause and a write; counts how many were inside at once. */
-	static final class Section {
-
-		private volatile int count;
-
-		private final AtomicInteger inside = new AtomicInteger();
-
-		private final AtomicInteger maxInside = new AtomicInteger();
-
-		void enter() throws InterruptedException {
-			this.maxInside.accumulateAndGet(this.inside.incrementAndGet(), Math::max);
-			try {
-				int read = this.count;
-				Thread.sleep(1);
-				this.count = read + 1;
-			}
-			finally {
-				this.inside.decrementAndGet();
-			}
-		}
-
-		int count() {
-			return this.count;
-		}
-
-		int maxInside() {
-			return this.maxInside.get();
-		}
-
 	}
 
 	@Configuration(proxyBeanMethods = false)
