@@ -283,7 +283,7 @@ final class AcquireRound {
 				return null;
 			}
 			// by source, not digest: nobody reads this reply in time to retry after NOSCRIPT
-			return NodeGroup.scriptCommand(Command.EVAL, LockScripts.RELEASE.source(), this.key, this.value);
+			return LockScripts.call(Command.EVAL, LockScripts.RELEASE.source(), this.key, this.value);
 		}
 
 		@Override

@@ -4,10 +4,9 @@ import java.net.SocketTimeoutException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
@@ -495,24 +494,18 @@ final class Fanout {
 			}
 		}
 
+		/** Writes to a connection that has been borrowed, or records why it could not be had. */
 		private void write(int node, CompletableFuture<PipelinedConnection> borrowed) {
 			PipelinedConnection connection;
 			try {
-				connection = awaitConnection(borrowed, this.deadline);
+				connection = borrowed.join();
 			}
-			catch (TimeoutException ex) {
-				keepWhenReady(Fanout.this.pools.get(node), borrowed);
-				this.replies[node] = NodeReply.notWritten(node, new JedisConnectionException(
-						"connecting took longer than the node timeout", new SocketTimeoutException()),
-						System.nanoTime() - this.start);
+			catch (CompletionException | CancellationException ex) {
+				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+				JedisException failure = (cause instanceof JedisException jedis) ? jedis
+						: new JedisConnectionException(cause);
+				this.replies[node] = NodeReply.notWritten(node, failure, System.nanoTime() - this.start);
 				return;
-			}
-			catch (JedisException ex) {
-				this.replies[node] = NodeReply.notWritten(node, ex, System.nanoTime() - this.start);
-				return;
-			}
-			finally {
-				deferInterrupt();
 			}
 			write(node, connection);
 		}
@@ -617,37 +610,6 @@ final class Fanout {
 		if (!borrowed.cancel(false) && !borrowed.isCompletedExceptionally()) {
 			// it arrived meanwhile: nobody has written to it
 			pool.giveBack(borrowed.join());
-		}
-	}
-
-	/**
-	 * Waits for a connection until the deadline, without giving up on an interrupt (a release must still reach the
-	 * nodes); the interrupt flag is kept.
-	 */
-	private static PipelinedConnection awaitConnection(CompletableFuture<PipelinedConnection> borrowed, long deadline)
-			throws TimeoutException {
-		boolean interrupted = false;
-		try {
-			while (true) {
-				try {
-					return borrowed.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
-				}
-				catch (ExecutionException | CompletionException ex) {
-					Throwable cause = ex.getCause();
-					if (cause instanceof JedisException jedis) {
-						throw jedis;
-					}
-					throw new JedisConnectionException(cause);
-				}
-			}
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
 		}
 	}
 

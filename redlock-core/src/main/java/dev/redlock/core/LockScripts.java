@@ -6,6 +6,9 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Protocol.Command;
+
 /**
  * The Lua scripts that touch a lock key only while it still holds the caller's value, with their SHA-1 digests for
  * {@code EVALSHA}.
@@ -74,6 +77,22 @@ final class LockScripts {
 
 	/** The number of keys every script takes, as sent with {@code EVALSHA}. */
 	static final RawArgument ONE_KEY = RawArgument.of(1);
+
+	/**
+	 * Forms a call of a one-key lock script.
+	 * @param command {@code EVALSHA} with the digest, or {@code EVAL} with the source
+	 * @param script the digest or the source
+	 * @param key the lock key
+	 * @param args the script's arguments
+	 * @return the command
+	 */
+	static CommandArguments call(Command command, RawArgument script, RawArgument key, RawArgument... args) {
+		CommandArguments arguments = new CommandArguments(command).add(script).add(ONE_KEY).add(key);
+		for (RawArgument arg : args) {
+			arguments.add(arg);
+		}
+		return arguments;
+	}
 
 	/** A script and its SHA-1 hex digest, both encoded once for every call. */
 	record Script(RawArgument source, RawArgument sha1) {

@@ -125,7 +125,7 @@ final class NodeGroup implements AutoCloseable {
 		long end = this.ticker.getAsLong();
 		int extended = 0;
 		for (NodeReply reply : replies) {
-			if (reply.isOne() && this.quarantines.get(reply.node()).counts()) {
+			if (reply.isOne() && counts(reply.node())) {
 				extended++;
 			}
 		}
@@ -195,7 +195,7 @@ final class NodeGroup implements AutoCloseable {
 	 */
 	NodeReply[] runScript(NodeCommand command, Script script, RawArgument key, boolean @Nullable [] selected,
 			Fanout.@Nullable EarlyExit exit, RawArgument... args) {
-		NodeReply[] replies = this.fanout.execute(scriptCommand(Command.EVALSHA, script.sha1(), key, args), selected,
+		NodeReply[] replies = this.fanout.execute(LockScripts.call(Command.EVALSHA, script.sha1(), key, args), selected,
 				exit);
 		boolean[] missing = null;
 		for (int i = 0; i < replies.length; i++) {
@@ -207,7 +207,7 @@ final class NodeGroup implements AutoCloseable {
 			}
 		}
 		if (missing != null) {
-			NodeReply[] retried = this.fanout.execute(scriptCommand(Command.EVAL, script.source(), key, args), missing);
+			NodeReply[] retried = this.fanout.execute(LockScripts.call(Command.EVAL, script.source(), key, args), missing);
 			for (int i = 0; i < replies.length; i++) {
 				if (missing[i]) {
 					replies[i] = retried[i];
@@ -244,7 +244,7 @@ final class NodeGroup implements AutoCloseable {
 			int refused = 0;
 			for (NodeReply reply : replies) {
 				if (reply != null && reply.isDefinite()) {
-					if (reply.isOne() && (!this.countingOnly || NodeGroup.this.quarantines.get(reply.node()).counts())) {
+					if (reply.isOne() && (!this.countingOnly || NodeGroup.this.counts(reply.node()))) {
 						confirmed++;
 					}
 					else {
@@ -273,15 +273,6 @@ final class NodeGroup implements AutoCloseable {
 
 	/** A lock value to remove from the nodes a release did not reach, until it expires by itself. */
 	record ValueToRemove(RawArgument key, RawArgument value, long expiresAt) {
-	}
-
-	static CommandArguments scriptCommand(Command command, RawArgument script, RawArgument key,
-			RawArgument... args) {
-		CommandArguments arguments = new CommandArguments(command).add(script).add(LockScripts.ONE_KEY).add(key);
-		for (RawArgument arg : args) {
-			arguments.add(arg);
-		}
-		return arguments;
 	}
 
 	@Override

@@ -267,11 +267,6 @@ public final class Redlock implements AutoCloseable {
 		}
 	}
 
-	/** How many values wait to be removed from a node off the caller's path; for tests. */
-	int cleanupWaiting(int node) {
-		return this.group.cleanup().waiting(node);
-	}
-
 	/** Turns the second round of fenced acquisitions off or on; off only in the test that shows why it is needed. */
 	void confirmTokens(boolean confirm) {
 		this.round.confirmTokens(confirm);

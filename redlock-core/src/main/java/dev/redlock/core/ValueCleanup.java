@@ -72,15 +72,6 @@ final class ValueCleanup {
 		}
 	}
 
-	/**
-	 * Returns how many values wait to be removed from a node.
-	 * @param node the node's index
-	 * @return the count, expired ones included until the next attempt
-	 */
-	int waiting(int node) {
-		return this.queues.get(node).size.get();
-	}
-
 	private void schedule(NodeQueue queue, long pauseNanos) {
 		try {
 			this.scheduler.schedule(() -> this.pools.get(queue.node).readLate(() -> run(queue, pauseNanos), () -> {
@@ -147,10 +138,7 @@ final class ValueCleanup {
 	private record Value(RawArgument key, RawArgument value, long expiresAtNanos) {
 
 		CommandArguments release() {
-			return new CommandArguments(Command.EVAL).add(LockScripts.RELEASE.source())
-				.add(LockScripts.ONE_KEY)
-				.add(this.key)
-				.add(this.value);
+			return LockScripts.call(Command.EVAL, LockScripts.RELEASE.source(), this.key, this.value);
 		}
 
 	}
