@@ -277,6 +277,8 @@ final class NodeGroup implements AutoCloseable {
 
 	@Override
 	public void close() {
+		// one node timeout for a reply the late-reply thread still reads, one for the removal
+		this.cleanup.finish(this.settings.nodeTimeout().toNanos() * 2);
 		this.pools.forEach(NodeConnectionPool::close);
 	}
 

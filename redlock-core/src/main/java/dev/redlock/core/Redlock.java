@@ -416,7 +416,8 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Stops renewing, then closes every connection. Leases still held can no longer be renewed or released: they are
+	 * Stops renewing, makes one last attempt to remove lock values that slow nodes still hold from failed acquisitions
+	 * and unconfirmed releases (waiting at most twice the node timeout), then closes every connection. Leases still held can no longer be renewed or released: they are
 	 * marked {@link Lease#isLost() lost} ({@link LossReason#REDLOCK_CLOSED}) and their {@link Lease#onLost(Runnable)
 	 * callbacks} run on the calling thread; their keys expire on the nodes at the end of their TTL. Acquiring after
 	 * close throws {@link IllegalStateException}. Closing again does nothing.

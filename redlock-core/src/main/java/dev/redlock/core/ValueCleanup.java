@@ -3,6 +3,7 @@ package dev.redlock.core;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -111,6 +112,54 @@ final class ValueCleanup {
 		// a value added while the flag was still set would otherwise wait for the next one
 		if (!queue.values.isEmpty() && queue.scheduled.compareAndSet(false, true)) {
 			schedule(queue, this.firstPauseNanos);
+		}
+	}
+
+	/**
+	 * Makes one last attempt to remove every value still waiting, before the connections close: each node's values
+	 * are tried on its late-reply thread (after any reply that thread still has to read), until one attempt fails.
+	 * What is not removed by the deadline expires with its TTL.
+	 * @param timeoutNanos how long to wait for the attempts
+	 */
+	void finish(long timeoutNanos) {
+		List<NodeQueue> waiting = this.queues.stream().filter((queue) -> !queue.values.isEmpty()).toList();
+		if (waiting.isEmpty()) {
+			return;
+		}
+		CountDownLatch done = new CountDownLatch(waiting.size());
+		for (NodeQueue queue : waiting) {
+			this.pools.get(queue.node).readLate(() -> {
+				try {
+					removeOnce(queue);
+				}
+				finally {
+					done.countDown();
+				}
+			}, done::countDown);
+		}
+		try {
+			done.await(timeoutNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/** Tries each value waiting for the node once, stopping at the first attempt that fails. */
+	private void removeOnce(NodeQueue queue) {
+		for (Value value = queue.values.poll(); value != null; value = queue.values.poll()) {
+			queue.size.decrementAndGet();
+			if (System.nanoTime() - value.expiresAtNanos < 0) {
+				try {
+					if (!this.fanout.execute(value.release(), queue.only)[queue.node].isDefinite()) {
+						return;
+					}
+				}
+				catch (RuntimeException ex) {
+					logger.debug("Last clean-up of node {} failed", queue.node, ex);
+					return;
+				}
+			}
 		}
 	}
 

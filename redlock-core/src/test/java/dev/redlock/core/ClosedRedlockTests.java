@@ -3,10 +3,12 @@ package dev.redlock.core;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.RedlockListener.LossReason;
+import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
@@ -58,6 +60,37 @@ class ClosedRedlockTests {
 		assertThatIllegalStateException().isThrownBy(() -> redlock.tryAcquire("late", TTL))
 			.withMessageContaining("closed");
 		assertThat(redlock.isClosed()).isTrue();
+	}
+
+	/**
+	 * A round that reached a quorum early and then found no validity left leaves its value on the slow node to a
+	 * clean-up after that node's reply. Closing right away must still remove it, not leave it there for the TTL.
+	 */
+	@Test
+	void closingRightAfterALostAcquisitionStillRemovesItsValueFromASlowNode(RedisNodes nodes) {
+		try (LatencyProxy slow = LatencyProxy.to(nodes.node(2), Duration.ZERO)) {
+			List<String> uris = List.of(nodes.node(0).uri(), nodes.node(1).uri(), slow.uri());
+			RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(1));
+			// every reading of the ticker moves it on by the step: 11 s of a 10 s TTL once armed
+			AtomicLong now = new AtomicLong();
+			AtomicLong step = new AtomicLong();
+			Redlock redlock = Redlock.builder().nodes(uris).settings(settings)
+				.ticker(() -> now.getAndAdd(step.get()))
+				.build();
+			redlock.acquire("warm-up", TTL, Duration.ZERO).release();
+			slow.delay(Duration.ofMillis(30));
+			// waited for in full once: from now on the slow node is known to lag, and a quorum is not kept waiting
+			redlock.acquire("measured", TTL, Duration.ZERO).release();
+			TestSupport.awaitTrue("the release's late reply from the slow node was read", Duration.ofSeconds(3),
+					() -> redlock.idleConnections(2) > 0);
+			step.set(Duration.ofSeconds(11).toNanos());
+			assertThat(redlock.tryAcquire("lost", TTL)).isEmpty();
+			TestSupport.awaitTrue("the lost round's SET reached the slow node", Duration.ofSeconds(3),
+					() -> nodes.node(2).command("EXISTS", TestSupport.PREFIX + "lost").equals("1"));
+			redlock.close();
+			TestSupport.awaitTrue("the lost round's value is gone from the slow node", Duration.ofSeconds(3),
+					() -> nodes.node(2).command("EXISTS", TestSupport.PREFIX + "lost").equals("0"));
+		}
 	}
 
 }
