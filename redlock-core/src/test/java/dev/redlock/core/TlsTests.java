@@ -67,7 +67,8 @@ class TlsTests {
 				.isThrownBy(() -> redlock.acquire("tls", Duration.ofSeconds(5), Duration.ZERO))
 				.satisfies((ex) -> {
 					assertThat(ex.reason()).isEqualTo(Reason.NO_QUORUM);
-					assertThat(ex.failedNodes()).hasSize(3)
+					// the round ends once no quorum is left: two failures of three; the third may not have been read
+					assertThat(ex.failedNodes()).hasSizeBetween(2, 3)
 						.allSatisfy((node) -> assertThat(node).startsWith("rediss://127.0.0.1:")
 							.containsAnyOf("certification path", "PKIX", "certificate"));
 				});
