@@ -76,7 +76,7 @@ final class AcquireRound {
 		}
 		catch (Throwable ex) {
 			// nothing of ours should fail here; if it does, our value must not stay where it landed
-			this.group.runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, null, null, value);
+			this.group.runScript(NodeCommand.RELEASE, LockScripts.DISCARD, key, null, null, value);
 			throw ex;
 		}
 	}
@@ -117,7 +117,7 @@ final class AcquireRound {
 			}
 		}
 		if (any) {
-			NodeReply[] released = this.group.runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, answered, null,
+			NodeReply[] released = this.group.runScript(NodeCommand.RELEASE, LockScripts.DISCARD, key, answered, null,
 					value);
 			for (int i = 0; i < released.length; i++) {
 				if (answered[i] && !released[i].isDefinite()) {
@@ -202,10 +202,10 @@ final class AcquireRound {
 		}
 		NodeReply[] replies = this.group.fanout().execute(
 				fencingScript(LockScripts.RAISE_FENCE, key, value, RawArgument.of(candidate)), null);
-		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isOne);
+		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isConfirmed);
 		int confirmed = 0;
 		for (NodeReply reply : replies) {
-			if (reply.isOne() && this.group.counts(reply.node())) {
+			if (reply.isConfirmed() && this.group.counts(reply.node())) {
 				confirmed++;
 			}
 		}
@@ -283,7 +283,7 @@ final class AcquireRound {
 				return null;
 			}
 			// by source, not digest: nobody reads this reply in time to retry after NOSCRIPT
-			return LockScripts.call(Command.EVAL, LockScripts.RELEASE.source(), this.key, this.value);
+			return LockScripts.call(Command.EVAL, LockScripts.DISCARD.source(), this.key, this.value);
 		}
 
 		@Override
@@ -362,6 +362,22 @@ final class AcquireRound {
 		}
 
 		/** Ticker reading at the start of the round. */
+		/**
+		 * Whether this lost round was a split vote: some nodes granted it and others had the lock taken, so other
+		 * contenders took part of the nodes at the same moment and may all have lost.
+		 */
+		boolean splitVote() {
+			if (this.won || this.granted == 0) {
+				return false;
+			}
+			for (NodeReply reply : this.replies) {
+				if (reply.isNil()) {
+					return true;
+				}
+			}
+			return false;
+		}
+
 		long start() {
 			return this.start;
 		}

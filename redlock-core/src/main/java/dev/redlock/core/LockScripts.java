@@ -15,13 +15,33 @@ import redis.clients.jedis.Protocol.Command;
  */
 final class LockScripts {
 
-	/** Deletes the key if it holds ARGV[1]: returns 1 when deleted, 0 when the key is gone or someone else's. */
+	/**
+	 * Deletes the key if it holds ARGV[1] and announces it on the key's {@link #RELEASED_CHANNEL_PREFIX release
+	 * channel}, with the value as the message: returns 1 plus the number of subscribers that got the message when
+	 * deleted, 0 when the key is gone or someone else's.
+	 */
 	static final Script RELEASE = new Script("""
+			if redis.call('get', KEYS[1]) == ARGV[1] then
+			  redis.call('del', KEYS[1])
+			  return 1 + redis.call('publish', 'redlock-released:' .. KEYS[1], ARGV[1])
+			end
+			return 0
+			""");
+
+	/**
+	 * Deletes the key if it holds ARGV[1], without announcing it: for the clean-up of a value that never made a lock
+	 * (a lost round's), and for repeating a release on a node that did not confirm it in time (the other nodes
+	 * announced it). Returns 1 when deleted, 0 when the key is gone or someone else's.
+	 */
+	static final Script DISCARD = new Script("""
 			if redis.call('get', KEYS[1]) == ARGV[1] then
 			  return redis.call('del', KEYS[1])
 			end
 			return 0
 			""");
+
+	/** What the channel on which {@link #RELEASE} announces a release starts with, before the lock key. */
+	static final String RELEASED_CHANNEL_PREFIX = "redlock-released:";
 
 	/**
 	 * Sets a new TTL of ARGV[2] ms if the key holds ARGV[1]: returns 1 when extended, 0 when the key is gone or
@@ -67,7 +87,7 @@ final class LockScripts {
 	static final String FENCE_KEY_PREFIX = "{fence}";
 
 	/** The scripts run by digest ({@code EVALSHA}), loaded on every new connection. */
-	static final List<Script> CACHED = List.of(RELEASE, EXTEND);
+	static final List<Script> CACHED = List.of(RELEASE, DISCARD, EXTEND);
 
 	/** The number of keys the fencing scripts take. */
 	static final RawArgument TWO_KEYS = RawArgument.of(2);

@@ -101,6 +101,14 @@ final class NodeConnectionPool implements AutoCloseable {
 	}
 
 	/**
+	 * Returns the node this pool connects to.
+	 * @return its address and credentials
+	 */
+	RedisNodeUri uri() {
+		return this.uri;
+	}
+
+	/**
 	 * Borrows a connection without blocking: an idle one at once, else one being opened in the background, or, when
 	 * every slot is taken, the first one given back. A caller that stops waiting cancels the future; a connection
 	 * that arrives after that is kept for later.
@@ -289,6 +297,25 @@ final class NodeConnectionPool implements AutoCloseable {
 	}
 
 	private PipelinedConnection open(int timeoutMillis) {
+		PipelinedConnection connection = connect(timeoutMillis);
+		try {
+			readServerInfo(connection);
+		}
+		catch (RuntimeException ex) {
+			closeQuietly(connection);
+			throw ex;
+		}
+		return connection;
+	}
+
+	/**
+	 * Opens a connection of its own, outside the pool, with this node's credentials and TLS settings: for a
+	 * subscriber, which keeps it for as long as it listens.
+	 * @param timeoutMillis the bound for connecting and for each read
+	 * @return the connection, authenticated
+	 * @throws AuthenticationFailedException if the node refused our credentials
+	 */
+	PipelinedConnection connect(int timeoutMillis) {
 		DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
 			.connectionTimeoutMillis(timeoutMillis)
 			.socketTimeoutMillis(timeoutMillis)
@@ -312,22 +339,13 @@ final class NodeConnectionPool implements AutoCloseable {
 				config.sslParameters(parameters);
 			}
 		}
-		PipelinedConnection connection;
 		try {
-			connection = new PipelinedConnection(this.hostAndPort, config.build());
+			return new PipelinedConnection(this.hostAndPort, config.build());
 		}
 		catch (JedisDataException ex) {
 			// AUTH, HELLO, SELECT or CLIENT SETNAME refused: a wrong password or user, not a node that is down
 			throw new AuthenticationFailedException("authentication failed: " + ex.getMessage(), ex);
 		}
-		try {
-			readServerInfo(connection);
-		}
-		catch (RuntimeException ex) {
-			closeQuietly(connection);
-			throw ex;
-		}
-		return connection;
 	}
 
 	/**
@@ -405,7 +423,7 @@ final class NodeConnectionPool implements AutoCloseable {
 		}
 	}
 
-	private static void closeQuietly(PipelinedConnection connection) {
+	static void closeQuietly(PipelinedConnection connection) {
 		try {
 			connection.close();
 		}

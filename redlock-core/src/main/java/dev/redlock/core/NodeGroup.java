@@ -67,7 +67,7 @@ final class NodeGroup implements AutoCloseable {
 	 * How long a node whose connection attempt failed is left alone: long enough that a dead node costs nothing, short
 	 * enough that a restarted one is back within a few retries.
 	 */
-	private static Duration reconnectBackoff(RedlockSettings settings) {
+	static Duration reconnectBackoff(RedlockSettings settings) {
 		Duration fourTimeouts = settings.nodeTimeout().multipliedBy(4);
 		Duration floor = Duration.ofMillis(250);
 		return (fourTimeouts.compareTo(floor) > 0) ? fourTimeouts : floor;
@@ -125,7 +125,7 @@ final class NodeGroup implements AutoCloseable {
 		long end = this.ticker.getAsLong();
 		int extended = 0;
 		for (NodeReply reply : replies) {
-			if (reply.isOne() && counts(reply.node())) {
+			if (reply.isConfirmed() && counts(reply.node())) {
 				extended++;
 			}
 		}
@@ -151,8 +151,9 @@ final class NodeGroup implements AutoCloseable {
 	 * Releases a lease on every node: deletes its key, or, when it must stay taken a while longer, cuts its TTL to
 	 * that time.
 	 * @param keepNanos how much longer the lock must stay taken; zero or less to delete it now
+	 * @return the outcome, and each node's reply (the nodes not awaited included)
 	 */
-	ReleaseOutcome release(Lease lease, RawArgument value, long keepNanos) {
+	Released release(Lease lease, RawArgument value, long keepNanos) {
 		// PEXPIRE takes whole milliseconds: round up, so the lock is never kept for less than asked
 		long keepMillis = (keepNanos <= 0) ? 0 : Math.max(1, (keepNanos + 999_999) / 1_000_000);
 		ValueToRemove ours = new ValueToRemove(lease.keyArgument(), value, System.nanoTime() + lease.longestTtlNanos());
@@ -176,7 +177,7 @@ final class NodeGroup implements AutoCloseable {
 		int deleted = 0;
 		int notOurs = 0;
 		for (NodeReply reply : replies) {
-			if (reply.isOne()) {
+			if (reply.isConfirmed()) {
 				deleted++;
 			}
 			else if (reply.kind() == NodeReply.Kind.REPLIED) {
@@ -184,9 +185,20 @@ final class NodeGroup implements AutoCloseable {
 			}
 		}
 		if (deleted >= this.quorum) {
-			return ReleaseOutcome.RELEASED;
+			return new Released(ReleaseOutcome.RELEASED, replies, keepMillis == 0);
 		}
-		return (notOurs > replies.length - this.quorum) ? ReleaseOutcome.EXPIRED : ReleaseOutcome.UNKNOWN;
+		ReleaseOutcome outcome = (notOurs > replies.length - this.quorum) ? ReleaseOutcome.EXPIRED
+				: ReleaseOutcome.UNKNOWN;
+		return new Released(outcome, replies, keepMillis == 0);
+	}
+
+	/**
+	 * The result of a release.
+	 * @param outcome what a quorum said
+	 * @param replies each node's reply
+	 * @param deleted whether the key was to be deleted now, not kept until a minimum hold
+	 */
+	record Released(ReleaseOutcome outcome, NodeReply[] replies, boolean deleted) {
 	}
 
 	/**
@@ -214,7 +226,7 @@ final class NodeGroup implements AutoCloseable {
 				}
 			}
 		}
-		this.events.nodeReplies(command, replies, NodeReply::isOne);
+		this.events.nodeReplies(command, replies, NodeReply::isConfirmed);
 		return replies;
 	}
 
@@ -244,7 +256,7 @@ final class NodeGroup implements AutoCloseable {
 			int refused = 0;
 			for (NodeReply reply : replies) {
 				if (reply != null && reply.isDefinite()) {
-					if (reply.isOne() && (!this.countingOnly || NodeGroup.this.counts(reply.node()))) {
+					if (reply.isConfirmed() && (!this.countingOnly || NodeGroup.this.counts(reply.node()))) {
 						confirmed++;
 					}
 					else {
@@ -262,7 +274,7 @@ final class NodeGroup implements AutoCloseable {
 
 		@Override
 		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
-			NodeGroup.this.events.nodeReplies(this.command, new NodeReply[] { reply }, NodeReply::isOne);
+			NodeGroup.this.events.nodeReplies(this.command, new NodeReply[] { reply }, NodeReply::isConfirmed);
 			if (this.toRemove != null && !reply.isDefinite()) {
 				NodeGroup.this.cleanup.remove(reply.node(), this.toRemove.key(), this.toRemove.value(),
 						this.toRemove.expiresAt());

@@ -133,8 +133,9 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 		return this.kind == Kind.REPLIED && this.value == null;
 	}
 
-	boolean isOne() {
-		return this.kind == Kind.REPLIED && this.value instanceof Long number && number == 1L;
+	/** Whether a script confirmed it did its work: a positive count (a release adds its subscribers to its 1). */
+	boolean isConfirmed() {
+		return this.kind == Kind.REPLIED && this.value instanceof Long number && number > 0;
 	}
 
 	boolean isNoScript() {

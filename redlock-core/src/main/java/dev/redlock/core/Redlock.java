@@ -10,7 +10,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -34,8 +33,11 @@ import dev.redlock.core.RedlockListener.ReleaseEvent;
  * node timeout. The lock is held if a quorum ({@code N/2 + 1}) of nodes accepted it and validity remains:
  * {@code ttl - elapsed - drift > 0}, where {@code elapsed} is measured after the last reply and
  * {@code drift = ttl * clockDriftFactor + 2 ms}. Otherwise the value is removed again from every node where it may
- * have landed and the attempt is repeated after a random delay until the wait time is spent. Release and extension
- * run Lua scripts that touch the key only while it holds the lease's value.
+ * have landed, and the caller waits for the lock until the wait time is spent: threads of one instance queue for a
+ * key in arrival order, and the head tries again when the lock is released (the release script announces it on
+ * every node, and this instance subscribes while it has waiters) or, failing any notice, after a random delay
+ * around the retry delay. Release and extension run Lua scripts that touch the key only while it holds the lease's
+ * value.
  *
  * <pre>{@code
  * Redlock redlock = Redlock.builder()
@@ -63,6 +65,8 @@ public final class Redlock implements AutoCloseable {
 
 	private final NodeDiagnostics diagnostics;
 
+	private final LockWaiters waiters;
+
 	private final RedlockSettings settings;
 
 	private final LockArguments arguments;
@@ -88,6 +92,17 @@ public final class Redlock implements AutoCloseable {
 		this.group = new NodeGroup(nodes, settings, ticker, listeners, tls, this.renewals);
 		this.round = new AcquireRound(this.group, settings, ticker);
 		this.diagnostics = new NodeDiagnostics(this.group, settings);
+		this.waiters = new LockWaiters(subscribers(this.group.pools(), settings, this.renewals), settings, ticker);
+	}
+
+	private static List<NodeSubscriber> subscribers(List<NodeConnectionPool> pools, RedlockSettings settings,
+			RenewalScheduler scheduler) {
+		List<NodeSubscriber> subscribers = new ArrayList<>(pools.size());
+		for (int i = 0; i < pools.size(); i++) {
+			subscribers.add(new NodeSubscriber(i, pools.get(i), settings.nodeTimeout().toNanos(),
+					NodeGroup.reconnectBackoff(settings).toNanos(), scheduler));
+		}
+		return subscribers;
 	}
 
 	/**
@@ -122,8 +137,9 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Acquires a lock, retrying after random delays until the wait time is spent. The last attempt starts no later
-	 * than the wait time; it takes at most one node timeout, and cleaning up after it at most two more (the second
+	 * Acquires a lock, waiting for it until the wait time is spent: in this instance's queue for the key, behind the
+	 * threads that came first, trying again when the lock is released or after the retry delay. The last attempt
+	 * starts no later than the wait time; it takes at most one node timeout, and cleaning up after it at most two more (the second
 	 * only on nodes that lost their script cache).
 	 * @param name the lock's name for listeners and metrics: bounded, such as one per call site (never the resource
 	 * when resources are unbounded)
@@ -136,6 +152,7 @@ public final class Redlock implements AutoCloseable {
 	 * @throws IllegalArgumentException if the resource is empty, the key (prefix and resource) longer than
 	 * {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, the TTL below 1 ms or within the clock drift allowance, or
 	 * the wait time negative
+	 * @throws IllegalStateException if this {@code Redlock} is closed, or was closed while the thread waited
 	 */
 	public Lease acquire(String name, String resource, Duration ttl, Duration waitTime) {
 		return acquire(name, resource, ttl, waitTime, false);
@@ -165,27 +182,32 @@ public final class Redlock implements AutoCloseable {
 		Duration lockTtl = this.arguments.usableTtl(ttl);
 		long waitNanos = LockArguments.waitNanos(waitTime);
 		long start = this.ticker.getAsLong();
-		long deadline = start + waitNanos;
-		int attempts = 0;
-		while (true) {
-			if (Thread.currentThread().isInterrupted()) {
-				throw notAcquired(name, interrupted(resource, attempts, start, null));
-			}
-			attempts++;
-			AcquireRound.Attempt attempt = this.round.attempt(resource, key, lockTtl, fenced);
-			if (attempt.won()) {
-				return acquired(name, resource, key, lockTtl, attempt, start, attempts);
-			}
-			long left = deadline - this.ticker.getAsLong();
-			if (left <= 0) {
-				throw notAcquired(name, attempt.failure(resource, attempts, elapsedSince(start)));
-			}
-			try {
-				TimeUnit.NANOSECONDS.sleep(Math.min(left, nextRetryDelayNanos()));
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw notAcquired(name, interrupted(resource, attempts, start, ex));
+		if (Thread.currentThread().isInterrupted()) {
+			throw notAcquired(name, interrupted(resource, 0, start, null));
+		}
+		LockWaiters.Outcome outcome;
+		if (waitNanos == 0) {
+			outcome = new LockWaiters.Outcome(this.round.attempt(resource, key, lockTtl, fenced), 1,
+					LockWaiters.Wake.DEADLINE, false);
+		}
+		else {
+			outcome = this.waiters.acquire(key, start + waitNanos,
+					() -> this.round.attempt(resource, key, lockTtl, fenced));
+		}
+		AcquireRound.Attempt last = outcome.last();
+		if (last != null && last.won()) {
+			return acquired(name, resource, key, lockTtl, last, start, outcome.attempts(),
+					outcome.queued() ? last.start() - start : 0);
+		}
+		switch (outcome.wake()) {
+			case CLOSED -> throw new IllegalStateException(
+					"This Redlock was closed while waiting for lock '" + resource + "'");
+			case INTERRUPTED -> throw notAcquired(name, interrupted(resource, outcome.attempts(), start, null));
+			default -> {
+				Duration waited = elapsedSince(start);
+				throw notAcquired(name, (last != null) ? last.failure(resource, outcome.attempts(), waited)
+						: new LockNotAcquiredException(resource, Reason.CONTENDED, 0, waited, List.of(), List.of(),
+								null));
 			}
 		}
 	}
@@ -232,7 +254,7 @@ public final class Redlock implements AutoCloseable {
 		Duration lockTtl = this.arguments.usableTtl(ttl);
 		AcquireRound.Attempt attempt = this.round.attempt(resource, key, lockTtl, fenced);
 		if (attempt.won()) {
-			return Optional.of(acquired(name, resource, key, lockTtl, attempt, attempt.start(), 1));
+			return Optional.of(acquired(name, resource, key, lockTtl, attempt, attempt.start(), 1, 0));
 		}
 		notAcquired(name, attempt.failure(resource, 1, Duration.ofNanos(attempt.end() - attempt.start())));
 		return Optional.empty();
@@ -244,7 +266,7 @@ public final class Redlock implements AutoCloseable {
 	 * until its TTL.
 	 */
 	private Lease acquired(String name, String resource, RawArgument key, Duration ttl, AcquireRound.Attempt attempt,
-			long start, int attempts) {
+			long start, int attempts, long waitedNanos) {
 		Lease lease = new Lease(this, name, resource, key, attempt.value(), ttl, this.ticker, attempt.start(),
 				attempt.validUntil(), attempt.token(), attempt.writtenTo(), attempt.answeredLate());
 		try {
@@ -257,7 +279,8 @@ public final class Redlock implements AutoCloseable {
 			if (events.hasListeners()) {
 				events.acquireFinished(new AcquireEvent(lease.name(), lease.resource(), AcquireOutcome.ACQUIRED,
 						Duration.ofNanos(attempt.end() - start), attempts,
-						Duration.ofNanos(attempt.validUntil() - attempt.end())));
+						Duration.ofNanos(attempt.validUntil() - attempt.end()),
+						Duration.ofNanos(Math.max(0, waitedNanos))));
 			}
 			return lease;
 		}
@@ -290,7 +313,7 @@ public final class Redlock implements AutoCloseable {
 
 	private LockNotAcquiredException notAcquired(String name, LockNotAcquiredException failure) {
 		this.group.events().acquireFinished(new AcquireEvent(name, failure.resource(), AcquireOutcome.of(failure.reason()),
-				failure.waited(), failure.attempts(), Duration.ZERO));
+				failure.waited(), failure.attempts(), Duration.ZERO, failure.waited()));
 		return failure;
 	}
 
@@ -331,7 +354,20 @@ public final class Redlock implements AutoCloseable {
 	 */
 	ReleaseOutcome releaseOnNodes(Lease lease, RawArgument value, long keepNanos) {
 		this.held.remove(lease);
-		return this.group.release(lease, value, keepNanos);
+		this.waiters.releasing(lease.keyArgument(), value.getRaw());
+		NodeGroup.Released released = this.group.release(lease, value, keepNanos);
+		if (released.deleted()) {
+			this.waiters.released(lease.keyArgument(), value.getRaw(), released.replies());
+		}
+		return released.outcome();
+	}
+
+	/**
+	 * Returns how many threads wait for a lock of this instance right now, in its queues.
+	 * @return the number of waiting threads
+	 */
+	public int waitingThreads() {
+		return this.waiters.waiting();
 	}
 
 	/**
@@ -369,11 +405,6 @@ public final class Redlock implements AutoCloseable {
 	 */
 	public List<NodeStatistics> nodeStatistics() {
 		return this.group.events().statistics();
-	}
-
-	private long nextRetryDelayNanos() {
-		long mean = this.settings.retryDelay().toNanos();
-		return mean / 2 + ThreadLocalRandom.current().nextLong(mean + 1);
 	}
 
 	private Duration elapsedSince(long start) {
@@ -416,11 +447,12 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Stops renewing, makes one last attempt to remove lock values that slow nodes still hold from failed acquisitions
-	 * and unconfirmed releases (waiting at most twice the node timeout), then closes every connection. Leases still held can no longer be renewed or released: they are
-	 * marked {@link Lease#isLost() lost} ({@link LossReason#REDLOCK_CLOSED}) and their {@link Lease#onLost(Runnable)
-	 * callbacks} run on the calling thread; their keys expire on the nodes at the end of their TTL. Acquiring after
-	 * close throws {@link IllegalStateException}. Closing again does nothing.
+	 * Wakes the threads waiting for a lock (they throw {@link IllegalStateException}), stops renewing, makes one last
+	 * attempt to remove lock values that slow nodes still hold from failed acquisitions and unconfirmed releases
+	 * (waiting at most twice the node timeout), then closes every connection. Leases still held can no longer be
+	 * renewed or released: they are marked {@link Lease#isLost() lost} ({@link LossReason#REDLOCK_CLOSED}) and their
+	 * {@link Lease#onLost(Runnable) callbacks} run on the calling thread; their keys expire on the nodes at the end of
+	 * their TTL. Acquiring after close throws {@link IllegalStateException}. Closing again does nothing.
 	 */
 	@Override
 	public void close() {
@@ -428,6 +460,7 @@ public final class Redlock implements AutoCloseable {
 			return;
 		}
 		this.closed = true;
+		this.waiters.close();
 		this.renewals.close();
 		this.group.close();
 		this.held.markAllLost(LossReason.REDLOCK_CLOSED);

@@ -58,9 +58,11 @@ public interface RedlockListener {
 	 * @param duration from the call to its end, retries included
 	 * @param attempts how many rounds were needed
 	 * @param validity validity left at the moment of acquisition, zero when not acquired
+	 * @param waited how long the lock was waited for: from the call until the attempt that won began (zero when the
+	 * first attempt won at once); for a call that failed, its whole duration
 	 */
 	record AcquireEvent(String lockName, String resource, AcquireOutcome outcome, Duration duration, int attempts,
-			Duration validity) {
+			Duration validity, Duration waited) {
 	}
 
 	/**

@@ -187,7 +187,7 @@ final class ValueCleanup {
 	private record Value(RawArgument key, RawArgument value, long expiresAtNanos) {
 
 		CommandArguments release() {
-			return LockScripts.call(Command.EVAL, LockScripts.RELEASE.source(), this.key, this.value);
+			return LockScripts.call(Command.EVAL, LockScripts.DISCARD.source(), this.key, this.value);
 		}
 
 	}

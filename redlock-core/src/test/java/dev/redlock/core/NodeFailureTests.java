@@ -165,7 +165,10 @@ class NodeFailureTests {
 					elapsed.toMillis(), failure.attempts(), bound.toMillis());
 			assertThat(failure.reason()).isEqualTo(Reason.NO_QUORUM);
 			assertThat(elapsed).isGreaterThanOrEqualTo(WAIT).isLessThan(bound);
-			assertThat(failure.attempts()).isGreaterThan(1);
+			// retried after the retry delay (at least half of it each time), not in a loop: the clean-up of the live
+			// nodes announces nothing that would wake the waiter
+			long mostAttempts = 2 + WAIT.toNanos() / (this.settings.retryDelay().toNanos() / 2);
+			assertThat(failure.attempts()).isGreaterThan(1).isLessThanOrEqualTo((int) mostAttempts);
 			assertThat(failure.failedNodes()).hasSize(3)
 				.allSatisfy((node) -> assertThat(node).contains("unreachable"));
 			assertThat(failure.heldElsewhere()).isEmpty();

@@ -14,8 +14,9 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A {@code Redlock} over N nodes starts at most 2N + 2 threads, all daemons, all on demand: per node, a connector
- * while connections are being opened and a late-reply reader once a round stops waiting for that node; the renewal
+ * A {@code Redlock} over N nodes starts at most 3N + 2 threads, all daemons, all on demand: per node, a connector
+ * while connections are being opened, a late-reply reader once a round stops waiting for that node, and a release
+ * notice reader while threads wait for a lock (and 30 s after); the renewal
  * thread while leases are held (it renews, watches and lets go of expired ones), and the loss-callback thread once
  * the renewal thread finds a lease lost. Closing it stops them all.
  */
@@ -46,6 +47,12 @@ class ThreadFootprintTests {
 				try (Lease held = competitor.acquire("contended", Duration.ofSeconds(10), Duration.ZERO)) {
 					assertThat(redlock.tryAcquire("contended", Duration.ofSeconds(10))).isEmpty();
 				}
+				Lease taken = competitor.acquire("waited-for", Duration.ofSeconds(10), Duration.ZERO);
+				TestThreads.Running<Lease> waiting = TestThreads.start(false,
+						() -> redlock.acquire("waited-for", Duration.ofSeconds(10), Duration.ofSeconds(10)));
+				TestSupport.awaitTrue("a thread waits", Duration.ofSeconds(5), () -> redlock.waitingThreads() == 1);
+				taken.release();
+				waiting.await(Duration.ofSeconds(10)).release();
 				renewed.release();
 				watched.release();
 
@@ -56,10 +63,12 @@ class ThreadFootprintTests {
 				assertThat(started).extracting(Thread::getName)
 					.allSatisfy((name) -> assertThat(name).startsWith("redlock-"))
 					.anySatisfy((name) -> assertThat(name).startsWith(RenewalScheduler.THREAD_NAME_PREFIX))
-					.anySatisfy((name) -> assertThat(name).startsWith(OnDemandThread.LATE_REPLIES));
-				// two instances: each at most a connector and a late-reply reader per node, one renewal and one
-				// loss-callback thread
-				assertThat(started).hasSizeLessThanOrEqualTo(2 * (2 * nodes.size() + 2));
+					.anySatisfy((name) -> assertThat(name).startsWith(OnDemandThread.LATE_REPLIES))
+					.anySatisfy((name) -> assertThat(name).startsWith(NodeSubscriber.THREAD_NAME_PREFIX))
+					.noneSatisfy((name) -> assertThat(name).startsWith("test-platform-thread"));
+				// two instances: each at most a connector, a late-reply reader and a notice reader per node, one
+				// renewal and one loss-callback thread
+				assertThat(started).hasSizeLessThanOrEqualTo(2 * (3 * nodes.size() + 2));
 				assertThat(started.stream().filter((thread) -> thread.getName().startsWith("redlock-connect-")))
 					.hasSizeLessThanOrEqualTo(2 * nodes.size());
 			}
@@ -72,7 +81,10 @@ class ThreadFootprintTests {
 	private static List<Thread> newThreadsSince(Set<Thread> before) {
 		Set<Thread> now = new HashSet<>(Thread.getAllStackTraces().keySet());
 		now.removeAll(before);
-		return now.stream().filter(Thread::isAlive).filter((thread) -> !thread.getName().contains("proxy")).toList();
+		return now.stream()
+			.filter(Thread::isAlive)
+			.filter((thread) -> !thread.getName().contains("proxy") && !thread.getName().startsWith("test-"))
+			.toList();
 	}
 
 }

@@ -82,7 +82,8 @@ public final class RedlockLockRegistry implements LockRegistry<Lock> {
 
 		private final String resource;
 
-		private final ReentrantLock local = new ReentrantLock();
+		/** Fair: this process's threads get the key in the order they asked, as in the {@code Redlock}'s own queue. */
+		private final ReentrantLock local = new ReentrantLock(true);
 
 		/** The lease while the local lock is held; guarded by {@link #local}. */
 		private @Nullable Lease lease;

@@ -9,8 +9,8 @@ import dev.redlock.core.Redlock;
 
 /**
  * Registers the meters read from the {@link Redlock} itself: the {@code redlock.held} gauge, how many leases this
- * instance holds now (acquired, not released, still within their validity), and the
- * {@code redlock.listener.failures} counter, how many times a listener threw (each failure is logged and changes
+ * instance holds now (acquired, not released, still within their validity), the {@code redlock.waiters} gauge, how many of its threads wait for a
+ * lock now, and the {@code redlock.listener.failures} counter, how many times a listener threw (each failure is logged and changes
  * nothing else). It is a binder rather than part of {@link RedlockMetricsListener} because it reads the
  * {@link Redlock}, which is built with the listener.
  */
@@ -30,6 +30,10 @@ public final class RedlockHeldLeasesMeterBinder implements MeterBinder {
 	public void bindTo(MeterRegistry registry) {
 		Gauge.builder("redlock.held", this.redlock, (redlock) -> redlock.heldLeases().size())
 			.description("Leases this instance holds now")
+			.strongReference(true)
+			.register(registry);
+		Gauge.builder("redlock.waiters", this.redlock, Redlock::waitingThreads)
+			.description("Threads of this instance waiting for a lock now")
 			.strongReference(true)
 			.register(registry);
 		FunctionCounter.builder("redlock.listener.failures", this.redlock, Redlock::listenerFailures)

@@ -22,6 +22,9 @@ import dev.redlock.core.ReleaseOutcome;
  * <tr><td>{@code redlock.acquire}</td><td>Timer</td><td>{@code lock}, {@code outcome} = {@code acquired} |
  * {@code contended} | {@code no_quorum} | {@code error}</td><td>one sample per acquisition, retries
  * included</td></tr>
+ * <tr><td>{@code redlock.wait}</td><td>Timer</td><td>{@code lock}, {@code outcome} as for {@code redlock.acquire}
+ * </td><td>time spent waiting for the lock: until the attempt that won began (zero when the first attempt won at
+ * once), or the whole call when it failed</td></tr>
  * <tr><td>{@code redlock.acquire.attempts}</td><td>DistributionSummary</td><td>{@code lock}</td><td>rounds needed per
  * acquisition, whatever its outcome</td></tr>
  * <tr><td>{@code redlock.validity.remaining}</td><td>DistributionSummary, milliseconds</td><td>{@code lock}</td>
@@ -40,6 +43,8 @@ import dev.redlock.core.ReleaseOutcome;
  * {@code rejected} | {@code timeout} | {@code error}</td><td>each node's part in each round</td></tr>
  * <tr><td>{@code redlock.held}</td><td>Gauge</td><td>none</td><td>leases this instance holds now; registered by
  * {@link RedlockHeldLeasesMeterBinder}</td></tr>
+ * <tr><td>{@code redlock.waiters}</td><td>Gauge</td><td>none</td><td>threads of this instance waiting for a lock
+ * now; registered by {@link RedlockHeldLeasesMeterBinder}</td></tr>
  * </table>
  *
  * <p>{@code lock} is the lock's <em>name</em> (bounded), never the evaluated key. {@code node} never carries
@@ -71,6 +76,7 @@ public final class RedlockMetricsListener implements RedlockListener {
 	public void acquireFinished(AcquireEvent event) {
 		LockMeters meters = lock(event.lockName());
 		meters.acquire[event.outcome().ordinal()].record(event.duration());
+		meters.wait[event.outcome().ordinal()].record(event.waited());
 		meters.attempts.record(event.attempts());
 		if (event.outcome() == AcquireOutcome.ACQUIRED) {
 			meters.validity.record(event.validity().toNanos() / 1_000_000.0);
@@ -127,6 +133,8 @@ public final class RedlockMetricsListener implements RedlockListener {
 
 		final Timer[] acquire;
 
+		final Timer[] wait;
+
 		final DistributionSummary attempts;
 
 		final DistributionSummary validity;
@@ -145,6 +153,14 @@ public final class RedlockMetricsListener implements RedlockListener {
 			for (AcquireOutcome outcome : acquireOutcomes) {
 				this.acquire[outcome.ordinal()] = Timer.builder("redlock.acquire")
 					.description("Time to acquire a lock, retries included")
+					.tag("lock", lock)
+					.tag("outcome", outcome.tag())
+					.register(registry);
+			}
+			this.wait = new Timer[acquireOutcomes.length];
+			for (AcquireOutcome outcome : acquireOutcomes) {
+				this.wait[outcome.ordinal()] = Timer.builder("redlock.wait")
+					.description("Time spent waiting for a lock held by others")
 					.tag("lock", lock)
 					.tag("outcome", outcome.tag())
 					.register(registry);

@@ -38,6 +38,7 @@ class RedlockMetricsAutoConfigurationTests {
 			SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
 			context.getBean(RedlockHeldLeasesMeterBinder.class).bindTo(registry);
 			assertThat(registry.get("redlock.held").gauge().value()).isZero();
+			assertThat(registry.get("redlock.waiters").gauge().value()).isZero();
 			assertThat(registry.get("redlock.listener.failures").functionCounter().count()).isZero();
 		});
 	}

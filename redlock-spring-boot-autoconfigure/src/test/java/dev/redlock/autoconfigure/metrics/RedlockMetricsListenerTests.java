@@ -2,6 +2,7 @@ package dev.redlock.autoconfigure.metrics;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.DoubleSupplier;
@@ -110,6 +111,31 @@ class RedlockMetricsListenerTests {
 	}
 
 	@Test
+	void waitTimerAndWaitersGaugeShowAThreadWaitingForALockHeldElsewhere() throws Exception {
+		Lease held = this.redlock.acquire("sku:waited", Duration.ofSeconds(10), Duration.ZERO);
+		CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> this.redlock
+			.acquire("waited", "sku:waited", Duration.ofSeconds(10), Duration.ofSeconds(30))
+			.release());
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		while (this.meters.get("redlock.waiters").gauge().value() != 1) {
+			if (System.nanoTime() - deadline > 0) {
+				fail("no thread counted as waiting after 5 s");
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+		}
+		held.release();
+		waiting.get(10, TimeUnit.SECONDS);
+		assertThat(this.meters.get("redlock.waiters").gauge().value()).isZero();
+		Timer waited = this.meters.get("redlock.wait").tags("lock", "waited", "outcome", "acquired").timer();
+		assertThat(waited.count()).isEqualTo(1);
+		assertThat(waited.totalTime(TimeUnit.NANOSECONDS)).isPositive();
+		// a lock taken at once was not waited for
+		this.shop.purchase(1);
+		assertThat(this.meters.get("redlock.wait").tags("lock", "purchase", "outcome", "acquired").timer().max(
+				TimeUnit.NANOSECONDS)).isZero();
+	}
+
+	@Test
 	void leaseLostCountsAMethodThatOutranItsTtl() {
 		double lostBefore = counter("redlock.lease.lost", "slow");
 		double expiredBefore = this.meters.find("redlock.release")
@@ -168,6 +194,7 @@ class RedlockMetricsListenerTests {
 		// ...and under names of their own, so each of the listener's meters keeps exactly its documented tags
 		assertTagKeys("redlock.acquire", "lock", "outcome");
 		assertTagKeys("redlock.release", "lock", "outcome");
+		assertTagKeys("redlock.wait", "lock", "outcome");
 		assertTagKeys("redlock.acquire.attempts", "lock");
 		assertTagKeys("redlock.validity.remaining", "lock");
 		assertTagKeys("redlock.held.duration", "lock");

@@ -1,0 +1,295 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
+
+import dev.redlock.core.TestThreads.Running;
+import dev.redlock.test.RedisNode;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Waiting for a lock: a waiter takes a released lock at once, whether this instance or another released it, instead
+ * of sleeping out the retry delay; threads of one instance take turns in arrival order; an instance that re-acquires
+ * at once does not keep a waiter elsewhere out; and when no notice comes, waiters still poll. Two {@code Redlock}
+ * instances stand for two application instances.
+ */
+@WithRedisNodes(count = 3)
+class WaitingTests {
+
+	private static final Duration TTL = Duration.ofSeconds(10);
+
+	/** So long that a waiter that polled instead of hearing of the release could not make the bounds below. */
+	private static final RedlockSettings NO_POLLING = TestSupport.SETTINGS.withRetryDelay(Duration.ofSeconds(20));
+
+	/** A bound far below the shortest retry delay of {@link #NO_POLLING} (half of it). */
+	private static final Duration WELL_BEFORE_A_POLL = Duration.ofSeconds(3);
+
+	@Test
+	void aWaiterOfAnotherInstanceTakesTheLockWhenItIsReleased(RedisNodes nodes) throws Exception {
+		try (Redlock holder = TestSupport.redlock(nodes, NO_POLLING);
+				Redlock waiter = TestSupport.redlock(nodes, NO_POLLING)) {
+			Lease held = holder.acquire("handed", TTL, Duration.ZERO);
+			Running<Lease> waiting = TestThreads.start(false,
+					() -> waiter.acquire("handed", TTL, Duration.ofSeconds(30)));
+			awaitSubscribed(nodes, "handed", 1);
+			held.release();
+			waiting.await(WELL_BEFORE_A_POLL).release();
+		}
+	}
+
+	@Test
+	void aWaiterOfTheSameInstanceTakesTheLockWhenItIsReleased(RedisNodes nodes) throws Exception {
+		try (Redlock redlock = TestSupport.redlock(nodes, NO_POLLING)) {
+			Lease held = redlock.acquire("handed", TTL, Duration.ZERO);
+			Running<Lease> waiting = TestThreads.start(false,
+					() -> redlock.acquire("handed", TTL, Duration.ofSeconds(30)));
+			TestSupport.awaitTrue("the second thread waits", Duration.ofSeconds(5),
+					() -> redlock.waitingThreads() == 1);
+			held.release();
+			waiting.await(WELL_BEFORE_A_POLL).release();
+			assertThat(redlock.waitingThreads()).isZero();
+		}
+	}
+
+	@Test
+	void threadsOfOneInstanceTakeTheLockInTheOrderTheyCame(RedisNodes nodes) throws Exception {
+		List<Integer> order = new CopyOnWriteArrayList<>();
+		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS)) {
+			Lease held = redlock.acquire("queue", TTL, Duration.ZERO);
+			List<Running<Void>> waiters = new CopyOnWriteArrayList<>();
+			for (int i = 1; i <= 5; i++) {
+				int number = i;
+				waiters.add(TestThreads.start(false, () -> {
+					try (Lease lease = redlock.acquire("queue", TTL, Duration.ofSeconds(30))) {
+						order.add(number);
+					}
+					return null;
+				}));
+				TestSupport.awaitTrue(number + " threads wait", Duration.ofSeconds(5),
+						() -> redlock.waitingThreads() == number);
+			}
+			held.release();
+			for (Running<Void> waiting : waiters) {
+				waiting.await(Duration.ofSeconds(30));
+			}
+		}
+		assertThat(order).containsExactly(1, 2, 3, 4, 5);
+	}
+
+	/**
+	 * Without the yield, the looping instance would win nearly every race: its next attempt leaves as soon as its
+	 * release returns, while the other instance still has to hear of the release.
+	 */
+	@Test
+	void anInstanceThatReacquiresAtOnceDoesNotKeepAWaiterElsewhereOut(RedisNodes nodes) throws Exception {
+		AtomicBoolean stop = new AtomicBoolean();
+		AtomicInteger loops = new AtomicInteger();
+		try (Redlock greedy = TestSupport.redlock(nodes, NO_POLLING);
+				Redlock patient = TestSupport.redlock(nodes, NO_POLLING)) {
+			Running<Void> looping = TestThreads.start(false, () -> {
+				while (!stop.get()) {
+					greedy.acquire("contended", TTL, Duration.ofSeconds(30)).release();
+					loops.incrementAndGet();
+				}
+				return null;
+			});
+			TestSupport.awaitTrue("the greedy instance loops", Duration.ofSeconds(5), () -> loops.get() > 10);
+			try {
+				Running<Lease> waiting = TestThreads.start(false,
+						() -> patient.acquire("contended", TTL, Duration.ofSeconds(30)));
+				waiting.await(WELL_BEFORE_A_POLL).release();
+			}
+			finally {
+				stop.set(true);
+				looping.await(Duration.ofSeconds(30));
+			}
+		}
+	}
+
+	@Test
+	void twoInstancesOfEightThreadsEachAllGetTheLockAndNeverTogether(RedisNodes nodes) throws Exception {
+		int threadsPerInstance = 8;
+		AtomicInteger holders = new AtomicInteger();
+		AtomicInteger overlaps = new AtomicInteger();
+		AtomicBoolean stop = new AtomicBoolean();
+		int[] acquisitions = new int[2 * threadsPerInstance];
+		try (Redlock first = TestSupport.redlock(nodes, NO_POLLING);
+				Redlock second = TestSupport.redlock(nodes, NO_POLLING)) {
+			List<Running<Void>> threads = new CopyOnWriteArrayList<>();
+			CountDownLatch everyoneHadATurn = new CountDownLatch(acquisitions.length);
+			for (int i = 0; i < acquisitions.length; i++) {
+				int index = i;
+				Redlock redlock = (i % 2 == 0) ? first : second;
+				threads.add(TestThreads.start(false, () -> {
+					while (!stop.get()) {
+						try (Lease lease = redlock.acquire("shared", TTL, Duration.ofSeconds(20))) {
+							if (holders.incrementAndGet() != 1) {
+								overlaps.incrementAndGet();
+							}
+							// the work done under the lock
+							long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2);
+							while (end - System.nanoTime() > 0) {
+								LockSupport.parkNanos(end - System.nanoTime());
+							}
+							holders.decrementAndGet();
+						}
+						if (acquisitions[index]++ == 0) {
+							everyoneHadATurn.countDown();
+						}
+					}
+					return null;
+				}));
+			}
+			boolean allServed = everyoneHadATurn.await(20, TimeUnit.SECONDS);
+			stop.set(true);
+			for (Running<Void> thread : threads) {
+				thread.await(Duration.ofSeconds(30));
+			}
+			assertThat(allServed).as("every thread acquired within 20 s: %s", Arrays.toString(acquisitions))
+				.isTrue();
+		}
+		assertThat(overlaps).hasValue(0);
+	}
+
+	@Test
+	void aLockThatExpiresWithoutAReleaseIsStillTakenByPolling(RedisNodes nodes) throws Exception {
+		RedlockSettings polling = TestSupport.SETTINGS.withRetryDelay(Duration.ofMillis(100));
+		try (Redlock holder = TestSupport.redlock(nodes, polling);
+				Redlock waiter = TestSupport.redlock(nodes, polling)) {
+			// never released: its key expires, which announces nothing
+			holder.acquire("abandoned", Duration.ofMillis(500), Duration.ZERO);
+			Running<Lease> waiting = TestThreads.start(false,
+					() -> waiter.acquire("abandoned", TTL, Duration.ofSeconds(5)));
+			waiting.await(Duration.ofSeconds(10)).release();
+		}
+	}
+
+	@Test
+	void aDroppedSubscriptionFallsBackToPollingAndSubscribesAgain(RedisNodes nodes) throws Exception {
+		RedlockSettings polling = TestSupport.SETTINGS.withRetryDelay(Duration.ofMillis(200));
+		try (Redlock holder = TestSupport.redlock(nodes, polling);
+				Redlock waiter = TestSupport.redlock(nodes, polling)) {
+			Lease held = holder.acquire("dropped", TTL, Duration.ZERO);
+			Running<Lease> waiting = TestThreads.start(false,
+					() -> waiter.acquire("dropped", TTL, Duration.ofSeconds(10)));
+			awaitSubscribed(nodes, "dropped", 1);
+			for (RedisNode node : nodes.nodes()) {
+				node.command("CLIENT", "KILL", "TYPE", "pubsub");
+			}
+			held.release();
+			waiting.await(Duration.ofSeconds(15)).release();
+			// and the subscriptions come back for the next waiter
+			Lease again = holder.acquire("dropped", TTL, Duration.ZERO);
+			Running<Lease> next = TestThreads.start(false,
+					() -> waiter.acquire("dropped", TTL, Duration.ofSeconds(10)));
+			awaitSubscribed(nodes, "dropped", 1);
+			again.release();
+			next.await(Duration.ofSeconds(15)).release();
+		}
+	}
+
+	@Test
+	void aWaiterHearsOfTheReleaseWithOneNodeDown(RedisNodes nodes) throws Exception {
+		try (Redlock holder = TestSupport.redlock(nodes, NO_POLLING);
+				Redlock waiter = TestSupport.redlock(nodes, NO_POLLING)) {
+			Lease held = holder.acquire("minority-down", TTL, Duration.ZERO);
+			Running<Lease> waiting = TestThreads.start(false,
+					() -> waiter.acquire("minority-down", TTL, Duration.ofSeconds(30)));
+			awaitSubscribed(nodes, "minority-down", 1);
+			nodes.node(0).kill();
+			held.release();
+			waiting.await(WELL_BEFORE_A_POLL).release();
+		}
+	}
+
+	@Test
+	void closingWakesTheWaitersAtOnce(RedisNodes nodes) throws Exception {
+		Redlock redlock = TestSupport.redlock(nodes, NO_POLLING);
+		Lease held = redlock.acquire("closing", TTL, Duration.ZERO);
+		Running<Lease> waiting = TestThreads.start(false,
+				() -> redlock.acquire("closing", TTL, Duration.ofSeconds(30)));
+		TestSupport.awaitTrue("the thread waits", Duration.ofSeconds(5), () -> redlock.waitingThreads() == 1);
+		redlock.close();
+		assertThatExceptionOfType(Exception.class).isThrownBy(() -> waiting.await(WELL_BEFORE_A_POLL))
+			.havingRootCause()
+			.isInstanceOf(IllegalStateException.class)
+			.withMessageContaining("closed");
+		assertThat(held.isLost()).isTrue();
+	}
+
+	@Test
+	void anInterruptedWaiterLeavesTheQueueAndTheNextOneGetsTheLock(RedisNodes nodes) throws Exception {
+		interruptInTheQueue(nodes, false);
+	}
+
+	@Test
+	@EnabledForJreRange(min = JRE.JAVA_21)
+	void anInterruptedVirtualWaiterLeavesTheQueueAndTheNextOneGetsTheLock(RedisNodes nodes) throws Exception {
+		interruptInTheQueue(nodes, true);
+	}
+
+	private void interruptInTheQueue(RedisNodes nodes, boolean virtual) throws Exception {
+		try (Redlock redlock = TestSupport.redlock(nodes, NO_POLLING)) {
+			Lease held = redlock.acquire("interrupted", TTL, Duration.ZERO);
+			Running<Boolean> first = TestThreads.start(virtual, () -> {
+				try {
+					redlock.acquire("interrupted", TTL, Duration.ofSeconds(30)).release();
+					return false;
+				}
+				catch (LockNotAcquiredException ex) {
+					return ex.reason() == LockNotAcquiredException.Reason.INTERRUPTED
+							&& Thread.currentThread().isInterrupted();
+				}
+			});
+			TestSupport.awaitTrue("the first thread waits", Duration.ofSeconds(5), () -> redlock.waitingThreads() == 1);
+			Running<Lease> second = TestThreads.start(virtual,
+					() -> redlock.acquire("interrupted", TTL, Duration.ofSeconds(30)));
+			TestSupport.awaitTrue("both threads wait", Duration.ofSeconds(5), () -> redlock.waitingThreads() == 2);
+			first.thread().interrupt();
+			assertThat(first.await(WELL_BEFORE_A_POLL)).as("interrupted, with its flag set").isTrue();
+			held.release();
+			second.await(WELL_BEFORE_A_POLL).release();
+		}
+	}
+
+	@Test
+	void aWaiterThatRunsOutOfTimeInTheQueueSaysSo(RedisNodes nodes) throws Exception {
+		try (Redlock redlock = TestSupport.redlock(nodes, NO_POLLING)) {
+			Lease held = redlock.acquire("queued", TTL, Duration.ZERO);
+			Running<Lease> head = TestThreads.start(false,
+					() -> redlock.acquire("queued", TTL, Duration.ofSeconds(30)));
+			TestSupport.awaitTrue("the first thread waits", Duration.ofSeconds(5), () -> redlock.waitingThreads() == 1);
+			assertThatExceptionOfType(LockNotAcquiredException.class)
+				.isThrownBy(() -> redlock.acquire("queued", TTL, Duration.ofMillis(300)))
+				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(LockNotAcquiredException.Reason.CONTENDED));
+			assertThat(redlock.waitingThreads()).isOne();
+			held.release();
+			head.await(WELL_BEFORE_A_POLL).release();
+		}
+	}
+
+	/** Waits until every node counts the expected subscribers to the key's release channel. */
+	private static void awaitSubscribed(RedisNodes nodes, String resource, int subscribers) {
+		String channel = LockScripts.RELEASED_CHANNEL_PREFIX + TestSupport.PREFIX + resource;
+		TestSupport.awaitTrue(subscribers + " subscriber(s) to " + channel, Duration.ofSeconds(5),
+				() -> nodes.nodes().stream()
+					.allMatch((node) -> String.valueOf(node.command("PUBSUB", "NUMSUB", channel))
+						.endsWith("\n" + subscribers)));
+	}
+
+}
