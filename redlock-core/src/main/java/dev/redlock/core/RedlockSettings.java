@@ -8,8 +8,9 @@ import java.time.Duration;
  * @param keyPrefix prefix put in front of every resource name to form the Redis key
  * @param defaultTtl lock time-to-live used when a caller gives none
  * @param defaultWaitTime how long {@link Redlock#acquire(String)} keeps retrying a contended lock
- * @param retryDelay mean delay between two attempts; each delay is drawn at random from half to one and a half
- * times this value so competing clients fall out of step
+ * @param retryDelay mean delay before a waiting thread tries again when no release was announced (a holder that
+ * died, a lost notice, a node down); each delay is drawn at random from half to one and a half times this value. A
+ * release wakes the waiter at once
  * @param nodeTimeout bound on one round trip to the nodes (connect, write, read); much smaller than any TTL
  * @param clockDriftFactor part of the TTL reserved for clock drift between processes; the drift allowance is
  * {@code ttl * clockDriftFactor + 2 ms}

@@ -44,7 +44,9 @@ public class RedlockProperties {
 	private Duration defaultWaitTime = Duration.ofSeconds(5);
 
 	/**
-	 * Mean delay between two attempts; each delay is drawn at random between half and one and a half times this.
+	 * Mean delay before a waiting thread tries again when no release was announced (a holder that died, a lost
+	 * notice, a node down); each delay is drawn at random between half and one and a half times this. A release
+	 * wakes the waiter at once.
 	 */
 	private Duration retryDelay = Duration.ofMillis(100);
 
