@@ -300,6 +300,11 @@ public final class Redlock implements AutoCloseable {
 		return this.group.pools().get(node).idleCount();
 	}
 
+	/** How long each node is expected to take to answer, in milliseconds; for tests' diagnostics. */
+	List<Double> expectedLatencies() {
+		return this.group.pools().stream().map((pool) -> pool.expectedLatencyNanos() / 1e6).toList();
+	}
+
 	/** How many leases are recorded as held, without sweeping; for tests. */
 	int heldCount() {
 		return this.held.size();

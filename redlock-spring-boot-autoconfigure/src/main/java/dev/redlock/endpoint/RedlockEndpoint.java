@@ -1,0 +1,118 @@
+package dev.redlock.endpoint;
+
+import java.util.List;
+
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+
+import dev.redlock.core.Lease;
+import dev.redlock.core.NodeStatistics;
+import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockSettings;
+
+/**
+ * The {@code redlock} Actuator endpoint: the leases this instance holds now, the effective settings, and how each
+ * node has answered so far. Node addresses never carry credentials. Expose it over HTTP with
+ * {@code management.endpoints.web.exposure.include=redlock} and read it at {@code /actuator/redlock}.
+ *
+ * <p>Durations are ISO-8601 strings ({@code PT30S}) unless the field name ends in {@code Ms} (a number of
+ * milliseconds); instants are ISO-8601 strings in UTC.
+ */
+@Endpoint(id = "redlock")
+public class RedlockEndpoint {
+
+	private final Redlock redlock;
+
+	/**
+	 * Creates the endpoint for a {@link Redlock}.
+	 * @param redlock the instance to describe
+	 */
+	public RedlockEndpoint(Redlock redlock) {
+		this.redlock = redlock;
+	}
+
+	/**
+	 * Describes the leases, settings and node counters of this instance.
+	 * @return a snapshot
+	 */
+	@ReadOperation
+	public RedlockDescriptor redlock() {
+		List<LeaseDescriptor> leases = this.redlock.heldLeases().stream().map(LeaseDescriptor::of).toList();
+		List<NodeCounters> nodes = this.redlock.nodeStatistics().stream().map(NodeCounters::of).toList();
+		return new RedlockDescriptor(leases, SettingsDescriptor.of(this.redlock), nodes);
+	}
+
+	/**
+	 * What the endpoint returns.
+	 * @param leases the leases this instance holds now, valid and not released
+	 * @param settings the effective settings
+	 * @param nodes how each node has answered since the start, in configuration order
+	 */
+	public record RedlockDescriptor(List<LeaseDescriptor> leases, SettingsDescriptor settings,
+			List<NodeCounters> nodes) implements OperationResponseBody {
+	}
+
+	/**
+	 * One lease held by this instance.
+	 * @param name the lock's name (the annotation's name, or the name given to {@code Redlock.acquire})
+	 * @param resource the locked resource, without the key prefix
+	 * @param acquiredAt when it was acquired (ISO-8601, UTC)
+	 * @param validityRemainingMs how long it remains valid, in milliseconds
+	 * @param extensions how many times an extension was attempted
+	 * @param ttl its current time-to-live (ISO-8601 duration)
+	 */
+	public record LeaseDescriptor(String name, String resource, String acquiredAt, long validityRemainingMs,
+			int extensions, String ttl) {
+
+		static LeaseDescriptor of(Lease lease) {
+			return new LeaseDescriptor(lease.name(), lease.resource(), lease.acquiredAt().toString(),
+					lease.remainingValidity().toMillis(), lease.extensionAttempts(), lease.ttl().toString());
+		}
+
+	}
+
+	/**
+	 * The effective settings.
+	 * @param nodes node addresses without credentials, in configuration order
+	 * @param quorum how many nodes must agree for a lock to be held
+	 * @param keyPrefix prefix put in front of every resource name
+	 * @param defaultTtl TTL used when a caller gives none (ISO-8601 duration)
+	 * @param defaultWaitTime wait time used when a caller gives none (ISO-8601 duration)
+	 * @param retryDelay mean delay between two attempts (ISO-8601 duration)
+	 * @param nodeTimeout bound on one round trip to the nodes (ISO-8601 duration)
+	 * @param clockDriftFactor part of the TTL reserved for clock drift
+	 * @param maxExtensions how many times one lease may be extended
+	 */
+	public record SettingsDescriptor(List<String> nodes, int quorum, String keyPrefix, String defaultTtl,
+			String defaultWaitTime, String retryDelay, String nodeTimeout, double clockDriftFactor,
+			int maxExtensions) {
+
+		static SettingsDescriptor of(Redlock redlock) {
+			RedlockSettings settings = redlock.settings();
+			return new SettingsDescriptor(redlock.nodeAddresses(), redlock.quorum(), settings.keyPrefix(),
+					settings.defaultTtl().toString(), settings.defaultWaitTime().toString(),
+					settings.retryDelay().toString(), settings.nodeTimeout().toString(), settings.clockDriftFactor(),
+					settings.maxExtensions());
+		}
+
+	}
+
+	/**
+	 * How one node has answered since the start, across all commands.
+	 * @param node the node's address without credentials
+	 * @param ok requests it granted or completed
+	 * @param rejected requests it answered with someone else's key
+	 * @param timeouts requests it did not answer within the node timeout
+	 * @param errors error replies and failed connections
+	 */
+	public record NodeCounters(String node, long ok, long rejected, long timeouts, long errors) {
+
+		static NodeCounters of(NodeStatistics statistics) {
+			return new NodeCounters(statistics.node(), statistics.ok(), statistics.rejected(), statistics.timeouts(),
+					statistics.errors());
+		}
+
+	}
+
+}

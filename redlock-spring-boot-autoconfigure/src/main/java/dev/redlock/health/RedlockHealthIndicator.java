@@ -1,0 +1,123 @@
+package dev.redlock.health;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+import dev.redlock.core.NodeStatus;
+import dev.redlock.core.Redlock;
+
+/**
+ * Health of the Redis nodes of a {@link Redlock}: {@code UP} while at least a quorum of nodes answer as masters
+ * and count towards a quorum, {@code OUT_OF_SERVICE} when enough masters answer but some of them are in their
+ * restart quarantine (they restarted recently and may have forgotten locks, so locks cannot be acquired until the
+ * quarantine ends), {@code DOWN} otherwise.
+ *
+ * <p>Every node is checked at once with one {@code INFO} round ({@link Redlock#checkNodes()}), which gives up on a
+ * node after the node timeout; a check therefore never takes much longer than the node timeout, however many nodes
+ * are down or frozen. The details are:
+ * <ul>
+ * <li>{@code quorum}: how many nodes must agree for a lock to be held;</li>
+ * <li>{@code reachable}: how many nodes answered as masters;</li>
+ * <li>{@code counting}: how many of those count towards a quorum now (not in restart quarantine), the number
+ * compared with the quorum;</li>
+ * <li>{@code nodes}: per node, in configuration order, {@code node} (its address without credentials),
+ * {@code reachable}, {@code latencyMs}, and when it answered {@code version}, {@code role} and
+ * {@code uptimeSeconds}, or when it did not {@code error}; a node in restart quarantine also has
+ * {@code quarantineRemainingMs}, how long until it counts again. A node that answered in a role other than
+ * {@code master} (a replica listed as a node) carries a {@code problem}: it is a misconfiguration, and the node does
+ * not count towards the quorum.</li>
+ * </ul>
+ */
+public class RedlockHealthIndicator extends AbstractHealthIndicator {
+
+	private static final String MASTER = "master";
+
+	private final Redlock redlock;
+
+	/**
+	 * Creates an indicator for the nodes of a {@link Redlock}.
+	 * @param redlock the instance whose nodes are checked
+	 */
+	public RedlockHealthIndicator(Redlock redlock) {
+		super("Redlock health check failed");
+		this.redlock = redlock;
+	}
+
+	@Override
+	protected void doHealthCheck(Health.Builder builder) {
+		List<NodeStatus> statuses = this.redlock.checkNodes();
+		int quorum = this.redlock.quorum();
+		int masters = 0;
+		int counting = 0;
+		List<Map<String, Object>> nodes = new ArrayList<>(statuses.size());
+		for (NodeStatus status : statuses) {
+			if (status.isMaster()) {
+				masters++;
+			}
+			if (status.counts()) {
+				counting++;
+			}
+			nodes.add(describe(status));
+		}
+		if (counting >= quorum) {
+			builder.up();
+		}
+		else if (masters >= quorum) {
+			builder.outOfService();
+		}
+		else {
+			builder.down();
+		}
+		builder.withDetail("quorum", quorum)
+			.withDetail("reachable", masters)
+			.withDetail("counting", counting)
+			.withDetail("nodes", nodes);
+	}
+
+	private static Map<String, Object> describe(NodeStatus status) {
+		Map<String, Object> node = new LinkedHashMap<>();
+		node.put("node", status.node());
+		node.put("reachable", status.reachable());
+		node.put("latencyMs", millis(status.latency()));
+		if (!status.quarantineRemaining().isZero()) {
+			node.put("quarantineRemainingMs", status.quarantineRemaining().toMillis());
+		}
+		if (status.reachable()) {
+			putIfPresent(node, "version", status.version());
+			putIfPresent(node, "role", status.role());
+			if (status.uptime() != null) {
+				node.put("uptimeSeconds", status.uptime().toSeconds());
+			}
+			if (!MASTER.equals(status.role())) {
+				node.put("problem", "misconfiguration: this node is a " + ((status.role() != null) ? status.role()
+						: "server of unknown role") + ", not a master; Redlock needs independent masters, so it does"
+						+ " not count towards the quorum");
+			}
+		}
+		else {
+			putIfPresent(node, "error", status.error());
+		}
+		return node;
+	}
+
+	private static void putIfPresent(Map<String, Object> node, String key, @Nullable Object value) {
+		if (value != null) {
+			node.put(key, value);
+		}
+	}
+
+	/** Milliseconds with two decimals: sub-millisecond latencies on a local network are the normal case. */
+	private static BigDecimal millis(Duration duration) {
+		return BigDecimal.valueOf(duration.toNanos()).movePointLeft(6).setScale(2, RoundingMode.HALF_UP);
+	}
+
+}

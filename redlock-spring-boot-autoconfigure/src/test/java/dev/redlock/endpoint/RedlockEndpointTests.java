@@ -1,0 +1,105 @@
+package dev.redlock.endpoint;
+
+import java.time.Duration;
+import java.time.Instant;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.endpoint.RedlockEndpoint.LeaseDescriptor;
+import dev.redlock.endpoint.RedlockEndpoint.NodeCounters;
+import dev.redlock.endpoint.RedlockEndpoint.RedlockDescriptor;
+import dev.redlock.endpoint.RedlockEndpoint.SettingsDescriptor;
+import dev.redlock.core.Lease;
+import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockSettings;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@code redlock} endpoint against three real Redis nodes.
+ */
+@WithRedisNodes(count = 3)
+class RedlockEndpointTests {
+
+	private RedisNodes nodes;
+
+	private Redlock redlock;
+
+	private RedlockEndpoint endpoint;
+
+	@BeforeEach
+	void buildRedlock(RedisNodes nodes) {
+		this.nodes = nodes;
+		this.redlock = Redlock.builder()
+			.nodes(nodes.uris())
+			.settings(new RedlockSettings("shop:", Duration.ofSeconds(20), Duration.ofMillis(1500),
+					Duration.ofMillis(40), Duration.ofMillis(150), 0.02, 7, 8, 2, "endpoint-test", Duration.ZERO, 1024,
+					Duration.ofMinutes(10), false))
+			.build();
+		this.endpoint = new RedlockEndpoint(this.redlock);
+	}
+
+	@AfterEach
+	void close() {
+		this.redlock.close();
+	}
+
+	@Test
+	void listsTheLeaseWhileHeldAndNothingAfterRelease() {
+		assertThat(this.endpoint.redlock().leases()).isEmpty();
+		Instant before = Instant.now();
+		try (Lease lease = this.redlock.acquire("checkout", "order:42", Duration.ofSeconds(10), Duration.ZERO)) {
+			lease.extend();
+			RedlockDescriptor held = this.endpoint.redlock();
+			assertThat(held.leases()).hasSize(1);
+			LeaseDescriptor descriptor = held.leases().get(0);
+			assertThat(descriptor.name()).isEqualTo("checkout");
+			assertThat(descriptor.resource()).isEqualTo("order:42");
+			assertThat(Instant.parse(descriptor.acquiredAt())).isBetween(before.minusMillis(1), Instant.now());
+			assertThat(descriptor.validityRemainingMs()).isBetween(1L, 10_000L);
+			assertThat(descriptor.extensions()).isEqualTo(1);
+			assertThat(descriptor.ttl()).isEqualTo("PT10S");
+		}
+		assertThat(this.endpoint.redlock().leases()).isEmpty();
+	}
+
+	@Test
+	void showsTheEffectiveSettings() {
+		SettingsDescriptor settings = this.endpoint.redlock().settings();
+		assertThat(settings.nodes()).containsExactlyElementsOf(this.nodes.uris());
+		assertThat(settings.quorum()).isEqualTo(2);
+		assertThat(settings.keyPrefix()).isEqualTo("shop:");
+		assertThat(settings.defaultTtl()).isEqualTo("PT20S");
+		assertThat(settings.defaultWaitTime()).isEqualTo("PT1.5S");
+		assertThat(settings.retryDelay()).isEqualTo("PT0.04S");
+		assertThat(settings.nodeTimeout()).isEqualTo("PT0.15S");
+		assertThat(settings.clockDriftFactor()).isEqualTo(0.02);
+		assertThat(settings.maxExtensions()).isEqualTo(7);
+	}
+
+	@Test
+	void countsHowEachNodeAnswered() {
+		this.nodes.node(2).kill();
+		try (Lease lease = this.redlock.acquire("counted", "order:7", Duration.ofSeconds(5), Duration.ZERO)) {
+			try (Redlock other = Redlock.builder().nodes(this.nodes.uris()).settings(this.redlock.settings()).build()) {
+				assertThat(other.tryAcquire("order:7", Duration.ofSeconds(5))).isEmpty();
+			}
+			assertThat(this.redlock.tryAcquire("order:7", Duration.ofSeconds(5))).isEmpty();
+		}
+		assertThat(this.endpoint.redlock().nodes()).extracting(NodeCounters::node)
+			.containsExactlyElementsOf(this.nodes.uris());
+		NodeCounters first = this.endpoint.redlock().nodes().get(0);
+		// granted the lease and released it; refused the second attempt (the other instance has its own counters)
+		assertThat(first.ok()).isEqualTo(2);
+		assertThat(first.rejected()).isEqualTo(1);
+		assertThat(first.timeouts() + first.errors()).isZero();
+		NodeCounters killed = this.endpoint.redlock().nodes().get(2);
+		assertThat(killed.ok()).isZero();
+		assertThat(killed.timeouts() + killed.errors()).isPositive();
+	}
+
+}

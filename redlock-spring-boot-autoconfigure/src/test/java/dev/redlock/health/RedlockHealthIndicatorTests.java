@@ -1,0 +1,217 @@
+package dev.redlock.health;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+
+import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockSettings;
+import dev.redlock.test.RedisNode;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * The {@code redlock} health indicator against three real Redis nodes.
+ */
+@WithRedisNodes(count = 3)
+class RedlockHealthIndicatorTests {
+
+	private static final Duration NODE_TIMEOUT = Duration.ofMillis(200);
+
+	/** Allowance on top of the node timeout for scheduling and parsing on a busy machine. */
+	private static final Duration MARGIN = Duration.ofMillis(600);
+
+	private RedisNodes nodes;
+
+	private Redlock redlock;
+
+	private RedlockHealthIndicator indicator;
+
+	@BeforeEach
+	void buildRedlock(RedisNodes nodes) {
+		this.nodes = nodes;
+		this.redlock = Redlock.builder()
+			.nodes(nodes.uris())
+			.settings(RedlockSettings.defaults().withNodeTimeout(NODE_TIMEOUT).withRestartQuarantine(Duration.ZERO))
+			.build();
+		this.indicator = new RedlockHealthIndicator(this.redlock);
+	}
+
+	@Test
+	void outOfServiceWhileAQuorumAnswersOnlyCountingNodesInRestartQuarantine() {
+		Duration quarantine = Duration.ofSeconds(2);
+		RedlockSettings settings = RedlockSettings.defaults()
+			.withNodeTimeout(NODE_TIMEOUT)
+			.withDefaultTtl(quarantine)
+			.withRestartQuarantine(quarantine);
+		try (Redlock quarantining = Redlock.builder().nodes(this.nodes.uris()).settings(settings).build()) {
+			this.indicator = new RedlockHealthIndicator(quarantining);
+			// the kit's nodes may have been started moments ago: wait until every one of them counts
+			awaitHealth((health) -> Integer.valueOf(3).equals(health.getDetails().get("counting")),
+					quarantine.plusSeconds(5));
+			this.nodes.node(0).restart();
+			this.nodes.node(1).restart();
+
+			Health outOfService = awaitHealth((health) -> Integer.valueOf(3).equals(health.getDetails().get("reachable")),
+					Duration.ofSeconds(1));
+			assertThat(outOfService.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+			assertThat(outOfService.getDetails()).containsEntry("quorum", 2).containsEntry("counting", 1);
+			List<Map<String, Object>> details = nodeDetails(outOfService);
+			for (int restarted : new int[] { 0, 1 }) {
+				assertThat(details.get(restarted).get("quarantineRemainingMs")).isInstanceOfSatisfying(Long.class,
+						(left) -> assertThat(left).isPositive().isLessThanOrEqualTo(quarantine.toMillis()));
+			}
+			assertThat(details.get(2)).doesNotContainKey("quarantineRemainingMs");
+
+			// the two quarantines end a moment apart: UP comes with the first, all three count after the second
+			Health up = awaitHealth((health) -> Integer.valueOf(3).equals(health.getDetails().get("counting")),
+					quarantine.plusSeconds(2));
+			assertThat(up.getStatus()).isEqualTo(Status.UP);
+			assertThat(nodeDetails(up)).allSatisfy((node) -> assertThat(node).doesNotContainKey("quarantineRemainingMs"));
+		}
+	}
+
+	@AfterEach
+	void close() {
+		this.redlock.close();
+	}
+
+	@Test
+	void upWithEveryNodeAndDetailsPerNode() {
+		Health health = this.indicator.health();
+		assertThat(health.getStatus()).isEqualTo(Status.UP);
+		assertThat(health.getDetails()).containsEntry("quorum", 2)
+			.containsEntry("reachable", 3)
+			.containsEntry("counting", 3);
+		List<Map<String, Object>> details = nodeDetails(health);
+		assertThat(details).hasSize(3);
+		for (int i = 0; i < 3; i++) {
+			Map<String, Object> node = details.get(i);
+			assertThat(node).containsEntry("node", this.nodes.node(i).uri())
+				.containsEntry("reachable", true)
+				.containsEntry("role", "master")
+				.containsKeys("latencyMs", "version", "uptimeSeconds")
+				.doesNotContainKeys("error", "problem");
+			assertThat(node.get("latencyMs")).isInstanceOfSatisfying(BigDecimal.class,
+					(latency) -> assertThat(latency).isBetween(BigDecimal.ZERO, BigDecimal.valueOf(NODE_TIMEOUT.toMillis())));
+			assertThat((String) node.get("version")).matches("\\d+\\.\\d+\\.\\d+");
+			assertThat(node.get("uptimeSeconds")).isInstanceOfSatisfying(Long.class,
+					(uptime) -> assertThat(uptime).isNotNegative());
+		}
+	}
+
+	@Test
+	void downWhenAMajorityIsKilledAndUpAgainAfterRestart() {
+		this.nodes.node(0).kill();
+		this.nodes.node(2).kill();
+		Health down = this.indicator.health();
+		assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+		assertThat(down.getDetails()).containsEntry("quorum", 2).containsEntry("reachable", 1);
+		List<Map<String, Object>> details = nodeDetails(down);
+		for (int killed : new int[] { 0, 2 }) {
+			assertThat(details.get(killed)).containsEntry("node", this.nodes.node(killed).uri())
+				.containsEntry("reachable", false)
+				.containsKeys("error", "latencyMs")
+				.doesNotContainKeys("version", "role", "uptimeSeconds");
+		}
+		assertThat(details.get(1)).containsEntry("reachable", true);
+
+		this.nodes.node(0).restart();
+		this.nodes.node(2).restart();
+		// a node that refused a connection is left alone for a short backoff before the next attempt
+		Health up = awaitHealth((health) -> Integer.valueOf(3).equals(health.getDetails().get("reachable")),
+				Duration.ofSeconds(5));
+		assertThat(up.getStatus()).isEqualTo(Status.UP);
+	}
+
+	@Test
+	void pausedNodeIsUnreachableAndTheCheckReturnsWithinTheNodeTimeout() {
+		RedisNode frozen = this.nodes.node(1);
+		this.indicator.health(); // open a connection to every node first: the frozen node then gets a request
+		frozen.pause();
+		try {
+			long start = System.nanoTime();
+			Health health = this.indicator.health();
+			Duration took = Duration.ofNanos(System.nanoTime() - start);
+			assertThat(took).isLessThan(NODE_TIMEOUT.plus(MARGIN));
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("reachable", 2);
+			assertThat(nodeDetails(health).get(1)).containsEntry("node", frozen.uri())
+				.containsEntry("reachable", false)
+				.containsEntry("error", "timeout");
+		}
+		finally {
+			frozen.resume();
+		}
+	}
+
+	@Test
+	void pausedNodeWithoutAnOpenConnectionDoesNotHoldUpTheCheck() {
+		RedisNode frozen = this.nodes.node(0);
+		frozen.pause();
+		try {
+			long start = System.nanoTime();
+			Health health = this.indicator.health();
+			Duration took = Duration.ofNanos(System.nanoTime() - start);
+			assertThat(took).isLessThan(NODE_TIMEOUT.plus(MARGIN));
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(nodeDetails(health).get(0)).containsEntry("reachable", false).containsKey("error");
+		}
+		finally {
+			frozen.resume();
+		}
+	}
+
+	@Test
+	void replicaListedAsANodeIsAMisconfigurationAndDoesNotCountTowardsTheQuorum() {
+		RedisNode replica = this.nodes.node(2);
+		replica.command("REPLICAOF", "127.0.0.1", String.valueOf(this.nodes.node(0).port()));
+		try {
+			Health health = this.indicator.health();
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("reachable", 2);
+			Map<String, Object> node = nodeDetails(health).get(2);
+			assertThat(node).containsEntry("reachable", true).containsEntry("role", "slave");
+			assertThat((String) node.get("problem")).contains("misconfiguration", "not a master");
+
+			this.nodes.node(1).kill();
+			Health withoutSecondMaster = this.indicator.health();
+			assertThat(withoutSecondMaster.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(withoutSecondMaster.getDetails()).containsEntry("reachable", 1);
+			assertThat(nodeDetails(withoutSecondMaster).get(2)).containsEntry("reachable", true)
+				.containsKey("problem");
+		}
+		finally {
+			replica.command("REPLICAOF", "NO", "ONE");
+		}
+	}
+
+	private Health awaitHealth(Predicate<Health> condition, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		Health health = this.indicator.health();
+		while (!condition.test(health)) {
+			if (System.nanoTime() - deadline > 0) {
+				fail("Health did not reach the expected state within %s; last: %s", timeout, health);
+			}
+			health = this.indicator.health();
+		}
+		return health;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static List<Map<String, Object>> nodeDetails(Health health) {
+		return (List<Map<String, Object>>) health.getDetails().get("nodes");
+	}
+
+}

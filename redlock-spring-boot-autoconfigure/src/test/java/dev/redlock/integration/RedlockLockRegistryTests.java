@@ -1,0 +1,94 @@
+package dev.redlock.integration;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockSettings;
+import dev.redlock.test.RedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The registry's locks on three real nodes: reentrant for their thread, exclusive across threads and across
+ * processes (two registries on two {@code Redlock} instances), released by the last {@code unlock()}.
+ */
+class RedlockLockRegistryTests {
+
+	private RedisNodes nodes;
+
+	private Redlock here;
+
+	private Redlock elsewhere;
+
+	@BeforeEach
+	void start() {
+		this.nodes = RedisNodes.start(3);
+		RedlockSettings settings = RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO);
+		this.here = Redlock.builder().nodes(this.nodes.uris()).settings(settings).build();
+		this.elsewhere = Redlock.builder().nodes(this.nodes.uris()).settings(settings).build();
+	}
+
+	@AfterEach
+	void stop() {
+		this.here.close();
+		this.elsewhere.close();
+		this.nodes.close();
+	}
+
+	@Test
+	void reentrantForItsThreadExclusiveForOtherThreadsAndProcesses() throws Exception {
+		RedlockLockRegistry registry = new RedlockLockRegistry(this.here);
+		RedlockLockRegistry otherProcess = new RedlockLockRegistry(this.elsewhere);
+		Lock lock = registry.obtain("orders");
+		assertThat(registry.obtain("orders")).isSameAs(lock);
+		lock.lock();
+		assertThat(lock.tryLock()).as("again, on the same thread").isTrue();
+		assertThat(CompletableFuture.supplyAsync(lock::tryLock).get(5, TimeUnit.SECONDS)).as("another thread")
+			.isFalse();
+		assertThat(otherProcess.obtain("orders").tryLock(200, TimeUnit.MILLISECONDS)).as("another process").isFalse();
+		lock.unlock();
+		assertThat(otherProcess.obtain("orders").tryLock()).as("one hold is left").isFalse();
+		lock.unlock();
+		Lock theirs = otherProcess.obtain("orders");
+		assertThat(theirs.tryLock()).as("after the last unlock").isTrue();
+		theirs.unlock();
+		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
+	}
+
+	@Test
+	void lockingAgainAfterTheLeaseWasLostTakesItAfreshOrLetsGo() throws Exception {
+		RedlockLockRegistry registry = new RedlockLockRegistry(this.here, Duration.ofMillis(1500));
+		Lock lock = registry.obtain("leader");
+		lock.lock();
+		// the lease is lost behind the holder's back: the key vanishes from every node, and someone else takes it
+		this.nodes.nodes()
+			.forEach((node) -> node.command("DEL", "redlock:" + RedlockLockRegistry.RESOURCE_PREFIX + "leader"));
+		Lock theirs = new RedlockLockRegistry(this.elsewhere).obtain("leader");
+		assertThat(theirs.tryLock()).isTrue();
+		// the holder's next renewal (a third of the TTL) finds the lease gone; from then on its heartbeat, locking
+		// again, fails to take it afresh, and the holder holds nothing any more
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		boolean stillHeld = true;
+		while (stillHeld && System.nanoTime() - deadline < 0) {
+			stillHeld = lock.tryLock();
+			if (stillHeld) {
+				lock.unlock();
+				Thread.onSpinWait();
+			}
+		}
+		assertThat(stillHeld).as("the heartbeat noticed the lost lease within 5 s").isFalse();
+		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
+		theirs.unlock();
+		assertThat(lock.tryLock()).isTrue();
+		lock.unlock();
+	}
+
+}

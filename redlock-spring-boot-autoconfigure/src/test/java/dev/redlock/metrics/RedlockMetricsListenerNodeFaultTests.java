@@ -1,0 +1,87 @@
+package dev.redlock.metrics;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.core.Lease;
+import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockSettings;
+import dev.redlock.test.RedisNode;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@code redlock.node.requests} tags of nodes that fail, on real nodes this class alone uses.
+ */
+@WithRedisNodes(count = 3)
+class RedlockMetricsListenerNodeFaultTests {
+
+	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+	@Test
+	void killedNodeIsTaggedError(RedisNodes nodes) {
+		try (Redlock redlock = redlock(nodes)) {
+			acquireAndRelease(redlock, "warm-up");
+			RedisNode killed = nodes.node(0);
+			killed.kill();
+			acquireAndRelease(redlock, "order:1");
+			assertThat(count(killed, "acquire", "error")).isPositive();
+			assertThat(count(killed, "acquire", "timeout")).isZero();
+			assertThat(count(nodes.node(1), "acquire", "ok")).isEqualTo(2);
+			assertThat(count(nodes.node(1), "release", "ok")).isEqualTo(2);
+		}
+	}
+
+	@Test
+	void pausedNodeIsTaggedTimeout(RedisNodes nodes) {
+		try (Redlock redlock = redlock(nodes)) {
+			acquireAndRelease(redlock, "warm-up");
+			RedisNode paused = nodes.node(1);
+			paused.pause();
+			try {
+				acquireAndRelease(redlock, "order:2");
+			}
+			finally {
+				paused.resume();
+			}
+			assertThat(count(paused, "acquire", "timeout")).isEqualTo(1);
+			assertThat(count(paused, "acquire", "error")).isZero();
+			Timer timer = this.meters.get("redlock.node.requests")
+				.tags("node", address(paused), "command", "acquire", "outcome", "timeout")
+				.timer();
+			assertThat(timer.max(TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(50);
+			assertThat(count(nodes.node(0), "acquire", "ok")).isEqualTo(2);
+		}
+	}
+
+	private Redlock redlock(RedisNodes nodes) {
+		return Redlock.builder()
+			.nodes(nodes.uris())
+			.settings(RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO))
+			.listener(new RedlockMetricsListener(this.meters)).build();
+	}
+
+	private static void acquireAndRelease(Redlock redlock, String resource) {
+		try (Lease lease = redlock.acquire("orders", resource, Duration.ofSeconds(10), Duration.ZERO)) {
+			assertThat(lease.isValid()).isTrue();
+		}
+	}
+
+	private long count(RedisNode node, String command, String outcome) {
+		Timer timer = this.meters.find("redlock.node.requests")
+			.tags("node", address(node), "command", command, "outcome", outcome)
+			.timer();
+		return (timer != null) ? timer.count() : 0;
+	}
+
+	private static String address(RedisNode node) {
+		return node.host() + ":" + node.port();
+	}
+
+}

@@ -1,0 +1,122 @@
+package dev.redlock.shedlock;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockSettings;
+import dev.redlock.test.RedisNode;
+import dev.redlock.test.RedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * The ShedLock provider on three real nodes: one holder per job name, {@code lockAtLeastFor}, extension, and a
+ * {@code lockAtMostFor} beyond the restart quarantine.
+ */
+class RedlockLockProviderTests {
+
+	private static final String KEY = "redlock:shedlock:report";
+
+	private RedisNodes nodes;
+
+	private Redlock redlock;
+
+	@BeforeEach
+	void start() {
+		this.nodes = RedisNodes.start(3);
+	}
+
+	@AfterEach
+	void stop() {
+		if (this.redlock != null) {
+			this.redlock.close();
+		}
+		this.nodes.close();
+	}
+
+	@Test
+	void oneHolderPerJobNameAndLockAtLeastForKeepsTheLockAfterAFastRun() {
+		RedlockLockProvider provider = provider(Duration.ZERO);
+		SimpleLock lock = provider.lock(job(Duration.ofSeconds(10), Duration.ofMillis(400))).orElseThrow();
+		assertThat(provider.lock(job(Duration.ofSeconds(10), Duration.ZERO))).isEmpty();
+		lock.unlock();
+		// released after a fast run, but kept until lockAtLeastFor
+		assertThat(provider.lock(job(Duration.ofSeconds(10), Duration.ZERO))).isEmpty();
+		assertThat(pttl()).isPositive().isLessThanOrEqualTo(400);
+		Optional<SimpleLock> later = awaitLock(provider, job(Duration.ofSeconds(10), Duration.ZERO));
+		later.orElseThrow().unlock();
+		assertThat(pttl()).isEqualTo(-2);
+	}
+
+	@Test
+	void extendingSetsTheNewLockAtMostFor() {
+		RedlockLockProvider provider = provider(Duration.ZERO);
+		SimpleLock lock = provider.lock(job(Duration.ofSeconds(2), Duration.ZERO)).orElseThrow();
+		SimpleLock extended = lock.extend(Duration.ofSeconds(20), Duration.ZERO).orElseThrow();
+		assertThat(pttl()).isGreaterThan(2_000);
+		extended.unlock();
+		assertThat(pttl()).isEqualTo(-2);
+	}
+
+	@Test
+	void aLockAtMostForBeyondTheRestartQuarantineIsRenewedUpToIt() {
+		Duration quarantine = Duration.ofSeconds(2);
+		RedlockLockProvider provider = provider(quarantine);
+		// the kit's nodes were started just now: wait until their own quarantine is over
+		SimpleLock lock = awaitLock(provider, job(Duration.ofMinutes(5), Duration.ZERO)).orElseThrow();
+		assertThat(pttl()).isPositive().isLessThanOrEqualTo(quarantine.toMillis());
+		// held past its TTL by renewal
+		long until = System.nanoTime() + quarantine.multipliedBy(2).toNanos();
+		while (System.nanoTime() - until < 0) {
+			assertThat(provider.lock(job(Duration.ofMinutes(5), Duration.ZERO))).isEmpty();
+			// a poll every few milliseconds, not a busy loop that would starve the renewal thread on a small machine
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+		}
+		lock.unlock();
+		assertThat(pttl()).isEqualTo(-2);
+	}
+
+	private RedlockLockProvider provider(Duration quarantine) {
+		this.redlock = Redlock.builder()
+			.nodes(this.nodes.uris())
+			.settings(RedlockSettings.defaults().withDefaultTtl(Duration.ofSeconds(1)).withRestartQuarantine(quarantine))
+			.build();
+		return new RedlockLockProvider(this.redlock);
+	}
+
+	private static LockConfiguration job(Duration atMost, Duration atLeast) {
+		return new LockConfiguration(Instant.now(), "report", atMost, atLeast);
+	}
+
+	/** The lock key's TTL in ms on the first node: -2 when there is no key. */
+	private long pttl() {
+		RedisNode node = this.nodes.node(0);
+		return Long.parseLong(node.command("PTTL", KEY));
+	}
+
+	private static Optional<SimpleLock> awaitLock(RedlockLockProvider provider, LockConfiguration job) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (true) {
+			Optional<SimpleLock> lock = provider.lock(job);
+			if (lock.isPresent()) {
+				return lock;
+			}
+			if (System.nanoTime() - deadline > 0) {
+				fail("the job's lock was not free within 10 s");
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+		}
+	}
+
+}
