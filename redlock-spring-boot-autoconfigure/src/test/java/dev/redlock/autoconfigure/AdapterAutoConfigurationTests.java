@@ -11,8 +11,8 @@ import org.springframework.integration.support.locks.DefaultLockRegistry;
 import org.springframework.integration.support.locks.LockRegistry;
 
 import dev.redlock.autoconfigure.integration.RedlockIntegrationAutoConfiguration;
-import dev.redlock.autoconfigure.integration.RedlockLockRegistry;
-import dev.redlock.autoconfigure.shedlock.RedlockLockProvider;
+import dev.redlock.integration.RedlockLockRegistry;
+import dev.redlock.shedlock.RedlockLockProvider;
 import dev.redlock.autoconfigure.shedlock.RedlockShedLockAutoConfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -14,7 +14,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
-import dev.redlock.autoconfigure.health.RedlockHealthIndicator;
+import dev.redlock.health.RedlockHealthIndicator;
 import dev.redlock.core.Lease;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.ReleaseOutcome;

@@ -23,7 +23,7 @@ import org.springframework.scheduling.annotation.Scheduled;
 
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLocked;
-import dev.redlock.autoconfigure.shedlock.RedlockLockProvider;
+import dev.redlock.shedlock.RedlockLockProvider;
 import dev.redlock.core.RedlockListener;
 import dev.redlock.test.RedisNodes;
 

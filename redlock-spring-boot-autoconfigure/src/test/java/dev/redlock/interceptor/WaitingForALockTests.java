@@ -19,7 +19,7 @@ import org.springframework.integration.support.locks.LockRegistry;
 import reactor.core.publisher.Mono;
 
 import dev.redlock.annotation.DistributedLock;
-import dev.redlock.autoconfigure.integration.RedlockLockRegistry;
+import dev.redlock.integration.RedlockLockRegistry;
 import dev.redlock.core.Lease;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockSettings;

@@ -11,6 +11,8 @@ import org.springframework.context.annotation.Bean;
 
 import dev.redlock.autoconfigure.RedlockAutoConfiguration;
 import dev.redlock.core.Redlock;
+import dev.redlock.endpoint.RedlockEndpoint;
+import dev.redlock.endpoint.RedlockNodesSanitizingFunction;
 
 /**
  * Auto-configuration of Redlock's Actuator support when Actuator is on the classpath: the {@code redlock} endpoint

@@ -1,6 +1,5 @@
 /**
- * The {@code redlock} Actuator endpoint, and the masking of node credentials in Actuator's {@code env} and
- * {@code configprops} endpoints.
+ * Auto-configuration of {@code dev.redlock.endpoint}.
  */
 @NullMarked
 package dev.redlock.autoconfigure.endpoint;

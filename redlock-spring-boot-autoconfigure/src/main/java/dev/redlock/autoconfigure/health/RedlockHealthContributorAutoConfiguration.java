@@ -10,6 +10,7 @@ import org.springframework.context.annotation.Bean;
 
 import dev.redlock.autoconfigure.RedlockAutoConfiguration;
 import dev.redlock.core.Redlock;
+import dev.redlock.health.RedlockHealthIndicator;
 
 /**
  * Auto-configuration of the {@code redlock} health contributor ({@link RedlockHealthIndicator}) when Spring Boot's

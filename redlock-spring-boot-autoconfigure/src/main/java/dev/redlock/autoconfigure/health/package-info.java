@@ -1,5 +1,5 @@
 /**
- * Actuator health of the Redlock nodes: a {@code redlock} health contributor.
+ * Auto-configuration of {@code dev.redlock.health}.
  */
 @NullMarked
 package dev.redlock.autoconfigure.health;

@@ -9,6 +9,7 @@ import org.springframework.integration.support.locks.LockRegistry;
 
 import dev.redlock.autoconfigure.RedlockAutoConfiguration;
 import dev.redlock.core.Redlock;
+import dev.redlock.integration.RedlockLockRegistry;
 
 /**
  * Auto-configuration of a Spring Integration {@link LockRegistry} on Redlock ({@link RedlockLockRegistry}) when

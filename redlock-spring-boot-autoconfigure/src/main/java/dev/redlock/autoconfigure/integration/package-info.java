@@ -1,5 +1,5 @@
 /**
- * A Spring Integration lock registry on Redlock.
+ * Auto-configuration of {@code dev.redlock.integration}.
  */
 @NullMarked
 package dev.redlock.autoconfigure.integration;

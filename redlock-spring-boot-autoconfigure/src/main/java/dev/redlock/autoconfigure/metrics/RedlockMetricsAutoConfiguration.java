@@ -11,6 +11,8 @@ import org.springframework.context.annotation.Bean;
 
 import dev.redlock.autoconfigure.RedlockAutoConfiguration;
 import dev.redlock.core.Redlock;
+import dev.redlock.metrics.RedlockHeldLeasesMeterBinder;
+import dev.redlock.metrics.RedlockMetricsListener;
 
 /**
  * Auto-configuration of Redlock's Micrometer meters, active when the application has a {@link MeterRegistry} bean.

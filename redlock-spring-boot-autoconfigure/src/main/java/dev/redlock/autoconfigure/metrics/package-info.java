@@ -1,6 +1,5 @@
 /**
- * Micrometer meters for Redlock: a {@link dev.redlock.core.RedlockListener} that records the locks' work, and the
- * gauge of held leases.
+ * Auto-configuration of {@code dev.redlock.metrics}.
  */
 @NullMarked
 package dev.redlock.autoconfigure.metrics;

@@ -11,6 +11,7 @@ import org.springframework.context.annotation.Bean;
 
 import dev.redlock.autoconfigure.RedlockAutoConfiguration;
 import dev.redlock.interceptor.LockObserver;
+import dev.redlock.observation.ObservationLockObserver;
 
 /**
  * Auto-configuration of Micrometer Observations around {@link dev.redlock.annotation.DistributedLock

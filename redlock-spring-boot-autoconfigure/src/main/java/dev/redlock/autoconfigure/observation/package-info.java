@@ -1,6 +1,5 @@
 /**
- * Micrometer Observations (and so tracing spans) around
- * {@link dev.redlock.annotation.DistributedLock @DistributedLock} methods.
+ * Auto-configuration of {@code dev.redlock.observation}.
  */
 @NullMarked
 package dev.redlock.autoconfigure.observation;

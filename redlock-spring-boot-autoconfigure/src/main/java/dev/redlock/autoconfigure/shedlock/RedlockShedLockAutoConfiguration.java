@@ -10,6 +10,7 @@ import org.springframework.context.annotation.Bean;
 
 import dev.redlock.autoconfigure.RedlockAutoConfiguration;
 import dev.redlock.core.Redlock;
+import dev.redlock.shedlock.RedlockLockProvider;
 
 /**
  * Auto-configuration of a ShedLock {@link LockProvider} on Redlock ({@link RedlockLockProvider}) when ShedLock is on

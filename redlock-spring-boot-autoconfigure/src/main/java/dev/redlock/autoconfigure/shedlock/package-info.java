@@ -1,5 +1,5 @@
 /**
- * A ShedLock lock provider on Redlock.
+ * Auto-configuration of {@code dev.redlock.shedlock}.
  */
 @NullMarked
 package dev.redlock.autoconfigure.shedlock;

@@ -14,6 +14,8 @@ import org.springframework.context.annotation.Bean;
 import dev.redlock.autoconfigure.RedlockAutoConfiguration;
 import dev.redlock.autoconfigure.health.RedlockHealthContributorAutoConfiguration;
 import dev.redlock.core.Redlock;
+import dev.redlock.endpoint.RedlockEndpoint;
+import dev.redlock.endpoint.RedlockNodesSanitizingFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -14,6 +14,7 @@ import org.springframework.context.annotation.Bean;
 
 import dev.redlock.autoconfigure.RedlockAutoConfiguration;
 import dev.redlock.core.Redlock;
+import dev.redlock.health.RedlockHealthIndicator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -17,6 +17,8 @@ import org.springframework.context.annotation.Bean;
 import dev.redlock.autoconfigure.RedlockAutoConfiguration;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockListener;
+import dev.redlock.metrics.RedlockHeldLeasesMeterBinder;
+import dev.redlock.metrics.RedlockMetricsListener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

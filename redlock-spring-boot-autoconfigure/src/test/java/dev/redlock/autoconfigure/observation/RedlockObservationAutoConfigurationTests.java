@@ -17,6 +17,7 @@ import org.springframework.context.annotation.Bean;
 import dev.redlock.autoconfigure.RedlockAutoConfiguration;
 import dev.redlock.core.Redlock;
 import dev.redlock.interceptor.LockObserver;
+import dev.redlock.observation.ObservationLockObserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
