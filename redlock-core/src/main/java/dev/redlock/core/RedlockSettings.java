@@ -71,115 +71,131 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	 * @return the default settings
 	 */
 	public static RedlockSettings defaults() {
-		return new RedlockSettings("redlock:", Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofMillis(100), 0.01, 100, 64, 16, "redlock", Duration.ofSeconds(60), 1024, Duration.ofMinutes(10), false);
+		return builder().build();
 	}
 
 	/**
-	 * Returns a copy with another keyPrefix.
+	 * Starts building settings from the {@link #defaults() defaults}.
+	 * @return a new builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * Starts building settings from these.
+	 * @return a new builder holding these values
+	 */
+	public Builder toBuilder() {
+		return new Builder(this);
+	}
+
+	/**
+	 * Returns a copy with another keyPrefix; see {@link Builder#keyPrefix}.
 	 * @param keyPrefix the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withKeyPrefix(String keyPrefix) {
-		return new RedlockSettings(keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+		return toBuilder().keyPrefix(keyPrefix).build();
 	}
 
 	/**
-	 * Returns a copy with another defaultTtl.
+	 * Returns a copy with another defaultTtl; see {@link Builder#defaultTtl}.
 	 * @param defaultTtl the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withDefaultTtl(Duration defaultTtl) {
-		return new RedlockSettings(this.keyPrefix, defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+		return toBuilder().defaultTtl(defaultTtl).build();
 	}
 
 	/**
-	 * Returns a copy with another defaultWaitTime.
+	 * Returns a copy with another defaultWaitTime; see {@link Builder#defaultWaitTime}.
 	 * @param defaultWaitTime the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withDefaultWaitTime(Duration defaultWaitTime) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+		return toBuilder().defaultWaitTime(defaultWaitTime).build();
 	}
 
 	/**
-	 * Returns a copy with another retryDelay.
+	 * Returns a copy with another retryDelay; see {@link Builder#retryDelay}.
 	 * @param retryDelay the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withRetryDelay(Duration retryDelay) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+		return toBuilder().retryDelay(retryDelay).build();
 	}
 
 	/**
-	 * Returns a copy with another nodeTimeout.
+	 * Returns a copy with another nodeTimeout; see {@link Builder#nodeTimeout}.
 	 * @param nodeTimeout the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withNodeTimeout(Duration nodeTimeout) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+		return toBuilder().nodeTimeout(nodeTimeout).build();
 	}
 
 	/**
-	 * Returns a copy with another clockDriftFactor.
+	 * Returns a copy with another clockDriftFactor; see {@link Builder#clockDriftFactor}.
 	 * @param clockDriftFactor the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withClockDriftFactor(double clockDriftFactor) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+		return toBuilder().clockDriftFactor(clockDriftFactor).build();
 	}
 
 	/**
-	 * Returns a copy with another maxExtensions.
+	 * Returns a copy with another maxExtensions; see {@link Builder#maxExtensions}.
 	 * @param maxExtensions the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withMaxExtensions(int maxExtensions) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+		return toBuilder().maxExtensions(maxExtensions).build();
 	}
 
 	/**
-	 * Returns a copy with another clientName.
+	 * Returns a copy with another clientName; see {@link Builder#clientName}.
 	 * @param clientName the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withClientName(String clientName) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+		return toBuilder().clientName(clientName).build();
 	}
 
 	/**
-	 * Returns a copy with another restartQuarantine.
+	 * Returns a copy with another restartQuarantine; see {@link Builder#restartQuarantine}.
 	 * @param restartQuarantine the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withRestartQuarantine(Duration restartQuarantine) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+		return toBuilder().restartQuarantine(restartQuarantine).build();
 	}
 
 	/**
-	 * Returns a copy with another maxKeyLength.
+	 * Returns a copy with another maxKeyLength; see {@link Builder#maxKeyLength}.
 	 * @param maxKeyLength the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withMaxKeyLength(int maxKeyLength) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, maxKeyLength, this.maxHold, this.autoRenew);
+		return toBuilder().maxKeyLength(maxKeyLength).build();
 	}
 
 	/**
-	 * Returns a copy with another maxHold.
+	 * Returns a copy with another maxHold; see {@link Builder#maxHold}.
 	 * @param maxHold the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withMaxHold(Duration maxHold) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, maxHold, this.autoRenew);
+		return toBuilder().maxHold(maxHold).build();
 	}
 
 	/**
-	 * Returns a copy with another autoRenew.
+	 * Returns a copy with another autoRenew; see {@link Builder#autoRenew}.
 	 * @param autoRenew the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withAutoRenew(boolean autoRenew) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, autoRenew);
+		return toBuilder().autoRenew(autoRenew).build();
 	}
 
 	/**
@@ -189,7 +205,7 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	 * @return a copy
 	 */
 	public RedlockSettings withPool(int poolMaxTotal, int poolMaxIdle) {
-		return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, poolMaxTotal, poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+		return toBuilder().poolMaxTotal(poolMaxTotal).poolMaxIdle(poolMaxIdle).build();
 	}
 
 	/**
@@ -213,6 +229,211 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 		if (!condition) {
 			throw new InvalidRedlockConfigurationException(setting, message);
 		}
+	}
+
+	/**
+	 * Builds {@link RedlockSettings}, starting from the defaults or from other settings. The values are checked by
+	 * {@link #build()}, each failure naming its setting.
+	 */
+	public static final class Builder {
+
+		private String keyPrefix = "redlock:";
+
+		private Duration defaultTtl = Duration.ofSeconds(30);
+
+		private Duration defaultWaitTime = Duration.ofSeconds(5);
+
+		private Duration retryDelay = Duration.ofMillis(100);
+
+		private Duration nodeTimeout = Duration.ofMillis(100);
+
+		private double clockDriftFactor = 0.01;
+
+		private int maxExtensions = 100;
+
+		private int poolMaxTotal = 64;
+
+		private int poolMaxIdle = 16;
+
+		private String clientName = "redlock";
+
+		private Duration restartQuarantine = Duration.ofSeconds(60);
+
+		private int maxKeyLength = 1024;
+
+		private Duration maxHold = Duration.ofMinutes(10);
+
+		private boolean autoRenew = false;
+
+		private Builder() {
+		}
+
+		private Builder(RedlockSettings settings) {
+			this.keyPrefix = settings.keyPrefix;
+			this.defaultTtl = settings.defaultTtl;
+			this.defaultWaitTime = settings.defaultWaitTime;
+			this.retryDelay = settings.retryDelay;
+			this.nodeTimeout = settings.nodeTimeout;
+			this.clockDriftFactor = settings.clockDriftFactor;
+			this.maxExtensions = settings.maxExtensions;
+			this.poolMaxTotal = settings.poolMaxTotal;
+			this.poolMaxIdle = settings.poolMaxIdle;
+			this.clientName = settings.clientName;
+			this.restartQuarantine = settings.restartQuarantine;
+			this.maxKeyLength = settings.maxKeyLength;
+			this.maxHold = settings.maxHold;
+			this.autoRenew = settings.autoRenew;
+		}
+
+		/**
+		 * Sets the prefix of every lock key.
+		 * @param keyPrefix the value
+		 * @return this builder
+		 */
+		public Builder keyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+			return this;
+		}
+
+		/**
+		 * Sets the lock time-to-live used when a caller gives none.
+		 * @param defaultTtl the value
+		 * @return this builder
+		 */
+		public Builder defaultTtl(Duration defaultTtl) {
+			this.defaultTtl = defaultTtl;
+			return this;
+		}
+
+		/**
+		 * Sets how long to wait for a busy lock when a caller does not say.
+		 * @param defaultWaitTime the value
+		 * @return this builder
+		 */
+		public Builder defaultWaitTime(Duration defaultWaitTime) {
+			this.defaultWaitTime = defaultWaitTime;
+			return this;
+		}
+
+		/**
+		 * Sets the mean delay before a waiting thread tries again when no release was announced.
+		 * @param retryDelay the value
+		 * @return this builder
+		 */
+		public Builder retryDelay(Duration retryDelay) {
+			this.retryDelay = retryDelay;
+			return this;
+		}
+
+		/**
+		 * Sets the bound on one round to the nodes.
+		 * @param nodeTimeout the value
+		 * @return this builder
+		 */
+		public Builder nodeTimeout(Duration nodeTimeout) {
+			this.nodeTimeout = nodeTimeout;
+			return this;
+		}
+
+		/**
+		 * Sets the part of the TTL reserved for clock drift.
+		 * @param clockDriftFactor the value
+		 * @return this builder
+		 */
+		public Builder clockDriftFactor(double clockDriftFactor) {
+			this.clockDriftFactor = clockDriftFactor;
+			return this;
+		}
+
+		/**
+		 * Sets how many times one lease may be extended explicitly.
+		 * @param maxExtensions the value
+		 * @return this builder
+		 */
+		public Builder maxExtensions(int maxExtensions) {
+			this.maxExtensions = maxExtensions;
+			return this;
+		}
+
+		/**
+		 * Sets the most connections per node.
+		 * @param poolMaxTotal the value
+		 * @return this builder
+		 */
+		public Builder poolMaxTotal(int poolMaxTotal) {
+			this.poolMaxTotal = poolMaxTotal;
+			return this;
+		}
+
+		/**
+		 * Sets the most idle connections kept per node.
+		 * @param poolMaxIdle the value
+		 * @return this builder
+		 */
+		public Builder poolMaxIdle(int poolMaxIdle) {
+			this.poolMaxIdle = poolMaxIdle;
+			return this;
+		}
+
+		/**
+		 * Sets the {@code CLIENT SETNAME} of every connection, empty for none.
+		 * @param clientName the value
+		 * @return this builder
+		 */
+		public Builder clientName(String clientName) {
+			this.clientName = clientName;
+			return this;
+		}
+
+		/**
+		 * Sets how long a restarted node does not count towards a quorum, zero for never.
+		 * @param restartQuarantine the value
+		 * @return this builder
+		 */
+		public Builder restartQuarantine(Duration restartQuarantine) {
+			this.restartQuarantine = restartQuarantine;
+			return this;
+		}
+
+		/**
+		 * Sets the longest lock key in UTF-8 bytes, prefix included.
+		 * @param maxKeyLength the value
+		 * @return this builder
+		 */
+		public Builder maxKeyLength(int maxKeyLength) {
+			this.maxKeyLength = maxKeyLength;
+			return this;
+		}
+
+		/**
+		 * Sets the longest time automatic renewal keeps a lease alive.
+		 * @param maxHold the value
+		 * @return this builder
+		 */
+		public Builder maxHold(Duration maxHold) {
+			this.maxHold = maxHold;
+			return this;
+		}
+
+		/**
+		 * Sets whether leases are renewed while held when the caller does not say.
+		 * @param autoRenew the value
+		 * @return this builder
+		 */
+		public Builder autoRenew(boolean autoRenew) {
+			this.autoRenew = autoRenew;
+			return this;
+		}
+
+		/**
+		 * Returns the settings.
+		 * @return the settings
+		 * @throws InvalidRedlockConfigurationException naming the first setting whose value is not allowed
+		 */
+		public RedlockSettings build() {
+			return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+		}
+
 	}
 
 }

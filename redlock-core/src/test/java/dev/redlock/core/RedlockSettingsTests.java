@@ -20,6 +20,28 @@ class RedlockSettingsTests {
 	}
 
 	@Test
+	void theBuilderStartsFromTheDefaultsOrFromOtherSettingsAndChecksWhatItBuilds() {
+		assertThat(RedlockSettings.builder().build()).isEqualTo(this.defaults);
+		RedlockSettings custom = RedlockSettings.builder()
+			.keyPrefix("locks:")
+			.nodeTimeout(Duration.ofMillis(250))
+			.poolMaxTotal(8)
+			.poolMaxIdle(2)
+			.autoRenew(true)
+			.build();
+		assertThat(custom.keyPrefix()).isEqualTo("locks:");
+		assertThat(custom.nodeTimeout()).isEqualTo(Duration.ofMillis(250));
+		assertThat(custom.poolMaxTotal()).isEqualTo(8);
+		assertThat(custom.poolMaxIdle()).isEqualTo(2);
+		assertThat(custom.autoRenew()).isTrue();
+		assertThat(custom.defaultTtl()).isEqualTo(this.defaults.defaultTtl());
+		assertThat(custom.toBuilder().build()).isEqualTo(custom);
+		assertThat(custom.withMaxHold(Duration.ofMinutes(1))).isEqualTo(
+				custom.toBuilder().maxHold(Duration.ofMinutes(1)).build());
+		assertInvalid("poolMaxTotal", () -> custom.toBuilder().poolMaxTotal(0).build());
+	}
+
+	@Test
 	void rejectsNonPositiveTtl() {
 		assertInvalid("defaultTtl", () -> this.defaults.withDefaultTtl(Duration.ZERO));
 		assertInvalid("defaultTtl", () -> this.defaults.withDefaultTtl(Duration.ofSeconds(-1)));

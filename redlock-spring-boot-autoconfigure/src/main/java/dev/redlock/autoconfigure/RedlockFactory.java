@@ -6,6 +6,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundles;
 
@@ -47,13 +48,7 @@ final class RedlockFactory {
 	static Redlock create(RedlockProperties properties, List<RedlockListener> listeners,
 			@Nullable SslBundles sslBundles) {
 		try {
-			RedlockSettings settings = new RedlockSettings(properties.getKeyPrefix(), properties.getDefaultTtl(),
-					properties.getDefaultWaitTime(), properties.getRetryDelay(), properties.getNodeTimeout(),
-					properties.getClockDriftFactor(), properties.getMaxExtensions(), properties.getPool().getMaxTotal(),
-					properties.getPool().getMaxIdle(), properties.getClientName(),
-					properties.getRestartQuarantine(), properties.getMaxKeyLength(), properties.getMaxHold(),
-					properties.isAutoRenew());
-			Redlock.Builder builder = Redlock.builder().nodes(properties.getNodes()).settings(settings);
+			Redlock.Builder builder = Redlock.builder().nodes(properties.getNodes()).settings(settings(properties));
 			listeners.forEach(builder::listener);
 			String bundle = properties.getSsl().getBundle();
 			if (bundle != null && !bundle.isBlank()) {
@@ -64,6 +59,26 @@ final class RedlockFactory {
 		catch (InvalidRedlockConfigurationException ex) {
 			throw new InvalidRedlockPropertyException(propertyName(ex.setting()), ex.reason(), ex);
 		}
+	}
+
+	private static RedlockSettings settings(RedlockProperties properties) {
+		RedlockSettings.Builder settings = RedlockSettings.builder();
+		PropertyMapper map = PropertyMapper.get();
+		map.from(properties::getKeyPrefix).to(settings::keyPrefix);
+		map.from(properties::getDefaultTtl).to(settings::defaultTtl);
+		map.from(properties::getDefaultWaitTime).to(settings::defaultWaitTime);
+		map.from(properties::getRetryDelay).to(settings::retryDelay);
+		map.from(properties::getNodeTimeout).to(settings::nodeTimeout);
+		map.from(properties::getClockDriftFactor).to(settings::clockDriftFactor);
+		map.from(properties::getMaxExtensions).to(settings::maxExtensions);
+		map.from(properties.getPool()::getMaxTotal).to(settings::poolMaxTotal);
+		map.from(properties.getPool()::getMaxIdle).to(settings::poolMaxIdle);
+		map.from(properties::getClientName).to(settings::clientName);
+		map.from(properties::getRestartQuarantine).to(settings::restartQuarantine);
+		map.from(properties::getMaxKeyLength).to(settings::maxKeyLength);
+		map.from(properties::getMaxHold).to(settings::maxHold);
+		map.from(properties::isAutoRenew).to(settings::autoRenew);
+		return settings.build();
 	}
 
 	private static TlsSettings tls(String bundle, @Nullable SslBundles sslBundles) {
