@@ -2,7 +2,6 @@ package dev.redlock.core;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -91,18 +90,13 @@ public final class Lease implements AutoCloseable {
 	/** Renews or watches this lease on the shared scheduler; guarded by this lease's state lock. */
 	private volatile @Nullable LeaseWatch watch;
 
-	private final Object lossLock = new Object();
-
 	/**
 	 * Guards extension, release and the watch. A lock rather than the monitor: these hold it across a network round,
 	 * and a virtual thread waiting on a monitor would pin its carrier thread (JDK 21 to 23).
 	 */
 	private final ReentrantLock stateLock = new ReentrantLock();
 
-	private volatile @Nullable LossReason lossReason;
-
-	/** Callbacks waiting for a loss, guarded by {@link #lossLock}; created by the first one. */
-	private @Nullable List<Runnable> lossCallbacks;
+	private final LossState loss;
 
 	Lease(Redlock redlock, String name, String resource, RawArgument keyArgument, RawArgument value, Duration ttl,
 			LongSupplier ticker, long acquiredAtNanos, long validUntilNanos, long fencingToken, long writtenTo,
@@ -113,6 +107,7 @@ public final class Lease implements AutoCloseable {
 		this.longestTtlNanos = ttl.toNanos();
 		this.redlock = redlock;
 		this.name = name;
+		this.loss = new LossState(name);
 		this.resource = resource;
 		this.keyArgument = keyArgument;
 		this.value = value;
@@ -218,7 +213,7 @@ public final class Lease implements AutoCloseable {
 	 * @return the remaining validity, zero once it ran out, the lease was lost or released
 	 */
 	public Duration remainingValidity() {
-		if (isReleased() || this.lossReason != null) {
+		if (isReleased() || this.loss.isLost()) {
 			return Duration.ZERO;
 		}
 		long left = this.validUntilNanos - this.ticker.getAsLong();
@@ -307,7 +302,7 @@ public final class Lease implements AutoCloseable {
 		Duration lockTtl = this.redlock.usableTtl(ttl);
 		long start = this.ticker.getAsLong();
 		long current = this.validUntilNanos;
-		if (current - start <= 0 || this.lossReason != null) {
+		if (current - start <= 0 || this.loss.isLost()) {
 			return ExtendOutcome.EXPIRED;
 		}
 		this.extensionAttempts++;
@@ -407,10 +402,10 @@ public final class Lease implements AutoCloseable {
 	 * @return {@code true} once lost
 	 */
 	public boolean isLost() {
-		if (this.lossReason == null && this.releaseOutcome == null && this.validUntilNanos - this.ticker.getAsLong() <= 0) {
+		if (!this.loss.isLost() && this.releaseOutcome == null && this.validUntilNanos - this.ticker.getAsLong() <= 0) {
 			markLost(LossReason.VALIDITY_RAN_OUT);
 		}
-		return this.lossReason != null;
+		return this.loss.isLost();
 	}
 
 	/**
@@ -418,7 +413,7 @@ public final class Lease implements AutoCloseable {
 	 * @return the reason, empty while the lease is not known to be lost
 	 */
 	public Optional<LossReason> lossReason() {
-		return Optional.ofNullable(this.lossReason);
+		return Optional.ofNullable(this.loss.reason());
 	}
 
 	/**
@@ -432,20 +427,8 @@ public final class Lease implements AutoCloseable {
 	 */
 	public Lease onLost(Runnable callback) {
 		Objects.requireNonNull(callback, "callback");
-		boolean registered = false;
-		if (!isLost()) {
-			synchronized (this.lossLock) {
-				if (this.lossReason == null) {
-					if (this.lossCallbacks == null) {
-						this.lossCallbacks = new ArrayList<>();
-					}
-					this.lossCallbacks.add(callback);
-					registered = true;
-				}
-			}
-		}
-		if (!registered) {
-			runCallback(callback);
+		if (isLost() || !this.loss.register(callback)) {
+			this.loss.run(callback);
 			return this;
 		}
 		boolean redlockClosed = false;
@@ -485,43 +468,16 @@ public final class Lease implements AutoCloseable {
 	 * @param callbackThread where the callbacks run; {@code null} for the calling thread
 	 */
 	void markLost(LossReason reason, @Nullable OnDemandThread callbackThread) {
-		List<Runnable> callbacks;
-		synchronized (this.lossLock) {
-			if (this.lossReason != null) {
-				return;
-			}
-			this.lossReason = reason;
-			callbacks = (this.lossCallbacks != null) ? this.lossCallbacks : List.of();
-			this.lossCallbacks = null;
+		List<Runnable> callbacks = this.loss.set(reason);
+		if (callbacks == null) {
+			return;
 		}
 		LeaseWatch current = this.watch;
 		if (current != null) {
 			current.cancel();
 		}
 		this.redlock.leaseLost(this, reason);
-		if (callbacks.isEmpty()) {
-			return;
-		}
-		Runnable runAll = () -> callbacks.forEach(this::runCallback);
-		if (callbackThread != null) {
-			callbackThread.execute(runAll, runAll);
-		}
-		else {
-			runAll.run();
-		}
-	}
-
-	private void runCallback(Runnable callback) {
-		try {
-			callback.run();
-		}
-		catch (VirtualMachineError ex) {
-			throw ex;
-		}
-		catch (Throwable ex) {
-			// one failing callback must not keep the others from running
-			logger.warn("A lease-lost callback of lock '{}' failed; ignored", this.name, ex);
-		}
+		this.loss.run(callbacks, callbackThread);
 	}
 
 	long validatedAtNanos() {

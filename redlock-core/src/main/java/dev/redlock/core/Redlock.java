@@ -1,25 +1,14 @@
 package dev.redlock.core;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.redlock.core.LockNotAcquiredException.Reason;
-import dev.redlock.core.RedlockListener.AcquireEvent;
-import dev.redlock.core.RedlockListener.AcquireOutcome;
 import dev.redlock.core.RedlockListener.ExtendEvent;
 import dev.redlock.core.RedlockListener.ExtendOutcome;
 import dev.redlock.core.RedlockListener.LeaseLostEvent;
@@ -67,6 +56,8 @@ public final class Redlock implements AutoCloseable {
 
 	private final LockWaiters waiters;
 
+	private final Acquisitions acquisitions;
+
 	private final RedlockSettings settings;
 
 	private final LockArguments arguments;
@@ -77,14 +68,13 @@ public final class Redlock implements AutoCloseable {
 
 	private final HeldLeases held = new HeldLeases(this.renewals);
 
-
 	/** Runs the loss callbacks of leases whose loss the renewal thread found, so they never delay a renewal. */
 	private final OnDemandThread lossCallbacks = new OnDemandThread(
 			OnDemandThread.numbered(OnDemandThread.LOSS_CALLBACKS));
 
 	private volatile boolean closed;
 
-	private Redlock(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker,
+	Redlock(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker,
 			List<RedlockListener> listeners, TlsSettings tls) {
 		this.settings = settings;
 		this.arguments = new LockArguments(settings);
@@ -93,6 +83,8 @@ public final class Redlock implements AutoCloseable {
 		this.round = new AcquireRound(this.group, settings, ticker);
 		this.diagnostics = new NodeDiagnostics(this.group, settings);
 		this.waiters = new LockWaiters(subscribers(this.group.pools(), settings, this.renewals), settings, ticker);
+		this.acquisitions = new Acquisitions(this, this.group, this.round, this.waiters, this.held, this.arguments,
+				ticker);
 	}
 
 	private static List<NodeSubscriber> subscribers(List<NodeConnectionPool> pools, RedlockSettings settings,
@@ -109,8 +101,8 @@ public final class Redlock implements AutoCloseable {
 	 * Starts building a {@code Redlock}.
 	 * @return a new builder
 	 */
-	public static Builder builder() {
-		return new Builder();
+	public static RedlockBuilder builder() {
+		return new RedlockBuilder();
 	}
 
 	/**
@@ -155,7 +147,7 @@ public final class Redlock implements AutoCloseable {
 	 * @throws IllegalStateException if this {@code Redlock} is closed, or was closed while the thread waited
 	 */
 	public Lease acquire(String name, String resource, Duration ttl, Duration waitTime) {
-		return acquire(name, resource, ttl, waitTime, false);
+		return this.acquisitions.acquire(name, resource, ttl, waitTime, false);
 	}
 
 	/**
@@ -172,44 +164,7 @@ public final class Redlock implements AutoCloseable {
 	 * it but did not confirm the token within the validity counts as {@code VALIDITY_EXHAUSTED})
 	 */
 	public Lease acquireFenced(String name, String resource, Duration ttl, Duration waitTime) {
-		return acquire(name, resource, ttl, waitTime, true);
-	}
-
-	private Lease acquire(String name, String resource, Duration ttl, Duration waitTime, boolean fenced) {
-		checkOpen();
-		LockArguments.checkName(name);
-		RawArgument key = this.arguments.keyFor(resource);
-		Duration lockTtl = this.arguments.usableTtl(ttl);
-		long waitNanos = LockArguments.waitNanos(waitTime);
-		long start = this.ticker.getAsLong();
-		if (Thread.currentThread().isInterrupted()) {
-			throw notAcquired(name, interrupted(resource, 0, start, null));
-		}
-		LockWaiters.Outcome outcome;
-		if (waitNanos == 0) {
-			outcome = new LockWaiters.Outcome(this.round.attempt(resource, key, lockTtl, fenced), 1,
-					LockWaiters.Wake.DEADLINE, false);
-		}
-		else {
-			outcome = this.waiters.acquire(key, start + waitNanos,
-					() -> this.round.attempt(resource, key, lockTtl, fenced));
-		}
-		AcquireRound.Attempt last = outcome.last();
-		if (last != null && last.won()) {
-			return acquired(name, resource, key, lockTtl, last, start, outcome.attempts(),
-					outcome.queued() ? last.start() - start : 0);
-		}
-		switch (outcome.wake()) {
-			case CLOSED -> throw new IllegalStateException(
-					"This Redlock was closed while waiting for lock '" + resource + "'");
-			case INTERRUPTED -> throw notAcquired(name, interrupted(resource, outcome.attempts(), start, null));
-			default -> {
-				Duration waited = elapsedSince(start);
-				throw notAcquired(name, (last != null) ? last.failure(resource, outcome.attempts(), waited)
-						: new LockNotAcquiredException(resource, Reason.CONTENDED, 0, waited, List.of(), List.of(),
-								null));
-			}
-		}
+		return this.acquisitions.acquire(name, resource, ttl, waitTime, true);
 	}
 
 	/**
@@ -232,7 +187,7 @@ public final class Redlock implements AutoCloseable {
 	 * {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, or the TTL below 1 ms or within the clock drift allowance
 	 */
 	public Optional<Lease> tryAcquire(String name, String resource, Duration ttl) {
-		return tryAcquire(name, resource, ttl, false);
+		return this.acquisitions.tryAcquire(name, resource, ttl, false);
 	}
 
 	/**
@@ -244,50 +199,7 @@ public final class Redlock implements AutoCloseable {
 	 * @return the lease, with its fencing token, or empty if the lock could not be acquired now
 	 */
 	public Optional<Lease> tryAcquireFenced(String name, String resource, Duration ttl) {
-		return tryAcquire(name, resource, ttl, true);
-	}
-
-	private Optional<Lease> tryAcquire(String name, String resource, Duration ttl, boolean fenced) {
-		checkOpen();
-		LockArguments.checkName(name);
-		RawArgument key = this.arguments.keyFor(resource);
-		Duration lockTtl = this.arguments.usableTtl(ttl);
-		AcquireRound.Attempt attempt = this.round.attempt(resource, key, lockTtl, fenced);
-		if (attempt.won()) {
-			return Optional.of(acquired(name, resource, key, lockTtl, attempt, attempt.start(), 1, 0));
-		}
-		notAcquired(name, attempt.failure(resource, 1, Duration.ofNanos(attempt.end() - attempt.start())));
-		return Optional.empty();
-	}
-
-	/**
-	 * Records an acquisition; reads no clock, so that a test's scripted ticker sees only the algorithm's reads.
-	 * Should anything fail here, the lock is released before the failure reaches the caller, never left on the nodes
-	 * until its TTL.
-	 */
-	private Lease acquired(String name, String resource, RawArgument key, Duration ttl, AcquireRound.Attempt attempt,
-			long start, int attempts, long waitedNanos) {
-		Lease lease = new Lease(this, name, resource, key, attempt.value(), ttl, this.ticker, attempt.start(),
-				attempt.validUntil(), attempt.token(), attempt.writtenTo(), attempt.answeredLate());
-		try {
-			this.held.add(lease, attempt.validUntil() - attempt.end());
-			if (this.closed) {
-				// closed while this lease was being acquired: it can be neither renewed nor watched
-				lease.markLost(LossReason.REDLOCK_CLOSED);
-			}
-			LockEvents events = this.group.events();
-			if (events.hasListeners()) {
-				events.acquireFinished(new AcquireEvent(lease.name(), lease.resource(), AcquireOutcome.ACQUIRED,
-						Duration.ofNanos(attempt.end() - start), attempts,
-						Duration.ofNanos(attempt.validUntil() - attempt.end()),
-						Duration.ofNanos(Math.max(0, waitedNanos))));
-			}
-			return lease;
-		}
-		catch (Throwable ex) {
-			lease.release();
-			throw ex;
-		}
+		return this.acquisitions.tryAcquire(name, resource, ttl, true);
 	}
 
 	/** Turns the second round of fenced acquisitions off or on; off only in the test that shows why it is needed. */
@@ -310,16 +222,10 @@ public final class Redlock implements AutoCloseable {
 		return this.held.size();
 	}
 
-	private void checkOpen() {
+	void checkOpen() {
 		if (this.closed) {
 			throw new IllegalStateException("This Redlock is closed: it acquires no more locks");
 		}
-	}
-
-	private LockNotAcquiredException notAcquired(String name, LockNotAcquiredException failure) {
-		this.group.events().acquireFinished(new AcquireEvent(name, failure.resource(), AcquireOutcome.of(failure.reason()),
-				failure.waited(), failure.attempts(), Duration.ZERO, failure.waited()));
-		return failure;
 	}
 
 	/** Extends a lease on the nodes; see {@link NodeGroup#extend}. */
@@ -412,16 +318,6 @@ public final class Redlock implements AutoCloseable {
 		return this.group.events().statistics();
 	}
 
-	private Duration elapsedSince(long start) {
-		return Duration.ofNanos(Math.max(0, this.ticker.getAsLong() - start));
-	}
-
-	private LockNotAcquiredException interrupted(String resource, int attempts, long start,
-			@Nullable InterruptedException cause) {
-		return new LockNotAcquiredException(resource, Reason.INTERRUPTED, attempts, elapsedSince(start), List.of(),
-				List.of(), cause);
-	}
-
 	/** Checks a TTL for a lease's extension; see {@link LockArguments#usableTtl}. */
 	Duration usableTtl(Duration ttl) {
 		return this.arguments.usableTtl(ttl);
@@ -492,132 +388,6 @@ public final class Redlock implements AutoCloseable {
 	@Override
 	public String toString() {
 		return "Redlock" + nodeAddresses();
-	}
-
-	/**
-	 * Builds a {@link Redlock} from node URIs and settings.
-	 */
-	public static final class Builder {
-
-		private final List<String> nodes = new ArrayList<>();
-
-		private RedlockSettings settings = RedlockSettings.defaults();
-
-		private LongSupplier ticker = System::nanoTime;
-
-		private final List<RedlockListener> listeners = new ArrayList<>();
-
-		private TlsSettings tls = TlsSettings.jvmDefault();
-
-		/**
-		 * Sets how {@code rediss://} nodes are reached; the JVM's trust store with host name verification when not
-		 * called.
-		 * @param tls the TLS settings
-		 * @return this builder
-		 */
-		public Builder tls(TlsSettings tls) {
-			this.tls = Objects.requireNonNull(tls, "tls");
-			return this;
-		}
-
-		private Builder() {
-		}
-
-		/**
-		 * Adds a listener, told about every acquisition, release, extension and node request.
-		 * @param listener the listener
-		 * @return this builder
-		 */
-		public Builder listener(RedlockListener listener) {
-			this.listeners.add(Objects.requireNonNull(listener, "listener"));
-			return this;
-		}
-
-		/**
-		 * Adds a node.
-		 * @param uri {@code redis://[user:password@]host:port[/db]} or {@code rediss://…}
-		 * @return this builder
-		 */
-		public Builder node(String uri) {
-			this.nodes.add(uri);
-			return this;
-		}
-
-		/**
-		 * Adds nodes.
-		 * @param uris node URIs, see {@link #node(String)}
-		 * @return this builder
-		 */
-		public Builder nodes(List<String> uris) {
-			this.nodes.addAll(uris);
-			return this;
-		}
-
-		/**
-		 * Sets the settings.
-		 * @param settings the settings; {@link RedlockSettings#defaults()} when not called
-		 * @return this builder
-		 */
-		public Builder settings(RedlockSettings settings) {
-			this.settings = Objects.requireNonNull(settings, "settings");
-			return this;
-		}
-
-		/**
-		 * Sets the monotonic clock used for validity and wait times, for tests that need to control time.
-		 * @param nanoTicker returns nanoseconds, like {@link System#nanoTime()} (the default)
-		 * @return this builder
-		 */
-		public Builder ticker(LongSupplier nanoTicker) {
-			this.ticker = Objects.requireNonNull(nanoTicker, "ticker");
-			return this;
-		}
-
-		/**
-		 * Checks the nodes and builds the instance. No connection is opened yet.
-		 * @return a new {@code Redlock}
-		 * @throws InvalidRedlockConfigurationException if there are no nodes, a URI is malformed, or one server is
-		 * listed twice (which would fake a quorum)
-		 */
-		public Redlock build() {
-			if (this.nodes.isEmpty()) {
-				throw new InvalidRedlockConfigurationException("nodes",
-						"no Redis nodes configured; list 3 or 5 independent Redis masters");
-			}
-			List<RedisNodeUri> parsed = new ArrayList<>(this.nodes.size());
-			Map<String, Integer> seen = new HashMap<>();
-			for (int i = 0; i < this.nodes.size(); i++) {
-				RedisNodeUri node;
-				try {
-					node = RedisNodeUri.parse(this.nodes.get(i));
-				}
-				catch (IllegalArgumentException ex) {
-					throw new InvalidRedlockConfigurationException("nodes[" + i + "]", ex.getMessage());
-				}
-				Integer first = seen.putIfAbsent(serverIdentity(node), i);
-				if (first != null) {
-					throw new InvalidRedlockConfigurationException("nodes[" + i + "]",
-							node.redacted() + " is the same server as nodes[" + first + "] ("
-									+ parsed.get(first).redacted()
-									+ "); a node listed twice would fake a quorum, list independent masters");
-				}
-				parsed.add(node);
-			}
-			return new Redlock(parsed, this.settings, this.ticker, this.listeners, this.tls);
-		}
-
-		/** The server a URI points at: one Redis process, whatever its database index or host alias. */
-		private static String serverIdentity(RedisNodeUri node) {
-			String host = node.host().toLowerCase(Locale.ROOT);
-			try {
-				host = InetAddress.getByName(node.host()).getHostAddress();
-			}
-			catch (UnknownHostException ex) {
-				// compare by name; the node will show as unreachable when used
-			}
-			return host + "|" + node.port();
-		}
-
 	}
 
 }

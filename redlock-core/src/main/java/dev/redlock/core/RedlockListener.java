@@ -5,7 +5,7 @@ import java.util.Locale;
 
 /**
  * Receives what a {@link Redlock} does, for metrics, tracing or logs. Register listeners with
- * {@link Redlock.Builder#listener(RedlockListener)}.
+ * {@link RedlockBuilder#listener(RedlockListener)}.
  *
  * <p>Methods are called on the thread that did the work, after it: keep them fast and non-blocking. An exception
  * thrown by a listener is logged and otherwise ignored, so it can never stop an acquisition or a release. Events

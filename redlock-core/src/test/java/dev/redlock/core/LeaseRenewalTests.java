@@ -105,7 +105,7 @@ class LeaseRenewalTests {
 	void failedRenewalMarksTheLeaseLostAtOnceAndCallsBackOnce(RedisNodes nodes) {
 		List<LeaseLostEvent> events = new CopyOnWriteArrayList<>();
 		AtomicInteger callbacks = new AtomicInteger();
-		Redlock.Builder builder = Redlock.builder().nodes(nodes.uris()).settings(this.settings);
+		RedlockBuilder builder = Redlock.builder().nodes(nodes.uris()).settings(this.settings);
 		builder.listener(new RedlockListener() {
 			@Override
 			public void leaseLost(LeaseLostEvent event) {

@@ -70,7 +70,7 @@ class RedlockBuilderTests {
 	}
 
 	private static Redlock build(int nodes) {
-		Redlock.Builder builder = Redlock.builder();
+		RedlockBuilder builder = Redlock.builder();
 		for (int i = 0; i < nodes; i++) {
 			builder.node("redis://127.0.0.1:" + (7001 + i));
 		}

@@ -1,0 +1,142 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.redlock.core.LockNotAcquiredException.Reason;
+import dev.redlock.core.RedlockListener.AcquireEvent;
+import dev.redlock.core.RedlockListener.AcquireOutcome;
+import dev.redlock.core.RedlockListener.LossReason;
+
+/**
+ * The acquisitions of a {@link Redlock}: checks the arguments, makes a single attempt or waits in the key's queue,
+ * then turns the outcome into a {@link Lease} or a {@link LockNotAcquiredException}, and tells the listeners.
+ */
+final class Acquisitions {
+
+	private final Redlock redlock;
+
+	private final NodeGroup group;
+
+	private final AcquireRound round;
+
+	private final LockWaiters waiters;
+
+	private final HeldLeases held;
+
+	private final LockArguments arguments;
+
+	private final LongSupplier ticker;
+
+	Acquisitions(Redlock redlock, NodeGroup group, AcquireRound round, LockWaiters waiters, HeldLeases held,
+			LockArguments arguments, LongSupplier ticker) {
+		this.redlock = redlock;
+		this.group = group;
+		this.round = round;
+		this.waiters = waiters;
+		this.held = held;
+		this.arguments = arguments;
+		this.ticker = ticker;
+	}
+
+	Lease acquire(String name, String resource, Duration ttl, Duration waitTime, boolean fenced) {
+		this.redlock.checkOpen();
+		LockArguments.checkName(name);
+		RawArgument key = this.arguments.keyFor(resource);
+		Duration lockTtl = this.arguments.usableTtl(ttl);
+		long waitNanos = LockArguments.waitNanos(waitTime);
+		long start = this.ticker.getAsLong();
+		if (Thread.currentThread().isInterrupted()) {
+			throw notAcquired(name, interrupted(resource, 0, start, null));
+		}
+		LockWaiters.Outcome outcome;
+		if (waitNanos == 0) {
+			outcome = new LockWaiters.Outcome(this.round.attempt(resource, key, lockTtl, fenced), 1,
+					LockWaiters.Wake.DEADLINE, false);
+		}
+		else {
+			outcome = this.waiters.acquire(key, start + waitNanos,
+					() -> this.round.attempt(resource, key, lockTtl, fenced));
+		}
+		AcquireRound.Attempt last = outcome.last();
+		if (last != null && last.won()) {
+			return acquired(name, resource, key, lockTtl, last, start, outcome.attempts(),
+					outcome.queued() ? last.start() - start : 0);
+		}
+		switch (outcome.wake()) {
+			case CLOSED -> throw new IllegalStateException(
+					"This Redlock was closed while waiting for lock '" + resource + "'");
+			case INTERRUPTED -> throw notAcquired(name, interrupted(resource, outcome.attempts(), start, null));
+			default -> {
+				Duration waited = elapsedSince(start);
+				throw notAcquired(name, (last != null) ? last.failure(resource, outcome.attempts(), waited)
+						: new LockNotAcquiredException(resource, Reason.CONTENDED, 0, waited, List.of(), List.of(),
+								null));
+			}
+		}
+	}
+
+	Optional<Lease> tryAcquire(String name, String resource, Duration ttl, boolean fenced) {
+		this.redlock.checkOpen();
+		LockArguments.checkName(name);
+		RawArgument key = this.arguments.keyFor(resource);
+		Duration lockTtl = this.arguments.usableTtl(ttl);
+		AcquireRound.Attempt attempt = this.round.attempt(resource, key, lockTtl, fenced);
+		if (attempt.won()) {
+			return Optional.of(acquired(name, resource, key, lockTtl, attempt, attempt.start(), 1, 0));
+		}
+		notAcquired(name, attempt.failure(resource, 1, Duration.ofNanos(attempt.end() - attempt.start())));
+		return Optional.empty();
+	}
+
+	/**
+	 * Records an acquisition; reads no clock, so that a test's scripted ticker sees only the algorithm's reads.
+	 * Should anything fail here, the lock is released before the failure reaches the caller, never left on the nodes
+	 * until its TTL.
+	 */
+	private Lease acquired(String name, String resource, RawArgument key, Duration ttl, AcquireRound.Attempt attempt,
+			long start, int attempts, long waitedNanos) {
+		Lease lease = new Lease(this.redlock, name, resource, key, attempt.value(), ttl, this.ticker, attempt.start(),
+				attempt.validUntil(), attempt.token(), attempt.writtenTo(), attempt.answeredLate());
+		try {
+			this.held.add(lease, attempt.validUntil() - attempt.end());
+			if (this.redlock.isClosed()) {
+				// closed while this lease was being acquired: it can be neither renewed nor watched
+				lease.markLost(LossReason.REDLOCK_CLOSED);
+			}
+			LockEvents events = this.group.events();
+			if (events.hasListeners()) {
+				events.acquireFinished(new AcquireEvent(lease.name(), lease.resource(), AcquireOutcome.ACQUIRED,
+						Duration.ofNanos(attempt.end() - start), attempts,
+						Duration.ofNanos(attempt.validUntil() - attempt.end()),
+						Duration.ofNanos(Math.max(0, waitedNanos))));
+			}
+			return lease;
+		}
+		catch (Throwable ex) {
+			lease.release();
+			throw ex;
+		}
+	}
+
+	private LockNotAcquiredException notAcquired(String name, LockNotAcquiredException failure) {
+		this.group.events().acquireFinished(new AcquireEvent(name, failure.resource(), AcquireOutcome.of(failure.reason()),
+				failure.waited(), failure.attempts(), Duration.ZERO, failure.waited()));
+		return failure;
+	}
+
+	private Duration elapsedSince(long start) {
+		return Duration.ofNanos(Math.max(0, this.ticker.getAsLong() - start));
+	}
+
+	private LockNotAcquiredException interrupted(String resource, int attempts, long start,
+			@Nullable InterruptedException cause) {
+		return new LockNotAcquiredException(resource, Reason.INTERRUPTED, attempts, elapsedSince(start), List.of(),
+				List.of(), cause);
+	}
+
+}
