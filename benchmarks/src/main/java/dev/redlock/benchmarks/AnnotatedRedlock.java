@@ -18,10 +18,11 @@ import dev.redlock.annotation.DistributedLock;
 import dev.redlock.autoconfigure.RedlockAutoConfiguration;
 
 /**
- * Our {@code @DistributedLock} annotation as an application uses it: a Spring context with the starter's
- * auto-configuration over the trial's nodes, and a bean whose method is annotated. Configured like
- * {@link OurRedlock} (restart quarantine off, node timeout 1 s, no listeners: the context has no meter registry),
- * so the difference between the two is the annotation's own cost: the proxy, the interceptor, the SpEL key.
+ * Our {@code @DistributedLock} annotation as an application uses it: a Spring context
+ * with the starter's auto-configuration over the trial's nodes, and a bean whose method
+ * is annotated. Configured like {@link OurRedlock} (restart quarantine off, node timeout
+ * 1 s, no listeners: the context has no meter registry), so the difference between the
+ * two is the annotation's own cost: the proxy, the interceptor, the SpEL key.
  */
 @State(Scope.Benchmark)
 public class AnnotatedRedlock {
@@ -35,9 +36,8 @@ public class AnnotatedRedlock {
 		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
 		context.getEnvironment()
 			.getPropertySources()
-			.addFirst(new MapPropertySource("benchmark",
-					Map.of("redlock.nodes", String.join(",", cluster.uris()), "redlock.restart-quarantine", "0s",
-							"redlock.node-timeout", "1s")));
+			.addFirst(new MapPropertySource("benchmark", Map.of("redlock.nodes", String.join(",", cluster.uris()),
+					"redlock.restart-quarantine", "0s", "redlock.node-timeout", "1s")));
 		context.register(Application.class);
 		context.refresh();
 		this.context = context;
@@ -66,7 +66,8 @@ public class AnnotatedRedlock {
 	public static class LockedWork {
 
 		/**
-		 * Runs under the lock of {@code bench:<key>} with a 10 s TTL and no waiting, like the other benchmarks.
+		 * Runs under the lock of {@code bench:<key>} with a 10 s TTL and no waiting, like
+		 * the other benchmarks.
 		 * @param key the resource
 		 * @return {@code true}, so the call cannot be optimised away
 		 */
@@ -76,7 +77,8 @@ public class AnnotatedRedlock {
 		}
 
 		/**
-		 * Runs the critical section under the lock of {@code bench:one-key}, one try without waiting.
+		 * Runs the critical section under the lock of {@code bench:one-key}, one try
+		 * without waiting.
 		 * @param critical what to run while holding the lock
 		 * @throws dev.redlock.core.LockNotAcquiredException when someone else holds it
 		 */

@@ -11,9 +11,10 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * 16 threads, each locking and unlocking its own fresh keys: operations per second, against the floor's parallel round
- * trips per second from the same 16 threads. All threads share one client (one {@code Redlock}, one Redisson client
- * per node); the floor and the naive client have one connection per node per thread.
+ * 16 threads, each locking and unlocking its own fresh keys: operations per second,
+ * against the floor's parallel round trips per second from the same 16 threads. All
+ * threads share one client (one {@code Redlock}, one Redisson client per node); the floor
+ * and the naive client have one connection per node per thread.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)

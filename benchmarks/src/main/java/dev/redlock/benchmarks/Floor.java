@@ -16,9 +16,10 @@ import redis.clients.jedis.Protocol.Command;
 import redis.clients.jedis.Protocol.Keyword;
 
 /**
- * The physical limit a Redlock round is measured against: one {@code SET} of a fresh key (the same shape as the
- * lock's {@code SET NX PX}) written to every node's connection before any reply is read, then every reply read. One
- * connection per node per thread, no pool, no bookkeeping.
+ * The physical limit a Redlock round is measured against: one {@code SET} of a fresh key
+ * (the same shape as the lock's {@code SET NX PX}) written to every node's connection
+ * before any reply is read, then every reply read. One connection per node per thread, no
+ * pool, no bookkeeping.
  */
 @State(Scope.Thread)
 public class Floor {

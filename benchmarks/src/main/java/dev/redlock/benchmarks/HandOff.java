@@ -24,16 +24,20 @@ import dev.redlock.core.RedlockSettings;
 import dev.redlock.test.RedisNodes;
 
 /**
- * Waiting for one busy lock, as users of {@code waitTime} do: 16 threads loop on ONE key {acquire, waiting up to 5 s,
- * TTL 10 s; hold 2 ms; release}, with one client instance, or with two instances of 8 threads (two application
- * instances). Compares our {@link Redlock} with Redisson, measured in the same run: Redisson's
- * {@code RedissonRedLock} over one client per node on 5 nodes, its {@code RLock} on 1 node; both wake waiters on
- * release by pub/sub.
+ * Waiting for one busy lock, as users of {@code waitTime} do: 16 threads loop on ONE key
+ * {acquire, waiting up to 5 s, TTL 10 s; hold 2 ms; release}, with one client instance,
+ * or with two instances of 8 threads (two application instances). Compares our
+ * {@link Redlock} with Redisson, measured in the same run: Redisson's
+ * {@code RedissonRedLock} over one client per node on 5 nodes, its {@code RLock} on 1
+ * node; both wake waiters on release by pub/sub.
  *
- * <p>Reports acquisitions per second, the wait (the time an acquire call took) at p50, p99 and max, Jain's fairness
- * index over the threads' acquisition counts (1 when all are equal), and the slowest thread's rate against the mean
- * thread's. Each configuration runs {@value #ROUNDS} times, interleaved with the others, and the median of each figure
- * is shown. Not a JMH benchmark (JMH times one operation; this is about how threads share one lock); run it with
+ * <p>
+ * Reports acquisitions per second, the wait (the time an acquire call took) at p50, p99
+ * and max, Jain's fairness index over the threads' acquisition counts (1 when all are
+ * equal), and the slowest thread's rate against the mean thread's. Each configuration
+ * runs {@value #ROUNDS} times, interleaved with the others, and the median of each figure
+ * is shown. Not a JMH benchmark (JMH times one operation; this is about how threads share
+ * one lock); run it with
  * {@code java -cp benchmarks/target/benchmarks.jar dev.redlock.benchmarks.HandOff [seconds per run]}.
  */
 public final class HandOff {
@@ -57,7 +61,8 @@ public final class HandOff {
 		double seconds = (args.length > 0) ? Double.parseDouble(args[0]) : 3;
 		long runNanos = (long) (seconds * 1e9);
 		List<String> table = new ArrayList<>();
-		table.add("| client | nodes | instances × threads | acq/s | wait p50 | wait p99 | wait max | Jain | slowest / mean thread | timeouts |");
+		table.add(
+				"| client | nodes | instances × threads | acq/s | wait p50 | wait p99 | wait max | Jain | slowest / mean thread | timeouts |");
 		table.add("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|");
 		for (int nodeCount : new int[] { 5, 1 }) {
 			try (RedisNodes nodes = RedisNodes.start(nodeCount)) {
@@ -90,8 +95,9 @@ public final class HandOff {
 				for (int instances = 1; instances <= 2; instances++) {
 					Result ours = Result.median(results.get((instances == 1) ? 0 : 2));
 					Result theirs = Result.median(results.get((instances == 1) ? 1 : 3));
-					System.out.printf(Locale.ROOT, "%d node(s), %d instance(s): acq/s %.2fx Redisson's, wait p99 %.2fx%n",
-							nodeCount, instances, ours.perSecond / theirs.perSecond, ours.p99 / theirs.p99);
+					System.out.printf(Locale.ROOT,
+							"%d node(s), %d instance(s): acq/s %.2fx Redisson's, wait p99 %.2fx%n", nodeCount,
+							instances, ours.perSecond / theirs.perSecond, ours.p99 / theirs.p99);
 				}
 			}
 		}
@@ -168,7 +174,10 @@ public final class HandOff {
 		return Result.of(waits, counts, elapsed, timeouts.get());
 	}
 
-	/** The work done under the lock: 2 ms, however often the park returns early (it may, spuriously). */
+	/**
+	 * The work done under the lock: 2 ms, however often the park returns early (it may,
+	 * spuriously).
+	 */
 	private static void hold() {
 		long end = System.nanoTime() + HOLD_NANOS;
 		for (long left = HOLD_NANOS; left > 0; left = end - System.nanoTime()) {
@@ -176,14 +185,20 @@ public final class HandOff {
 		}
 	}
 
-	/** One client configuration: one or two instances, each acquiring and releasing the one key. */
+	/**
+	 * One client configuration: one or two instances, each acquiring and releasing the
+	 * one key.
+	 */
 	private interface Client extends AutoCloseable {
 
 		String name();
 
 		int instances();
 
-		/** Acquires, waiting up to 5 s; returns what releases it, or {@code null} when the wait timed out. */
+		/**
+		 * Acquires, waiting up to 5 s; returns what releases it, or {@code null} when the
+		 * wait timed out.
+		 */
 		AutoCloseable acquire(int instance) throws Exception;
 
 		@Override
@@ -333,9 +348,10 @@ public final class HandOff {
 		}
 
 		String row(Client client, int nodes) {
-			return String.format(Locale.ROOT, "| %s | %d | %d × %d | %.0f | %.2f ms | %.0f ms | %.0f ms | %.2f | %.2f | %d |",
-					client.name(), nodes, client.instances(), THREADS / client.instances(), this.perSecond, this.p50,
-					this.p99, this.max, this.jain, this.slowestToMean, this.timeouts);
+			return String.format(Locale.ROOT,
+					"| %s | %d | %d × %d | %.0f | %.2f ms | %.0f ms | %.0f ms | %.2f | %.2f | %d |", client.name(),
+					nodes, client.instances(), THREADS / client.instances(), this.perSecond, this.p50, this.p99,
+					this.max, this.jain, this.slowestToMean, this.timeouts);
 		}
 
 		@Override

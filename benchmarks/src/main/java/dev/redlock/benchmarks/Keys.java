@@ -5,7 +5,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 
-/** Fresh keys for one benchmark thread: a per-thread prefix and a counter, so no two invocations share a key. */
+/**
+ * Fresh keys for one benchmark thread: a per-thread prefix and a counter, so no two
+ * invocations share a key.
+ */
 @State(Scope.Thread)
 public class Keys {
 

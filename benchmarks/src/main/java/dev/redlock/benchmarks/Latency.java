@@ -11,8 +11,9 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One thread, lock+unlock of a fresh key each invocation: mean time and, in sample mode, percentiles. The floor is one
- * parallel round trip; an ideal Redlock needs two (acquire on all nodes, release on all nodes).
+ * One thread, lock+unlock of a fresh key each invocation: mean time and, in sample mode,
+ * percentiles. The floor is one parallel round trip; an ideal Redlock needs two (acquire
+ * on all nodes, release on all nodes).
  */
 @BenchmarkMode({ Mode.AverageTime, Mode.SampleTime })
 @OutputTimeUnit(TimeUnit.MICROSECONDS)

@@ -7,7 +7,10 @@ import org.redisson.RedissonRedLock;
 
 import dev.redlock.core.Lease;
 
-/** The operations every scenario measures, each a lock and an unlock (or, for the floor, one round trip). */
+/**
+ * The operations every scenario measures, each a lock and an unlock (or, for the floor,
+ * one round trip).
+ */
 final class LockUnlock {
 
 	static final Duration TTL = Duration.ofSeconds(10);
@@ -23,7 +26,9 @@ final class LockUnlock {
 		return floor.round(key);
 	}
 
-	/** @return whether the lock was held */
+	/**
+	 * @return whether the lock was held
+	 */
 	static boolean naive(NaiveRedlock naive, String key) {
 		String value = naive.tryLock(key, TTL_MILLIS);
 		if (value == null) {
@@ -33,7 +38,9 @@ final class LockUnlock {
 		return true;
 	}
 
-	/** @return whether the lock was held */
+	/**
+	 * @return whether the lock was held
+	 */
 	static boolean redisson(RedissonNodes redisson, String key) throws InterruptedException {
 		RedissonRedLock lock = redisson.lock(key);
 		if (!lock.tryLock(0, TTL_MILLIS, TimeUnit.MILLISECONDS)) {
@@ -43,7 +50,9 @@ final class LockUnlock {
 		return true;
 	}
 
-	/** @return whether the lock was held */
+	/**
+	 * @return whether the lock was held
+	 */
 	static boolean redlock(OurRedlock ours, String key) {
 		Lease lease = ours.redlock.tryAcquire(NAME, key, TTL).orElse(null);
 		if (lease == null) {
@@ -52,7 +61,10 @@ final class LockUnlock {
 		return lease.release() != null;
 	}
 
-	/** A fresh key must always be granted: a refusal means the benchmark measures something else. */
+	/**
+	 * A fresh key must always be granted: a refusal means the benchmark measures
+	 * something else.
+	 */
 	static void mustHold(boolean held, String who) {
 		if (!held) {
 			throw new IllegalStateException(who + " did not acquire a fresh key");

@@ -3,8 +3,9 @@ package dev.redlock.benchmarks;
 import org.openjdk.jmh.annotations.Benchmark;
 
 /**
- * The five lock+unlock benchmarks, measured under the mode and thread count of each subclass ({@link Latency},
- * {@link DistinctKeys16}): JMH generates the inherited methods once per concrete class.
+ * The five lock+unlock benchmarks, measured under the mode and thread count of each
+ * subclass ({@link Latency}, {@link DistinctKeys16}): JMH generates the inherited methods
+ * once per concrete class.
  */
 public abstract class LockUnlockBenchmarks {
 

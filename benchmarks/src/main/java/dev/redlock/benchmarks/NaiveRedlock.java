@@ -18,9 +18,10 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.params.SetParams;
 
 /**
- * The textbook Redlock as a straightforward Jedis client would write it: {@code SET NX PX} on node 1, then node 2,
- * and so on; held if a majority said OK and validity remains; released by a compare-and-delete script on each node in
- * turn. One connection per node per thread.
+ * The textbook Redlock as a straightforward Jedis client would write it:
+ * {@code SET NX PX} on node 1, then node 2, and so on; held if a majority said OK and
+ * validity remains; released by a compare-and-delete script on each node in turn. One
+ * connection per node per thread.
  */
 @State(Scope.Thread)
 public class NaiveRedlock {

@@ -20,9 +20,10 @@ import org.openjdk.jmh.annotations.Warmup;
 import dev.redlock.core.LockNotAcquiredException;
 
 /**
- * 16 threads contending for one key with a single try each (no wait): the secondary result {@code acquired} is
- * acquisitions per second, {@code refused} attempts that found the lock taken, and {@code violations} the number of
- * times a thread got the lock while another thread of this JVM still held it (must be 0).
+ * 16 threads contending for one key with a single try each (no wait): the secondary
+ * result {@code acquired} is acquisitions per second, {@code refused} attempts that found
+ * the lock taken, and {@code violations} the number of times a thread got the lock while
+ * another thread of this JVM still held it (must be 0).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -117,7 +118,10 @@ public class OneKey16 {
 		}
 	}
 
-	/** Counts the acquisition and checks that no one else holds the lock; leaves before the caller releases. */
+	/**
+	 * Counts the acquisition and checks that no one else holds the lock; leaves before
+	 * the caller releases.
+	 */
 	private static void hold(Holders holders, Outcomes outcomes, Safety safety) {
 		outcomes.acquired++;
 		if (holders.count.incrementAndGet() != 1) {

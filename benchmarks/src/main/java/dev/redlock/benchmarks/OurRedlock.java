@@ -12,8 +12,9 @@ import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockSettings;
 
 /**
- * Our {@link Redlock} over the trial's nodes, shared by all benchmark threads as an application would share it. The
- * restart quarantine is off: the kit's nodes are freshly started and would otherwise not count for 60 s.
+ * Our {@link Redlock} over the trial's nodes, shared by all benchmark threads as an
+ * application would share it. The restart quarantine is off: the kit's nodes are freshly
+ * started and would otherwise not count for 60 s.
  */
 @State(Scope.Benchmark)
 public class OurRedlock {
@@ -24,7 +25,9 @@ public class OurRedlock {
 	public void build(RedisCluster cluster) {
 		this.redlock = Redlock.builder()
 			.nodes(cluster.uris())
-			.settings(RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO).withNodeTimeout(Duration.ofSeconds(1)))
+			.settings(RedlockSettings.defaults()
+				.withRestartQuarantine(Duration.ZERO)
+				.withNodeTimeout(Duration.ofSeconds(1)))
 			.build();
 	}
 

@@ -15,9 +15,10 @@ import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNodes;
 
 /**
- * The Redis nodes of one trial: {@code nodes} fresh, empty servers on loopback, started by the test kit and stopped
- * at the end of the trial. Every client in a benchmark talks to these; with {@code slow} set, the clients reach two
- * of them through the kit's latency proxy ({@value #SLOW_ONE_WAY_MILLIS} ms each way), while the floor is still
+ * The Redis nodes of one trial: {@code nodes} fresh, empty servers on loopback, started
+ * by the test kit and stopped at the end of the trial. Every client in a benchmark talks
+ * to these; with {@code slow} set, the clients reach two of them through the kit's
+ * latency proxy ({@value #SLOW_ONE_WAY_MILLIS} ms each way), while the floor is still
  * measured on the direct nodes.
  */
 @State(Scope.Benchmark)
@@ -28,8 +29,9 @@ public class RedisCluster {
 	public int nodes;
 
 	/**
-	 * Which two nodes the clients reach with {@value #SLOW_ONE_WAY_MILLIS} ms added each way: {@code first} (the
-	 * first two in the node list), {@code last} (the last two), or {@code none}.
+	 * Which two nodes the clients reach with {@value #SLOW_ONE_WAY_MILLIS} ms added each
+	 * way: {@code first} (the first two in the node list), {@code last} (the last two),
+	 * or {@code none}.
 	 */
 	@Param({ "none" })
 	public String slow;
@@ -73,7 +75,8 @@ public class RedisCluster {
 	}
 
 	/**
-	 * The nodes' addresses as the clients reach them: through the latency proxy for the slow nodes.
+	 * The nodes' addresses as the clients reach them: through the latency proxy for the
+	 * slow nodes.
 	 * @return {@code redis://127.0.0.1:PORT} per node
 	 */
 	public List<String> uris() {

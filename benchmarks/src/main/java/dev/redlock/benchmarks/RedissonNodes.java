@@ -13,7 +13,10 @@ import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
-/** One single-server {@link RedissonClient} per node, shared by all benchmark threads, with default settings. */
+/**
+ * One single-server {@link RedissonClient} per node, shared by all benchmark threads,
+ * with default settings.
+ */
 @State(Scope.Benchmark)
 public class RedissonNodes {
 

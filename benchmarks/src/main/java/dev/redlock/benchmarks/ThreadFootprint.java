@@ -20,8 +20,9 @@ import dev.redlock.core.RedlockSettings;
 import dev.redlock.test.RedisNodes;
 
 /**
- * Counts the threads each client starts to lock and unlock over 5 nodes: our {@link Redlock} and Redisson's
- * {@code RedissonRedLock} (one client per node, as its documentation builds it). Not a JMH benchmark: run it with
+ * Counts the threads each client starts to lock and unlock over 5 nodes: our
+ * {@link Redlock} and Redisson's {@code RedissonRedLock} (one client per node, as its
+ * documentation builds it). Not a JMH benchmark: run it with
  * {@code java -cp benchmarks/target/benchmarks.jar dev.redlock.benchmarks.ThreadFootprint}.
  */
 public final class ThreadFootprint {
@@ -43,7 +44,8 @@ public final class ThreadFootprint {
 				for (int i = 0; i < 100; i++) {
 					redlock.tryAcquire("footprint:" + i, Duration.ofSeconds(10)).ifPresent(Lease::release);
 				}
-				// a renewed lease starts the renewal thread, the one thread a Redlock keeps
+				// a renewed lease starts the renewal thread, the one thread a Redlock
+				// keeps
 				redlock.acquire("footprint:renewed", Duration.ofSeconds(3), Duration.ZERO).autoRenew().release();
 				report("redlock (this library)", before);
 			}
@@ -77,7 +79,10 @@ public final class ThreadFootprint {
 		}
 	}
 
-	/** Prints how many threads were started since {@code before} and are still alive, grouped by name. */
+	/**
+	 * Prints how many threads were started since {@code before} and are still alive,
+	 * grouped by name.
+	 */
 	private static void report(String client, Set<Thread> before) {
 		Set<Thread> started = new HashSet<>(Thread.getAllStackTraces().keySet());
 		started.removeAll(before);

@@ -18,10 +18,12 @@ import redis.clients.jedis.Protocol.Command;
 import redis.clients.jedis.Protocol.Keyword;
 
 /**
- * One acquisition attempt of the Redlock algorithm: a random value written with {@code SET key value NX PX ttl} (or the
- * fenced script) to every node at once, the round ended as soon as its outcome is known, and the lock won if a quorum
- * granted it with validity left: {@code ttl - elapsed - drift > 0}. A fenced attempt confirms its token on a quorum
- * in a second round. A lost attempt removes its value from every node where it may have landed.
+ * One acquisition attempt of the Redlock algorithm: a random value written with
+ * {@code SET key value NX PX ttl} (or the fenced script) to every node at once, the round
+ * ended as soon as its outcome is known, and the lock won if a quorum granted it with
+ * validity left: {@code ttl - elapsed - drift > 0}. A fenced attempt confirms its token
+ * on a quorum in a second round. A lost attempt removes its value from every node where
+ * it may have landed.
  */
 final class AcquireRound {
 
@@ -38,8 +40,8 @@ final class AcquireRound {
 	private volatile @Nullable TtlArgument lastTtl;
 
 	/**
-	 * Whether fenced acquisitions confirm their token on a quorum (the second round); off only in the test that
-	 * shows why it is needed.
+	 * Whether fenced acquisitions confirm their token on a quorum (the second round); off
+	 * only in the test that shows why it is needed.
 	 */
 	private volatile boolean confirmTokens = true;
 
@@ -50,8 +52,8 @@ final class AcquireRound {
 	}
 
 	/**
-	 * Makes one attempt: one round on every node, then either a won lock or the clean-up of every node where our
-	 * value may have landed.
+	 * Makes one attempt: one round on every node, then either a won lock or the clean-up
+	 * of every node where our value may have landed.
 	 * @param resource the resource, for the log
 	 * @param key its lock key
 	 * @param ttl the checked TTL
@@ -75,15 +77,19 @@ final class AcquireRound {
 			return settle(resource, key, value, ttl, fenced, replies, start, expiresAt);
 		}
 		catch (Throwable ex) {
-			// nothing of ours should fail here; if it does, our value must not stay where it landed
+			// nothing of ours should fail here; if it does, our value must not stay where
+			// it landed
 			this.group.runScript(NodeCommand.RELEASE, LockScripts.DISCARD, key, null, null, value);
 			throw ex;
 		}
 	}
 
-	/** Decides an acquisition round: a lease, or the clean-up of every node where our value may have landed. */
-	private Attempt settle(String resource, RawArgument key, RawArgument value, Duration ttl,
-			boolean fenced, NodeReply[] replies, long start, long expiresAt) {
+	/**
+	 * Decides an acquisition round: a lease, or the clean-up of every node where our
+	 * value may have landed.
+	 */
+	private Attempt settle(String resource, RawArgument key, RawArgument value, Duration ttl, boolean fenced,
+			NodeReply[] replies, long start, long expiresAt) {
 		long end = this.ticker.getAsLong();
 		this.group.events().nodeReplies(NodeCommand.ACQUIRE, replies, (reply) -> reply.isGrant(fenced));
 		long validUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
@@ -99,9 +105,12 @@ final class AcquireRound {
 						start, end, validUntil);
 			}
 		}
-		// Ours may have landed wherever the SET was written and not refused, even where the reply timed out. The nodes
-		// that answered get the release now; the others, slow or failed, get it off the caller's path, from their
-		// late-reply thread, after the SET's own reply (so it cannot overtake the SET), until the TTL has passed
+		// Ours may have landed wherever the SET was written and not refused, even where
+		// the reply timed out. The nodes
+		// that answered get the release now; the others, slow or failed, get it off the
+		// caller's path, from their
+		// late-reply thread, after the SET's own reply (so it cannot overtake the SET),
+		// until the TTL has passed
 		boolean[] answered = new boolean[replies.length];
 		boolean any = false;
 		for (int i = 0; i < replies.length; i++) {
@@ -132,7 +141,10 @@ final class AcquireRound {
 		return new Attempt(false, value, 0, 0, 0, replies, granted, start, end, validUntil);
 	}
 
-	/** The nodes whose reply a round left to their late-reply thread, one bit per node index. */
+	/**
+	 * The nodes whose reply a round left to their late-reply thread, one bit per node
+	 * index.
+	 */
 	private static long answeredLate(NodeReply[] replies) {
 		long late = 0;
 		for (NodeReply reply : replies) {
@@ -154,7 +166,10 @@ final class AcquireRound {
 		return written;
 	}
 
-	/** The TTL as sent; the last one is kept, since a call site usually locks with the same TTL every time. */
+	/**
+	 * The TTL as sent; the last one is kept, since a call site usually locks with the
+	 * same TTL every time.
+	 */
 	private RawArgument ttlArgument(long millis) {
 		TtlArgument last = this.lastTtl;
 		if (last == null || last.millis != millis) {
@@ -167,7 +182,10 @@ final class AcquireRound {
 	private record TtlArgument(long millis, RawArgument argument) {
 	}
 
-	/** How many of the replies read so far are grants that count (a quarantined node's do not). */
+	/**
+	 * How many of the replies read so far are grants that count (a quarantined node's do
+	 * not).
+	 */
 	private int granted(NodeReply[] replies, boolean fenced) {
 		int granted = 0;
 		for (NodeReply reply : replies) {
@@ -179,15 +197,17 @@ final class AcquireRound {
 	}
 
 	private boolean countingGrant(@Nullable NodeReply reply, boolean fenced) {
-		// a quarantined node may have forgotten a lock someone else still holds: its grant proves nothing
+		// a quarantined node may have forgotten a lock someone else still holds: its
+		// grant proves nothing
 		return reply != null && reply.isGrant(fenced) && this.group.counts(reply.node());
 	}
 
 	/**
-	 * The second round of a fenced acquisition. The candidate token is the highest counter among the grants that
-	 * count; it is written back to every node that still holds our value, as the floor of its counter. The token
-	 * stands only if a quorum confirms it: any later holder's quorum then shares a node with this one, where its own
-	 * increment must exceed the token.
+	 * The second round of a fenced acquisition. The candidate token is the highest
+	 * counter among the grants that count; it is written back to every node that still
+	 * holds our value, as the floor of its counter. The token stands only if a quorum
+	 * confirms it: any later holder's quorum then shares a node with this one, where its
+	 * own increment must exceed the token.
 	 * @return the token, or 0 if no quorum confirmed it
 	 */
 	private long confirmToken(RawArgument key, RawArgument value, NodeReply[] grants) {
@@ -200,8 +220,8 @@ final class AcquireRound {
 		if (!this.confirmTokens) {
 			return candidate;
 		}
-		NodeReply[] replies = this.group.fanout().execute(
-				fencingScript(LockScripts.RAISE_FENCE, key, value, RawArgument.of(candidate)), null);
+		NodeReply[] replies = this.group.fanout()
+			.execute(fencingScript(LockScripts.RAISE_FENCE, key, value, RawArgument.of(candidate)), null);
 		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isConfirmed);
 		int confirmed = 0;
 		for (NodeReply reply : replies) {
@@ -212,12 +232,18 @@ final class AcquireRound {
 		return (confirmed >= this.group.quorum()) ? candidate : 0;
 	}
 
-	/** Turns the second round of fenced acquisitions off or on; off only in the test that shows why it is needed. */
+	/**
+	 * Turns the second round of fenced acquisitions off or on; off only in the test that
+	 * shows why it is needed.
+	 */
 	void confirmTokens(boolean confirm) {
 		this.confirmTokens = confirm;
 	}
 
-	/** A fencing script by its source (nobody retries after {@code NOSCRIPT}): the lock key, then its counter. */
+	/**
+	 * A fencing script by its source (nobody retries after {@code NOSCRIPT}): the lock
+	 * key, then its counter.
+	 */
 	private static CommandArguments fencingScript(Script script, RawArgument key, RawArgument value,
 			RawArgument argument) {
 		return new CommandArguments(Command.EVAL).add(script.source())
@@ -229,8 +255,9 @@ final class AcquireRound {
 	}
 
 	/**
-	 * The key of a resource's fencing counter: the lock key behind a {@code {fence}} prefix. It can never be another
-	 * resource's lock key, since lock keys starting with that prefix are refused ({@link #keyFor}). It has no TTL.
+	 * The key of a resource's fencing counter: the lock key behind a {@code {fence}}
+	 * prefix. It can never be another resource's lock key, since lock keys starting with
+	 * that prefix are refused ({@link #keyFor}). It has no TTL.
 	 */
 	private static RawArgument counterKey(RawArgument lockKey) {
 		byte[] prefix = FENCE_PREFIX;
@@ -242,9 +269,10 @@ final class AcquireRound {
 	}
 
 	/**
-	 * Ends an acquisition round as soon as its outcome is known: a quorum has granted, or so many nodes refused
-	 * (or failed) that no quorum is left. A slow node then delays neither a lock already won nor the retry of a lock
-	 * already lost; when lost, the nodes not awaited get the release right behind the {@code SET}.
+	 * Ends an acquisition round as soon as its outcome is known: a quorum has granted, or
+	 * so many nodes refused (or failed) that no quorum is left. A slow node then delays
+	 * neither a lock already won nor the retry of a lock already lost; when lost, the
+	 * nodes not awaited get the release right behind the {@code SET}.
 	 */
 	private final class AcquireExit implements Fanout.EarlyExit {
 
@@ -273,7 +301,8 @@ final class AcquireRound {
 				}
 			}
 			int refused = answered - granted;
-			return granted >= AcquireRound.this.group.quorum() || refused > replies.length - AcquireRound.this.group.quorum();
+			return granted >= AcquireRound.this.group.quorum()
+					|| refused > replies.length - AcquireRound.this.group.quorum();
 		}
 
 		@Override
@@ -282,16 +311,18 @@ final class AcquireRound {
 				// won: the lease's release goes to every node
 				return null;
 			}
-			// by source, not digest: nobody reads this reply in time to retry after NOSCRIPT
+			// by source, not digest: nobody reads this reply in time to retry after
+			// NOSCRIPT
 			return LockScripts.call(Command.EVAL, LockScripts.DISCARD.source(), this.key, this.value);
 		}
 
 		@Override
 		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
-			AcquireRound.this.group.events().nodeReplies(NodeCommand.ACQUIRE, new NodeReply[] { reply },
-					(late) -> late.isGrant(this.fenced));
+			AcquireRound.this.group.events()
+				.nodeReplies(NodeCommand.ACQUIRE, new NodeReply[] { reply }, (late) -> late.isGrant(this.fenced));
 			if (followUp != null && !reply.isNil() && !followUp.isDefinite()) {
-				// a lost round's release did not reach a node that may hold our value (a won round's lease releases
+				// a lost round's release did not reach a node that may hold our value (a
+				// won round's lease releases
 				// on every node itself)
 				AcquireRound.this.group.cleanup().remove(reply.node(), this.key, this.value, this.expiresAt);
 			}
@@ -336,7 +367,10 @@ final class AcquireRound {
 			this.validUntil = validUntil;
 		}
 
-		/** Whether the lock was won: a quorum granted it with validity left (and confirmed the token, if fenced). */
+		/**
+		 * Whether the lock was won: a quorum granted it with validity left (and confirmed
+		 * the token, if fenced).
+		 */
 		boolean won() {
 			return this.won;
 		}
@@ -356,15 +390,19 @@ final class AcquireRound {
 			return this.writtenTo;
 		}
 
-		/** The nodes whose reply the round left to their late-reply thread, one bit per node index. */
+		/**
+		 * The nodes whose reply the round left to their late-reply thread, one bit per
+		 * node index.
+		 */
 		long answeredLate() {
 			return this.answeredLate;
 		}
 
 		/** Ticker reading at the start of the round. */
 		/**
-		 * Whether this lost round was a split vote: some nodes granted it and others had the lock taken, so other
-		 * contenders took part of the nodes at the same moment and may all have lost.
+		 * Whether this lost round was a split vote: some nodes granted it and others had
+		 * the lock taken, so other contenders took part of the nodes at the same moment
+		 * and may all have lost.
 		 */
 		boolean splitVote() {
 			if (this.won || this.granted == 0) {

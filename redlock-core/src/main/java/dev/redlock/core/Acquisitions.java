@@ -13,8 +13,9 @@ import dev.redlock.core.RedlockListener.AcquireOutcome;
 import dev.redlock.core.RedlockListener.LossReason;
 
 /**
- * The acquisitions of a {@link Redlock}: checks the arguments, makes a single attempt or waits in the key's queue,
- * then turns the outcome into a {@link Lease} or a {@link LockNotAcquiredException}, and tells the listeners.
+ * The acquisitions of a {@link Redlock}: checks the arguments, makes a single attempt or
+ * waits in the key's queue, then turns the outcome into a {@link Lease} or a
+ * {@link LockNotAcquiredException}, and tells the listeners.
  */
 final class Acquisitions {
 
@@ -68,14 +69,15 @@ final class Acquisitions {
 					outcome.queued() ? last.start() - start : 0);
 		}
 		switch (outcome.wake()) {
-			case CLOSED -> throw new IllegalStateException(
-					"This Redlock was closed while waiting for lock '" + resource + "'");
+			case CLOSED ->
+				throw new IllegalStateException("This Redlock was closed while waiting for lock '" + resource + "'");
 			case INTERRUPTED -> throw notAcquired(name, interrupted(resource, outcome.attempts(), start, null));
 			default -> {
 				Duration waited = elapsedSince(start);
-				throw notAcquired(name, (last != null) ? last.failure(resource, outcome.attempts(), waited)
-						: new LockNotAcquiredException(resource, Reason.CONTENDED, 0, waited, List.of(), List.of(),
-								null));
+				throw notAcquired(name,
+						(last != null) ? last.failure(resource, outcome.attempts(), waited)
+								: new LockNotAcquiredException(resource, Reason.CONTENDED, 0, waited, List.of(),
+										List.of(), null));
 			}
 		}
 	}
@@ -94,9 +96,9 @@ final class Acquisitions {
 	}
 
 	/**
-	 * Records an acquisition; reads no clock, so that a test's scripted ticker sees only the algorithm's reads.
-	 * Should anything fail here, the lock is released before the failure reaches the caller, never left on the nodes
-	 * until its TTL.
+	 * Records an acquisition; reads no clock, so that a test's scripted ticker sees only
+	 * the algorithm's reads. Should anything fail here, the lock is released before the
+	 * failure reaches the caller, never left on the nodes until its TTL.
 	 */
 	private Lease acquired(String name, String resource, RawArgument key, Duration ttl, AcquireRound.Attempt attempt,
 			long start, int attempts, long waitedNanos) {
@@ -105,7 +107,8 @@ final class Acquisitions {
 		try {
 			this.held.add(lease, attempt.validUntil() - attempt.end());
 			if (this.redlock.isClosed()) {
-				// closed while this lease was being acquired: it can be neither renewed nor watched
+				// closed while this lease was being acquired: it can be neither renewed
+				// nor watched
 				lease.markLost(LossReason.REDLOCK_CLOSED);
 			}
 			LockEvents events = this.group.events();
@@ -124,8 +127,9 @@ final class Acquisitions {
 	}
 
 	private LockNotAcquiredException notAcquired(String name, LockNotAcquiredException failure) {
-		this.group.events().acquireFinished(new AcquireEvent(name, failure.resource(), AcquireOutcome.of(failure.reason()),
-				failure.waited(), failure.attempts(), Duration.ZERO, failure.waited()));
+		this.group.events()
+			.acquireFinished(new AcquireEvent(name, failure.resource(), AcquireOutcome.of(failure.reason()),
+					failure.waited(), failure.attempts(), Duration.ZERO, failure.waited()));
 		return failure;
 	}
 

@@ -14,7 +14,8 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * One command sent to many nodes: the state of a single {@link Fanout#execute} call, on the caller's thread.
+ * One command sent to many nodes: the state of a single {@link Fanout#execute} call, on
+ * the caller's thread.
  */
 final class FanoutRound {
 
@@ -30,16 +31,23 @@ final class FanoutRound {
 
 	private final long deadline;
 
-	/** Connections written to whose reply is still to be read; {@code null} once read or handed over. */
+	/**
+	 * Connections written to whose reply is still to be read; {@code null} once read or
+	 * handed over.
+	 */
 	private final PipelinedConnection[] connections;
 
 	/**
-	 * When each node's command was written, for its latency; {@code null} while every command went out in the
-	 * first pass, at about {@link #start} (the usual case, which allocates nothing more).
+	 * When each node's command was written, for its latency; {@code null} while every
+	 * command went out in the first pass, at about {@link #start} (the usual case, which
+	 * allocates nothing more).
 	 */
 	private long @Nullable [] writtenAt;
 
-	/** Connections being borrowed (opened, or waiting for a free slot); {@code null} while there are none. */
+	/**
+	 * Connections being borrowed (opened, or waiting for a free slot); {@code null} while
+	 * there are none.
+	 */
 	private @Nullable CompletableFuture<PipelinedConnection> @Nullable [] pending;
 
 	private final NodeReply[] replies;
@@ -48,10 +56,15 @@ final class FanoutRound {
 
 	private int waiting;
 
-	/** Whether the caller was interrupted before or during the round: its flag is set again at the end. */
+	/**
+	 * Whether the caller was interrupted before or during the round: its flag is set
+	 * again at the end.
+	 */
 	private boolean interrupted;
 
-	/** Whether the first pass over the nodes is over: later writes have their own time. */
+	/**
+	 * Whether the first pass over the nodes is over: later writes have their own time.
+	 */
 	private boolean firstPassDone;
 
 	FanoutRound(Fanout fanout, CommandArguments command, boolean @Nullable [] selected,
@@ -75,7 +88,8 @@ final class FanoutRound {
 		finally {
 			for (int i = 0; i < this.connections.length; i++) {
 				if (this.connections[i] != null) {
-					// a connection whose reply was not read is closed by its pool, never reused
+					// a connection whose reply was not read is closed by its pool, never
+					// reused
 					this.fanout.pools().get(i).giveBack(this.connections[i]);
 				}
 				if (this.pending != null && this.pending[i] != null) {
@@ -94,7 +108,10 @@ final class FanoutRound {
 		return (this.writtenAt != null) ? this.writtenAt[node] : this.start;
 	}
 
-	/** Clears the caller's interrupt flag before blocking I/O, remembering it for the end of the round. */
+	/**
+	 * Clears the caller's interrupt flag before blocking I/O, remembering it for the end
+	 * of the round.
+	 */
 	private void deferInterrupt() {
 		if (Thread.interrupted()) {
 			this.interrupted = true;
@@ -102,8 +119,8 @@ final class FanoutRound {
 	}
 
 	/**
-	 * Writes the command to every node with an idle connection; the others are borrowed without blocking and
-	 * written to as their connection comes.
+	 * Writes the command to every node with an idle connection; the others are borrowed
+	 * without blocking and written to as their connection comes.
 	 */
 	private void writeToAll() {
 		long slowAbove = slowThreshold();
@@ -118,10 +135,14 @@ final class FanoutRound {
 				continue;
 			}
 			if (!this.fanout.patient() && pool.expectedLatencyNanos() > slowAbove && pool.connectionsInUse() > 0) {
-				// slow, and its connections wait for its replies: one more connection would only be waited for
-				// too, so a slow node keeps the connections it has instead of getting new ones every round
-				this.replies[i] = NodeReply.notWritten(i, new JedisConnectionException("not waited for: the "
-						+ "node is slow to answer and its connections are busy", new SocketTimeoutException()),
+				// slow, and its connections wait for its replies: one more connection
+				// would only be waited for
+				// too, so a slow node keeps the connections it has instead of getting new
+				// ones every round
+				this.replies[i] = NodeReply.notWritten(i,
+						new JedisConnectionException(
+								"not waited for: the " + "node is slow to answer and its connections are busy",
+								new SocketTimeoutException()),
 						System.nanoTime() - this.start);
 				continue;
 			}
@@ -130,11 +151,14 @@ final class FanoutRound {
 				write(i, borrowed);
 			}
 			else if (!this.fanout.patient() && pool.expectedLatencyNanos() >= this.fanout.timeoutNanos() / 2) {
-				// it let earlier rounds wait (frozen, or far away): connect it for a later round, not this one
+				// it let earlier rounds wait (frozen, or far away): connect it for a
+				// later round, not this one
 				Fanout.keepWhenReady(pool, borrowed);
-				this.replies[i] = NodeReply.notWritten(i, new JedisConnectionException("not waited for: "
-						+ "connecting in the background, since the node was slow to answer",
-						new SocketTimeoutException()), System.nanoTime() - this.start);
+				this.replies[i] = NodeReply.notWritten(i,
+						new JedisConnectionException(
+								"not waited for: " + "connecting in the background, since the node was slow to answer",
+								new SocketTimeoutException()),
+						System.nanoTime() - this.start);
 			}
 			else {
 				if (this.pending == null) {
@@ -148,9 +172,9 @@ final class FanoutRound {
 	}
 
 	/**
-	 * The latency above which a node counts as slow: several times the fastest node's, and more than a busy
-	 * machine's scheduling delay. Relative, so that a loaded client, whose every reply waits for a CPU, does not
-	 * take healthy nodes for slow ones.
+	 * The latency above which a node counts as slow: several times the fastest node's,
+	 * and more than a busy machine's scheduling delay. Relative, so that a loaded client,
+	 * whose every reply waits for a CPU, does not take healthy nodes for slow ones.
 	 */
 	private long slowThreshold() {
 		long fastest = Long.MAX_VALUE;
@@ -161,8 +185,8 @@ final class FanoutRound {
 	}
 
 	/**
-	 * Reads replies and writes to connections as they come, until every node has answered or failed, the
-	 * deadline has passed, or the early exit settles the round.
+	 * Reads replies and writes to connections as they come, until every node has answered
+	 * or failed, the deadline has passed, or the early exit settles the round.
 	 */
 	private void readUntilDone() {
 		if (settled()) {
@@ -193,8 +217,8 @@ final class FanoutRound {
 	}
 
 	/**
-	 * Waits for what is expected first: a blocking read of the node expected to answer first, when nothing else
-	 * may come sooner; else a short park before looking again.
+	 * Waits for what is expected first: a blocking read of the node expected to answer
+	 * first, when nothing else may come sooner; else a short park before looking again.
 	 */
 	private void awaitNextEvent() {
 		int next = expectedFirst();
@@ -249,7 +273,10 @@ final class FanoutRound {
 		return -1;
 	}
 
-	/** The unread node expected to answer first, by when it was written and how fast it usually answers. */
+	/**
+	 * The unread node expected to answer first, by when it was written and how fast it
+	 * usually answers.
+	 */
 	private int expectedFirst() {
 		int first = -1;
 		long firstDue = 0;
@@ -266,11 +293,13 @@ final class FanoutRound {
 	}
 
 	/**
-	 * Once a round is settled, reads the replies that have arrived and those of nodes expected to answer soon:
-	 * within about twice the time this round took to settle, at least a few milliseconds. Connections that come
-	 * within that time are written to as well, so that every healthy node gets the command. Only a node known to
-	 * be lagging, or whose connection is slow to come, is not waited for, so a healthy cluster, even a busy one
-	 * whose replies straggle by a few milliseconds, is read in full, with no other thread involved.
+	 * Once a round is settled, reads the replies that have arrived and those of nodes
+	 * expected to answer soon: within about twice the time this round took to settle, at
+	 * least a few milliseconds. Connections that come within that time are written to as
+	 * well, so that every healthy node gets the command. Only a node known to be lagging,
+	 * or whose connection is slow to come, is not waited for, so a healthy cluster, even
+	 * a busy one whose replies straggle by a few milliseconds, is read in full, with no
+	 * other thread involved.
 	 */
 	private void readExpectedSoon() {
 		long settledAfter = System.nanoTime() - this.start;
@@ -289,10 +318,12 @@ final class FanoutRound {
 				read(next);
 			}
 			else if (!progress) {
-				// a connection still being opened gets a few milliseconds, not the patience of a late reply
+				// a connection still being opened gets a few milliseconds, not the
+				// patience of a late reply
 				long connectPatience = this.start + settledAfter + Fanout.LAG_SLACK_NANOS;
 				long now = System.nanoTime();
-				if (!Fanout.pendingFastNode(this.pending, this.fanout.pools(), connectPatience - this.start) || now - connectPatience >= 0) {
+				if (!Fanout.pendingFastNode(this.pending, this.fanout.pools(), connectPatience - this.start)
+						|| now - connectPatience >= 0) {
 					return;
 				}
 				LockSupport.parkNanos(Math.min(Fanout.MAX_PARK_NANOS, connectPatience - now));
@@ -324,7 +355,10 @@ final class FanoutRound {
 		}
 	}
 
-	/** Reads what the nodes still owe, each within what is left of the deadline (about nothing), so they time out. */
+	/**
+	 * Reads what the nodes still owe, each within what is left of the deadline (about
+	 * nothing), so they time out.
+	 */
 	private void timeOutTheRest() {
 		for (int i = 0; i < this.connections.length; i++) {
 			if (this.connections[i] != null) {
@@ -334,17 +368,19 @@ final class FanoutRound {
 				Fanout.keepWhenReady(this.fanout.pools().get(i), this.pending[i]);
 				this.pending[i] = null;
 				this.waiting--;
-				this.replies[i] = NodeReply.notWritten(i, new JedisConnectionException(
-						"connecting took longer than the node timeout", new SocketTimeoutException()),
+				this.replies[i] = NodeReply.notWritten(i,
+						new JedisConnectionException("connecting took longer than the node timeout",
+								new SocketTimeoutException()),
 						System.nanoTime() - this.start);
 			}
 		}
 	}
 
 	/**
-	 * Stops waiting for the unread replies: after the early exit's follow-up command, if any, is written behind
-	 * them, those connections go to their node's late-reply thread, which reads what is still to come and only
-	 * then gives them back. Connections still being borrowed are kept for later rounds; nothing was written to
+	 * Stops waiting for the unread replies: after the early exit's follow-up command, if
+	 * any, is written behind them, those connections go to their node's late-reply
+	 * thread, which reads what is still to come and only then gives them back.
+	 * Connections still being borrowed are kept for later rounds; nothing was written to
 	 * them.
 	 */
 	private void handOver() {
@@ -373,7 +409,9 @@ final class FanoutRound {
 		}
 	}
 
-	/** Writes to a connection that has been borrowed, or records why it could not be had. */
+	/**
+	 * Writes to a connection that has been borrowed, or records why it could not be had.
+	 */
 	private void write(int node, CompletableFuture<PipelinedConnection> borrowed) {
 		PipelinedConnection connection;
 		try {
@@ -389,7 +427,10 @@ final class FanoutRound {
 		write(node, connection);
 	}
 
-	/** Writes and flushes the command to a borrowed connection; a failure shows in the node's reply. */
+	/**
+	 * Writes and flushes the command to a borrowed connection; a failure shows in the
+	 * node's reply.
+	 */
 	private void write(int node, PipelinedConnection connection) {
 		deferInterrupt();
 		try {
@@ -417,10 +458,11 @@ final class FanoutRound {
 	}
 
 	/**
-	 * Records a failure. When the caller was interrupted meanwhile, the failure is the interrupt's (on a virtual
-	 * thread it closes the socket), not the node's. When the connection was lost (not merely slow), the node's
-	 * other idle connections are most likely dead too (the node restarted, or the network reset them), so they
-	 * are dropped rather than tried one per round.
+	 * Records a failure. When the caller was interrupted meanwhile, the failure is the
+	 * interrupt's (on a virtual thread it closes the socket), not the node's. When the
+	 * connection was lost (not merely slow), the node's other idle connections are most
+	 * likely dead too (the node restarted, or the network reset them), so they are
+	 * dropped rather than tried one per round.
 	 */
 	private NodeReply failed(int node, JedisException ex) {
 		long nanos = System.nanoTime() - this.start;

@@ -11,9 +11,10 @@ import org.jspecify.annotations.Nullable;
 import dev.redlock.core.RedlockListener.LossReason;
 
 /**
- * The leases a {@link Redlock} holds: acquired and not released. Those that are never released are let go once their
- * validity is over, by a sweep on the renewal thread that runs when the earliest validity ends, so nothing is kept
- * for ever without anyone asking.
+ * The leases a {@link Redlock} holds: acquired and not released. Those that are never
+ * released are let go once their validity is over, by a sweep on the renewal thread that
+ * runs when the earliest validity ends, so nothing is kept for ever without anyone
+ * asking.
  */
 final class HeldLeases {
 
@@ -64,7 +65,9 @@ final class HeldLeases {
 		return this.leases.size();
 	}
 
-	/** Marks every lease still held lost, runs their loss callbacks, and forgets them all. */
+	/**
+	 * Marks every lease still held lost, runs their loss callbacks, and forgets them all.
+	 */
 	void markAllLost(LossReason reason) {
 		for (Lease lease : this.leases) {
 			if (!lease.isReleased() && !lease.isLost()) {
@@ -75,9 +78,9 @@ final class HeldLeases {
 	}
 
 	/**
-	 * Makes sure a sweep of the held leases runs once a validity of this length is over: leases that are never
-	 * released are dropped without anyone asking. Cheap when a sweep is due no later (the usual case: the same TTL
-	 * again).
+	 * Makes sure a sweep of the held leases runs once a validity of this length is over:
+	 * leases that are never released are dropped without anyone asking. Cheap when a
+	 * sweep is due no later (the usual case: the same TTL again).
 	 */
 	private void sweepWithin(long validityNanos) {
 		long due = System.nanoTime() + Math.max(MIN_SWEEP_DELAY_NANOS, validityNanos);

@@ -1,11 +1,14 @@
 package dev.redlock.core;
 
 /**
- * Thrown when a {@link Redlock} is built from settings or nodes that cannot give a safe lock.
+ * Thrown when a {@link Redlock} is built from settings or nodes that cannot give a safe
+ * lock.
  *
- * <p>{@link #setting()} names the offending setting as it is called in Java ({@code defaultTtl},
- * {@code clockDriftFactor}, {@code nodes[2]} …) so that callers such as the Spring Boot auto-configuration
- * can translate it into the property the user wrote. Messages never contain Redis passwords.
+ * <p>
+ * {@link #setting()} names the offending setting as it is called in Java
+ * ({@code defaultTtl}, {@code clockDriftFactor}, {@code nodes[2]} …) so that callers such
+ * as the Spring Boot auto-configuration can translate it into the property the user
+ * wrote. Messages never contain Redis passwords.
  */
 public class InvalidRedlockConfigurationException extends IllegalArgumentException {
 
@@ -24,7 +27,8 @@ public class InvalidRedlockConfigurationException extends IllegalArgumentExcepti
 	}
 
 	/**
-	 * Returns the Java name of the setting at fault, e.g. {@code nodes[1]} or {@code defaultTtl}.
+	 * Returns the Java name of the setting at fault, e.g. {@code nodes[1]} or
+	 * {@code defaultTtl}.
 	 * @return the setting name
 	 */
 	public String setting() {

@@ -7,9 +7,10 @@ import org.jspecify.annotations.Nullable;
 import dev.redlock.core.RedlockListener.LossReason;
 
 /**
- * Thrown after work guarded by a {@link Lease} finished although the lease had been {@link Lease#isLost() lost}
- * before: the work outran its lease (or a renewal failed), so another holder may have run at the same time. The
- * lock has already been released or left to expire when this is thrown.
+ * Thrown after work guarded by a {@link Lease} finished although the lease had been
+ * {@link Lease#isLost() lost} before: the work outran its lease (or a renewal failed), so
+ * another holder may have run at the same time. The lock has already been released or
+ * left to expire when this is thrown.
  */
 public class LeaseLostException extends RuntimeException {
 
@@ -26,7 +27,8 @@ public class LeaseLostException extends RuntimeException {
 	/**
 	 * Creates an exception for a lost lease.
 	 * @param lease the lost lease
-	 * @param work what ran under it, for the message, e.g. {@code OrderService.buy(String)}
+	 * @param work what ran under it, for the message, e.g.
+	 * {@code OrderService.buy(String)}
 	 * @param heldFor how long the lease was held when the work finished
 	 */
 	public LeaseLostException(Lease lease, String work, Duration heldFor) {
@@ -48,8 +50,8 @@ public class LeaseLostException extends RuntimeException {
 			case REDLOCK_CLOSED -> "the Redlock was closed (the application is shutting down?), so its lease could "
 					+ "be neither renewed nor released";
 		};
-		return "Lock '" + lease.name() + "' on '" + lease.resource() + "' was lost before " + work + " returned: "
-				+ why + " (held " + heldFor.toMillis() + " ms, TTL " + lease.ttl().toMillis()
+		return "Lock '" + lease.name() + "' on '" + lease.resource() + "' was lost before " + work + " returned: " + why
+				+ " (held " + heldFor.toMillis() + " ms, TTL " + lease.ttl().toMillis()
 				+ " ms); another caller may have run at the same time";
 	}
 

@@ -11,12 +11,15 @@ import dev.redlock.core.RedlockListener.ExtendOutcome;
 import dev.redlock.core.RedlockListener.LossReason;
 
 /**
- * Keeps an eye on one {@link Lease} from the {@link RenewalScheduler}: renews it a third of its TTL after each
- * (re)validation while renewal is on, and otherwise wakes up when its validity ends, to signal the loss of a lease
- * that was not released in time. Each run reschedules the next one; nothing runs once the lease is released or lost.
+ * Keeps an eye on one {@link Lease} from the {@link RenewalScheduler}: renews it a third
+ * of its TTL after each (re)validation while renewal is on, and otherwise wakes up when
+ * its validity ends, to signal the loss of a lease that was not released in time. Each
+ * run reschedules the next one; nothing runs once the lease is released or lost.
  *
- * <p>Runs and reschedules under the lease's state lock, so that {@link Lease#release()}, which cancels it before and
- * again under that lock, never leaves a run scheduled behind it. Loss is signalled after leaving the lock.
+ * <p>
+ * Runs and reschedules under the lease's state lock, so that {@link Lease#release()},
+ * which cancels it before and again under that lock, never leaves a run scheduled behind
+ * it. Loss is signalled after leaving the lock.
  */
 final class LeaseWatch implements Runnable {
 
@@ -26,7 +29,10 @@ final class LeaseWatch implements Runnable {
 
 	private final RenewalScheduler scheduler;
 
-	/** Ticker reading after which the lease is no longer renewed; ignored when not renewing. */
+	/**
+	 * Ticker reading after which the lease is no longer renewed; ignored when not
+	 * renewing.
+	 */
 	private final long renewUntilNanos;
 
 	private volatile boolean renewing;
@@ -98,7 +104,8 @@ final class LeaseWatch implements Runnable {
 				}
 			}
 			else {
-				// not renewing: wake up when the validity ends, in case the lease is not released by then
+				// not renewing: wake up when the validity ends, in case the lease is not
+				// released by then
 				scheduleNext(now);
 			}
 		}
@@ -111,7 +118,8 @@ final class LeaseWatch implements Runnable {
 		}
 		if (lost != null) {
 			this.renewing = false;
-			// on their own thread: a slow callback must not delay the renewal of other leases
+			// on their own thread: a slow callback must not delay the renewal of other
+			// leases
 			this.lease.markLost(lost, this.lease.redlock().lossCallbacks());
 		}
 	}
@@ -121,8 +129,10 @@ final class LeaseWatch implements Runnable {
 			return true;
 		}
 		this.renewing = false;
-		logger.info("Lock '{}' on '{}' is no longer renewed: it was held for its maxHold ({} ms held); it expires in "
-				+ "{} ms unless released", this.lease.name(), this.lease.resource(), this.lease.heldFor().toMillis(),
+		logger.info(
+				"Lock '{}' on '{}' is no longer renewed: it was held for its maxHold ({} ms held); it expires in "
+						+ "{} ms unless released",
+				this.lease.name(), this.lease.resource(), this.lease.heldFor().toMillis(),
 				Duration.ofNanos(this.lease.validUntilNanos() - now).toMillis());
 		return false;
 	}
@@ -159,7 +169,10 @@ final class LeaseWatch implements Runnable {
 		}
 	}
 
-	/** Renewal a third of the TTL after the last validation; otherwise just after the validity ends. */
+	/**
+	 * Renewal a third of the TTL after the last validation; otherwise just after the
+	 * validity ends.
+	 */
 	private long delay(long now) {
 		if (this.renewing) {
 			return this.lease.validatedAtNanos() + this.lease.ttl().toNanos() / 3 - now;

@@ -4,9 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * Checks what callers give a {@link Redlock} or a {@link Lease} before any network call (lock names, resources, TTLs,
- * wait times), with an {@link IllegalArgumentException} that names the argument at fault, and forms the Redis key of
- * a resource.
+ * Checks what callers give a {@link Redlock} or a {@link Lease} before any network call
+ * (lock names, resources, TTLs, wait times), with an {@link IllegalArgumentException}
+ * that names the argument at fault, and forms the Redis key of a resource.
  */
 final class LockArguments {
 
@@ -19,9 +19,9 @@ final class LockArguments {
 	}
 
 	/**
-	 * Forms the Redis key of a resource, refusing it before any network call when it is empty or when the key, prefix
-	 * included, is longer than the limit: the limit bounds what a caller (perhaps feeding user input into a key) can
-	 * make every node store.
+	 * Forms the Redis key of a resource, refusing it before any network call when it is
+	 * empty or when the key, prefix included, is longer than the limit: the limit bounds
+	 * what a caller (perhaps feeding user input into a key) can make every node store.
 	 * @throws IllegalArgumentException if the resource is empty or the key too long
 	 */
 	RawArgument keyFor(String resource) {
@@ -30,7 +30,8 @@ final class LockArguments {
 		}
 		int limit = this.settings.maxKeyLength();
 		String key = this.settings.keyPrefix() + resource;
-		// one byte or more per char: a key with more chars than the limit is refused without being encoded
+		// one byte or more per char: a key with more chars than the limit is refused
+		// without being encoded
 		byte[] bytes = (key.length() > limit) ? null : key.getBytes(StandardCharsets.UTF_8);
 		if (bytes == null || bytes.length > limit) {
 			int atLeast = (bytes != null) ? bytes.length : key.length();
@@ -58,10 +59,11 @@ final class LockArguments {
 	}
 
 	/**
-	 * Checks a TTL and truncates it to what is sent to Redis (whole milliseconds), so validity is computed from the
-	 * TTL the nodes actually apply.
-	 * @throws IllegalArgumentException if the TTL is below 1 ms, within the clock drift allowance, longer than the
-	 * restart quarantine (when it is on), or beyond the range of the monotonic clock (about 292 years)
+	 * Checks a TTL and truncates it to what is sent to Redis (whole milliseconds), so
+	 * validity is computed from the TTL the nodes actually apply.
+	 * @throws IllegalArgumentException if the TTL is below 1 ms, within the clock drift
+	 * allowance, longer than the restart quarantine (when it is on), or beyond the range
+	 * of the monotonic clock (about 292 years)
 	 */
 	Duration usableTtl(Duration ttl) {
 		if (ttl == null || ttl.isNegative() || ttl.compareTo(Duration.ofMillis(1)) < 0) {
@@ -90,14 +92,15 @@ final class LockArguments {
 	 */
 	static void checkName(String name) {
 		if (name == null || name.isBlank()) {
-			throw new IllegalArgumentException("Lock name must not be null or blank, was "
-					+ ((name == null) ? "null" : "'" + name + "'"));
+			throw new IllegalArgumentException(
+					"Lock name must not be null or blank, was " + ((name == null) ? "null" : "'" + name + "'"));
 		}
 	}
 
 	/**
 	 * Checks a wait time and returns it in nanoseconds.
-	 * @throws IllegalArgumentException if it is negative, or too long to count in nanoseconds (about 292 years)
+	 * @throws IllegalArgumentException if it is negative, or too long to count in
+	 * nanoseconds (about 292 years)
 	 */
 	static long waitNanos(Duration waitTime) {
 		if (waitTime == null || waitTime.isNegative()) {
@@ -108,7 +111,8 @@ final class LockArguments {
 
 	/**
 	 * Converts a duration to nanoseconds for the monotonic clock.
-	 * @throws IllegalArgumentException naming the argument if it exceeds the clock's range (about 292 years)
+	 * @throws IllegalArgumentException naming the argument if it exceeds the clock's
+	 * range (about 292 years)
 	 */
 	static long toNanos(Duration duration, String what) {
 		try {

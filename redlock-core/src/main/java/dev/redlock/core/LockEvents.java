@@ -20,8 +20,8 @@ import dev.redlock.core.RedlockListener.NodeRequestEvent;
 import dev.redlock.core.RedlockListener.ReleaseEvent;
 
 /**
- * Tells the listeners what happened, so that a failing listener can never stop the lock's work, and keeps per-node
- * counters.
+ * Tells the listeners what happened, so that a failing listener can never stop the lock's
+ * work, and keeps per-node counters.
  */
 final class LockEvents {
 
@@ -37,7 +37,10 @@ final class LockEvents {
 
 	private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-	/** {@link System#nanoTime()} of the last warning about a failed listener, 0 before the first. */
+	/**
+	 * {@link System#nanoTime()} of the last warning about a failed listener, 0 before the
+	 * first.
+	 */
 	private volatile long lastFailureLogged;
 
 	LockEvents(List<RedlockListener> listeners, List<RedisNodeUri> nodes) {
@@ -54,7 +57,8 @@ final class LockEvents {
 	/**
 	 * Counts a round's replies and reports each to the listeners.
 	 * @param command what was asked
-	 * @param replies the round's replies, {@code null} for nodes not asked; replies not awaited are not reported
+	 * @param replies the round's replies, {@code null} for nodes not asked; replies not
+	 * awaited are not reported
 	 * @param success whether a reply means success (else a plain reply means "rejected")
 	 */
 	void nodeReplies(NodeCommand command, NodeReply[] replies, Predicate<NodeReply> success) {
@@ -69,8 +73,8 @@ final class LockEvents {
 			};
 			this.counters[reply.node()][outcome.ordinal()].increment();
 			if (!this.listeners.isEmpty()) {
-				NodeRequestEvent event = new NodeRequestEvent(this.nodes.get(reply.node()).hostAndPort(), command, outcome,
-						Duration.ofNanos(reply.nanos()));
+				NodeRequestEvent event = new NodeRequestEvent(this.nodes.get(reply.node()).hostAndPort(), command,
+						outcome, Duration.ofNanos(reply.nanos()));
 				emit((listener) -> listener.nodeRequestFinished(event));
 			}
 		}
@@ -98,9 +102,10 @@ final class LockEvents {
 	}
 
 	/**
-	 * Tells every listener. Whatever one throws, an {@link Error} included (an {@code AssertionError}, a
-	 * {@code NoSuchMethodError} from a mismatched library, a {@code StackOverflowError}), is counted and logged, and
-	 * nothing else: a listener can never break a round, a release or a connection.
+	 * Tells every listener. Whatever one throws, an {@link Error} included (an
+	 * {@code AssertionError}, a {@code NoSuchMethodError} from a mismatched library, a
+	 * {@code StackOverflowError}), is counted and logged, and nothing else: a listener
+	 * can never break a round, a release or a connection.
 	 */
 	private void emit(Consumer<RedlockListener> call) {
 		for (RedlockListener listener : this.listeners) {
@@ -118,7 +123,8 @@ final class LockEvents {
 		try {
 			long now = System.nanoTime();
 			long last = this.lastFailureLogged;
-			// one warning with its stack trace a minute at most: a listener that fails on every event must not flood
+			// one warning with its stack trace a minute at most: a listener that fails on
+			// every event must not flood
 			if (last == 0 || now - last >= FAILURE_LOG_INTERVAL_NANOS) {
 				this.lastFailureLogged = now;
 				logger.warn("Redlock listener {} failed ({} failures so far, logged once a minute); the lock's work "
@@ -129,7 +135,8 @@ final class LockEvents {
 			}
 		}
 		catch (Throwable logging) {
-			// logging itself failed (e.g. a StackOverflowError at the very top of the stack): the count remains
+			// logging itself failed (e.g. a StackOverflowError at the very top of the
+			// stack): the count remains
 		}
 	}
 

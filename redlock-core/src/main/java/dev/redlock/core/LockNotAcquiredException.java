@@ -6,8 +6,8 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown when a lock could not be acquired within the wait time. {@link #reason()} says why the last attempt failed
- * and the node lists say where.
+ * Thrown when a lock could not be acquired within the wait time. {@link #reason()} says
+ * why the last attempt failed and the node lists say where.
  */
 public class LockNotAcquiredException extends RuntimeException {
 
@@ -19,12 +19,15 @@ public class LockNotAcquiredException extends RuntimeException {
 		/** Another owner holds the lock on enough nodes that no quorum was possible. */
 		CONTENDED,
 
-		/** Too few nodes could be reached (down, timed out or answering with errors) to form a quorum. */
+		/**
+		 * Too few nodes could be reached (down, timed out or answering with errors) to
+		 * form a quorum.
+		 */
 		NO_QUORUM,
 
 		/**
-		 * A quorum was reached, but so slowly that no validity was left after the clock drift allowance: the TTL is
-		 * too short for these nodes.
+		 * A quorum was reached, but so slowly that no validity was left after the clock
+		 * drift allowance: the TTL is too short for these nodes.
 		 */
 		VALIDITY_EXHAUSTED,
 
@@ -51,8 +54,10 @@ public class LockNotAcquiredException extends RuntimeException {
 	 * @param reason why the last attempt failed
 	 * @param attempts how many attempts were made
 	 * @param waited how long the caller waited in all
-	 * @param heldElsewhere nodes (without credentials) that answered that the lock is taken
-	 * @param failedNodes nodes (without credentials) that could not grant it, each with a short cause
+	 * @param heldElsewhere nodes (without credentials) that answered that the lock is
+	 * taken
+	 * @param failedNodes nodes (without credentials) that could not grant it, each with a
+	 * short cause
 	 * @param cause the underlying failure, if any
 	 */
 	public LockNotAcquiredException(String resource, Reason reason, int attempts, Duration waited,
@@ -123,7 +128,8 @@ public class LockNotAcquiredException extends RuntimeException {
 	}
 
 	/**
-	 * Returns the nodes that answered, in the last attempt, that the lock is held by another owner.
+	 * Returns the nodes that answered, in the last attempt, that the lock is held by
+	 * another owner.
 	 * @return node addresses without credentials
 	 */
 	public List<String> heldElsewhere() {

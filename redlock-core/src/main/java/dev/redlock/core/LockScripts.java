@@ -10,15 +10,16 @@ import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
 
 /**
- * The Lua scripts that touch a lock key only while it still holds the caller's value, with their SHA-1 digests for
- * {@code EVALSHA}.
+ * The Lua scripts that touch a lock key only while it still holds the caller's value,
+ * with their SHA-1 digests for {@code EVALSHA}.
  */
 final class LockScripts {
 
 	/**
-	 * Deletes the key if it holds ARGV[1] and announces it on the key's {@link #RELEASED_CHANNEL_PREFIX release
-	 * channel}, with the value as the message: returns 1 plus the number of subscribers that got the message when
-	 * deleted, 0 when the key is gone or someone else's.
+	 * Deletes the key if it holds ARGV[1] and announces it on the key's
+	 * {@link #RELEASED_CHANNEL_PREFIX release channel}, with the value as the message:
+	 * returns 1 plus the number of subscribers that got the message when deleted, 0 when
+	 * the key is gone or someone else's.
 	 */
 	static final Script RELEASE = new Script("""
 			if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -29,9 +30,10 @@ final class LockScripts {
 			""");
 
 	/**
-	 * Deletes the key if it holds ARGV[1], without announcing it: for the clean-up of a value that never made a lock
-	 * (a lost round's), and for repeating a release on a node that did not confirm it in time (the other nodes
-	 * announced it). Returns 1 when deleted, 0 when the key is gone or someone else's.
+	 * Deletes the key if it holds ARGV[1], without announcing it: for the clean-up of a
+	 * value that never made a lock (a lost round's), and for repeating a release on a
+	 * node that did not confirm it in time (the other nodes announced it). Returns 1 when
+	 * deleted, 0 when the key is gone or someone else's.
 	 */
 	static final Script DISCARD = new Script("""
 			if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -40,12 +42,15 @@ final class LockScripts {
 			return 0
 			""");
 
-	/** What the channel on which {@link #RELEASE} announces a release starts with, before the lock key. */
+	/**
+	 * What the channel on which {@link #RELEASE} announces a release starts with, before
+	 * the lock key.
+	 */
 	static final String RELEASED_CHANNEL_PREFIX = "redlock-released:";
 
 	/**
-	 * Sets a new TTL of ARGV[2] ms if the key holds ARGV[1]: returns 1 when extended, 0 when the key is gone or
-	 * someone else's. An expired key is never re-created.
+	 * Sets a new TTL of ARGV[2] ms if the key holds ARGV[1]: returns 1 when extended, 0
+	 * when the key is gone or someone else's. An expired key is never re-created.
 	 */
 	static final Script EXTEND = new Script("""
 			if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -55,8 +60,9 @@ final class LockScripts {
 			""");
 
 	/**
-	 * Fenced acquisition: {@code SET KEYS[1] ARGV[1] NX PX ARGV[2]} and, if it was set, {@code INCR} of the
-	 * resource's counter KEYS[2] (no TTL). Returns the counter's new value, or nil when the lock was taken.
+	 * Fenced acquisition: {@code SET KEYS[1] ARGV[1] NX PX ARGV[2]} and, if it was set,
+	 * {@code INCR} of the resource's counter KEYS[2] (no TTL). Returns the counter's new
+	 * value, or nil when the lock was taken.
 	 */
 	static final Script ACQUIRE_FENCED = new Script("""
 			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
@@ -66,8 +72,8 @@ final class LockScripts {
 			""");
 
 	/**
-	 * The second round of a fenced acquisition: if KEYS[1] holds ARGV[1], raises the counter KEYS[2] to at least the
-	 * token ARGV[2] and returns 1; else 0.
+	 * The second round of a fenced acquisition: if KEYS[1] holds ARGV[1], raises the
+	 * counter KEYS[2] to at least the token ARGV[2] and returns 1; else 0.
 	 */
 	static final Script RAISE_FENCE = new Script("""
 			if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -81,8 +87,9 @@ final class LockScripts {
 			""");
 
 	/**
-	 * What a resource's fencing counter key starts with, before its lock key. Lock keys starting with it are refused,
-	 * so the two key spaces never meet, whatever the key prefix.
+	 * What a resource's fencing counter key starts with, before its lock key. Lock keys
+	 * starting with it are refused, so the two key spaces never meet, whatever the key
+	 * prefix.
 	 */
 	static final String FENCE_KEY_PREFIX = "{fence}";
 

@@ -4,8 +4,8 @@ import java.security.SecureRandom;
 import java.util.Base64;
 
 /**
- * Makes the random value that signs one acquisition: 20 bytes from {@link SecureRandom}, as the Redlock
- * specification suggests, encoded as 27 URL-safe Base64 characters.
+ * Makes the random value that signs one acquisition: 20 bytes from {@link SecureRandom},
+ * as the Redlock specification suggests, encoded as 27 URL-safe Base64 characters.
  */
 final class LockValues {
 
@@ -18,7 +18,10 @@ final class LockValues {
 	private LockValues() {
 	}
 
-	/** A new value, ready to be sent: the encoded characters are ASCII, so they are their own UTF-8 bytes. */
+	/**
+	 * A new value, ready to be sent: the encoded characters are ASCII, so they are their
+	 * own UTF-8 bytes.
+	 */
 	static RawArgument next() {
 		byte[] bytes = new byte[RANDOM_BYTES];
 		RANDOM.nextBytes(bytes);

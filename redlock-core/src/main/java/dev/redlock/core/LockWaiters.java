@@ -16,19 +16,25 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The threads of a {@link Redlock} that wait for locks. Per key they form a queue in arrival order, and only its head
- * tries the nodes; the others wait for their turn, so no thread of the instance is passed over. The head tries again
- * when the lock is released: by a thread of this instance (it is told at once), or by another instance (every node
- * announces a release on the key's channel, to which this instance subscribes while it has waiters). Should no
- * notice come (a holder that died, a lost message, a node that is down), it tries again after the retry delay.
+ * The threads of a {@link Redlock} that wait for locks. Per key they form a queue in
+ * arrival order, and only its head tries the nodes; the others wait for their turn, so no
+ * thread of the instance is passed over. The head tries again when the lock is released:
+ * by a thread of this instance (it is told at once), or by another instance (every node
+ * announces a release on the key's channel, to which this instance subscribes while it
+ * has waiters). Should no notice come (a holder that died, a lost message, a node that is
+ * down), it tries again after the retry delay.
  *
- * <p>Between instances, a release yields: when this instance releases a key that other instances wait for (the nodes
- * count their subscribers), its own threads hold back for a short window, long enough for a waiter elsewhere to hear
- * of the release and take the lock, and try only if nobody did. So instances that wait take turns, however many
- * threads each has, and an instance that holds a key often cannot keep it from others by re-acquiring at once.
+ * <p>
+ * Between instances, a release yields: when this instance releases a key that other
+ * instances wait for (the nodes count their subscribers), its own threads hold back for a
+ * short window, long enough for a waiter elsewhere to hear of the release and take the
+ * lock, and try only if nobody did. So instances that wait take turns, however many
+ * threads each has, and an instance that holds a key often cannot keep it from others by
+ * re-acquiring at once.
  *
- * <p>None of this decides who holds a lock: every attempt is a full Redlock round, and a lock is held only with a
- * quorum and validity left.
+ * <p>
+ * None of this decides who holds a lock: every attempt is a full Redlock round, and a
+ * lock is held only with a quorum and validity left.
  */
 final class LockWaiters implements AutoCloseable {
 
@@ -40,7 +46,10 @@ final class LockWaiters implements AutoCloseable {
 
 	private final ConcurrentHashMap<String, KeyQueue> queues = new ConcurrentHashMap<>();
 
-	/** By key: the ticker reading until which this instance's threads leave the lock to waiters elsewhere. */
+	/**
+	 * By key: the ticker reading until which this instance's threads leave the lock to
+	 * waiters elsewhere.
+	 */
 	private final ConcurrentHashMap<String, Long> yields = new ConcurrentHashMap<>();
 
 	private final List<NodeSubscriber> subscribers;
@@ -63,8 +72,9 @@ final class LockWaiters implements AutoCloseable {
 	}
 
 	/**
-	 * The identity of a lock key: its bytes, one character each ({@code ISO-8859-1} maps every byte to a character and
-	 * back), so it can key maps and be turned back into the key's bytes.
+	 * The identity of a lock key: its bytes, one character each ({@code ISO-8859-1} maps
+	 * every byte to a character and back), so it can key maps and be turned back into the
+	 * key's bytes.
 	 */
 	static String keyId(RawArgument key) {
 		return new String(key.getRaw(), StandardCharsets.ISO_8859_1);
@@ -79,8 +89,9 @@ final class LockWaiters implements AutoCloseable {
 	}
 
 	/**
-	 * Makes attempts in the key's turn until one wins or the deadline passes: at once when no thread of this instance
-	 * waits for the key (and no release yields it to others), else in the queue.
+	 * Makes attempts in the key's turn until one wins or the deadline passes: at once
+	 * when no thread of this instance waits for the key (and no release yields it to
+	 * others), else in the queue.
 	 * @param key the lock key
 	 * @param deadline the ticker reading after which no attempt starts
 	 * @param attempt one round
@@ -119,8 +130,10 @@ final class LockWaiters implements AutoCloseable {
 				long now = this.ticker.getAsLong();
 				me.pollAt = now + nextRetryDelayNanos();
 				if (last.splitVote()) {
-					// others took part of the nodes at the same moment, and may all have lost: their clean-up announces
-					// nothing, so try again after a random pause of up to two rounds, in which one of them gets
+					// others took part of the nodes at the same moment, and may all have
+					// lost: their clean-up announces
+					// nothing, so try again after a random pause of up to two rounds, in
+					// which one of them gets
 					// through first or all have cleaned up
 					me.notBefore = now + ThreadLocalRandom.current().nextLong(2 * (last.end() - last.start()) + 1);
 					me.pollAt = me.notBefore;
@@ -133,8 +146,8 @@ final class LockWaiters implements AutoCloseable {
 	}
 
 	/**
-	 * Notes that this instance is about to release a key, so that the nodes' notices of this release are not taken
-	 * for a release by another instance.
+	 * Notes that this instance is about to release a key, so that the nodes' notices of
+	 * this release are not taken for a release by another instance.
 	 * @param key the lock key
 	 * @param value the value being released
 	 */
@@ -146,11 +159,12 @@ final class LockWaiters implements AutoCloseable {
 	}
 
 	/**
-	 * Tells the waiters of a key that this instance released it, and makes this instance's threads yield it when the
-	 * nodes say that others wait for it too.
+	 * Tells the waiters of a key that this instance released it, and makes this
+	 * instance's threads yield it when the nodes say that others wait for it too.
 	 * @param key the lock key
 	 * @param value the value that held it
-	 * @param replies each node's reply to the release script: 1 plus the subscribers it told, 0, or a failure
+	 * @param replies each node's reply to the release script: 1 plus the subscribers it
+	 * told, 0, or a failure
 	 */
 	void released(RawArgument key, byte[] value, NodeReply[] replies) {
 		String id = keyId(key);
@@ -164,7 +178,8 @@ final class LockWaiters implements AutoCloseable {
 			}
 		}
 		if (others > 0) {
-			// a waiter elsewhere needs the notice (half a round trip) and a round of its own to take it
+			// a waiter elsewhere needs the notice (half a round trip) and a round of its
+			// own to take it
 			long window = Math.min(Math.min(this.nodeTimeoutNanos, MAX_YIELD_NANOS),
 					4 * slowest + TimeUnit.MILLISECONDS.toNanos(2));
 			if (this.yields.size() > YIELDS_TO_SWEEP) {
@@ -200,8 +215,10 @@ final class LockWaiters implements AutoCloseable {
 				return new KeyQueue(key);
 			});
 			Waiter me = new Waiter(queue);
-			// the thread that tried and found no queue tries again once a node confirms the subscription: a release
-			// between its try and the subscription would otherwise go unheard until the retry delay
+			// the thread that tried and found no queue tries again once a node confirms
+			// the subscription: a release
+			// between its try and the subscription would otherwise go unheard until the
+			// retry delay
 			long now = this.ticker.getAsLong();
 			me.notBefore = now;
 			me.pollAt = now + (tried ? this.nodeTimeoutNanos : 0);
@@ -221,7 +238,10 @@ final class LockWaiters implements AutoCloseable {
 		return mean / 2 + ThreadLocalRandom.current().nextLong(mean + 1);
 	}
 
-	/** Wakes every waiting thread: they end with {@link Wake#CLOSED}. Then ends the subscriptions. */
+	/**
+	 * Wakes every waiting thread: they end with {@link Wake#CLOSED}. Then ends the
+	 * subscriptions.
+	 */
 	@Override
 	public void close() {
 		this.closed = true;
@@ -248,10 +268,14 @@ final class LockWaiters implements AutoCloseable {
 
 	/**
 	 * How waiting ended.
-	 * @param last the last attempt made, {@code null} if none (the deadline passed in the queue)
+	 *
+	 * @param last the last attempt made, {@code null} if none (the deadline passed in the
+	 * queue)
 	 * @param attempts how many attempts were made
-	 * @param wake why it ended: {@link Wake#TRY} when won, else the deadline, an interrupt or the close
-	 * @param queued whether the thread had to wait in the queue (else its first attempt, made at once, ended it)
+	 * @param wake why it ended: {@link Wake#TRY} when won, else the deadline, an
+	 * interrupt or the close
+	 * @param queued whether the thread had to wait in the queue (else its first attempt,
+	 * made at once, ended it)
 	 */
 	record Outcome(AcquireRound.@Nullable Attempt last, int attempts, Wake wake, boolean queued) {
 	}
@@ -288,7 +312,10 @@ final class LockWaiters implements AutoCloseable {
 		/** Guarded by {@link #lock}. */
 		private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
 
-		/** Guarded by {@link #lock}: once empty, a queue is removed and a new one made for the next waiter. */
+		/**
+		 * Guarded by {@link #lock}: once empty, a queue is removed and a new one made for
+		 * the next waiter.
+		 */
 		private boolean removed;
 
 		/** The value of the last release a node announced. Guarded by {@link #lock}. */
@@ -322,7 +349,10 @@ final class LockWaiters implements AutoCloseable {
 			}
 		}
 
-		/** Parks until it is the waiter's turn and there is a reason to try, or until waiting must end. */
+		/**
+		 * Parks until it is the waiter's turn and there is a reason to try, or until
+		 * waiting must end.
+		 */
 		Wake await(Waiter me, long deadline) {
 			while (true) {
 				if (LockWaiters.this.closed) {
@@ -366,7 +396,8 @@ final class LockWaiters implements AutoCloseable {
 					next = this.waiters.peekFirst();
 					this.head = next;
 					if (next != null) {
-						// a winner holds the lock: the next tries when it is released, or after the retry delay
+						// a winner holds the lock: the next tries when it is released, or
+						// after the retry delay
 						next.pollAt = LockWaiters.this.ticker.getAsLong() + (won ? nextRetryDelayNanos() : 0);
 					}
 				}
@@ -398,8 +429,9 @@ final class LockWaiters implements AutoCloseable {
 		}
 
 		/**
-		 * A node announced a release of the key by another instance: the head tries now, and any yield ends (whoever
-		 * it was left for is done). Every node announces each release; only the first notice counts.
+		 * A node announced a release of the key by another instance: the head tries now,
+		 * and any yield ends (whoever it was left for is done). Every node announces each
+		 * release; only the first notice counts.
 		 */
 		@Override
 		public void released(byte[] value) {

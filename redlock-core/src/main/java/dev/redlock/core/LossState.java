@@ -10,9 +10,9 @@ import org.slf4j.LoggerFactory;
 import dev.redlock.core.RedlockListener.LossReason;
 
 /**
- * Whether and why a lease was lost, and the callbacks waiting for that: the reason is set once, by whichever thread
- * finds the loss first, and that thread takes the callbacks to run. A callback that throws is logged, and the others
- * still run.
+ * Whether and why a lease was lost, and the callbacks waiting for that: the reason is set
+ * once, by whichever thread finds the loss first, and that thread takes the callbacks to
+ * run. A callback that throws is logged, and the others still run.
  */
 final class LossState {
 
@@ -39,7 +39,8 @@ final class LossState {
 
 	/**
 	 * Keeps a callback for the loss.
-	 * @return {@code false} if the loss already happened: then the caller runs the callback itself
+	 * @return {@code false} if the loss already happened: then the caller runs the
+	 * callback itself
 	 */
 	synchronized boolean register(Runnable callback) {
 		if (this.reason != null) {

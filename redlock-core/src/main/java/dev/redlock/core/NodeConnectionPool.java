@@ -27,13 +27,17 @@ import redis.clients.jedis.exceptions.JedisDataException;
 /**
  * Connections to one node.
  *
- * <p>An idle connection is handed out at once. A new one is opened on this node's own connector thread, so that a
- * node that is slow to connect (frozen, or behind a dropped route) cannot eat the time of a round that other nodes
- * need: the round waits for the connection only as long as its deadline allows, and a connection that arrives later
- * is kept for the next round. Each new connection first asks the server for its {@code run_id} and uptime
- * ({@code INFO server}), for the {@link NodeQuarantine restart quarantine}. After a failed connection attempt the
- * node is not tried again for {@link #reconnectBackoffNanos}, so a dead node costs nothing and queues nothing.
- * Broken connections are closed, not reused. The connector thread exists only while connections are being opened.
+ * <p>
+ * An idle connection is handed out at once. A new one is opened on this node's own
+ * connector thread, so that a node that is slow to connect (frozen, or behind a dropped
+ * route) cannot eat the time of a round that other nodes need: the round waits for the
+ * connection only as long as its deadline allows, and a connection that arrives later is
+ * kept for the next round. Each new connection first asks the server for its
+ * {@code run_id} and uptime ({@code INFO server}), for the {@link NodeQuarantine restart
+ * quarantine}. After a failed connection attempt the node is not tried again for
+ * {@link #reconnectBackoffNanos}, so a dead node costs nothing and queues nothing. Broken
+ * connections are closed, not reused. The connector thread exists only while connections
+ * are being opened.
  */
 final class NodeConnectionPool implements AutoCloseable {
 
@@ -53,7 +57,10 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	private final int maxTotal;
 
-	/** Idle connections, the most recently used first (its socket is the likeliest to be alive); guarded by itself. */
+	/**
+	 * Idle connections, the most recently used first (its socket is the likeliest to be
+	 * alive); guarded by itself.
+	 */
 	private final ArrayDeque<PipelinedConnection> idle = new ArrayDeque<>();
 
 	private final ThreadPoolExecutor connector;
@@ -61,13 +68,16 @@ final class NodeConnectionPool implements AutoCloseable {
 	private volatile long downUntilNanos;
 
 	/**
-	 * How long the node takes to answer, from the moment a command is written until its reply is read: a moving
-	 * average, first taken from the {@code INFO} of each new connection, so that a node is measured even when rounds
-	 * stop waiting for it.
+	 * How long the node takes to answer, from the moment a command is written until its
+	 * reply is read: a moving average, first taken from the {@code INFO} of each new
+	 * connection, so that a node is measured even when rounds stop waiting for it.
 	 */
 	private volatile long latencyNanos;
 
-	/** Borrowers waiting for a free slot, oldest first: a free slot goes to them before anyone else. */
+	/**
+	 * Borrowers waiting for a free slot, oldest first: a free slot goes to them before
+	 * anyone else.
+	 */
 	private final ConcurrentLinkedQueue<PermitWaiter> permitWaiters = new ConcurrentLinkedQueue<>();
 
 	/** Reads the replies rounds did not wait for, in the order the node answers. */
@@ -109,12 +119,15 @@ final class NodeConnectionPool implements AutoCloseable {
 	}
 
 	/**
-	 * Borrows a connection without blocking: an idle one at once, else one being opened in the background, or, when
-	 * every slot is taken, the first one given back. A caller that stops waiting cancels the future; a connection
-	 * that arrives after that is kept for later.
-	 * @param timeoutMillis the time the caller has left, at least 1: the bound for connecting
-	 * @return the connection, to be given back with {@link #giveBack}; failed with a {@link JedisConnectionException}
-	 * if none can be had, or an {@link AuthenticationFailedException} if the node refused our credentials
+	 * Borrows a connection without blocking: an idle one at once, else one being opened
+	 * in the background, or, when every slot is taken, the first one given back. A caller
+	 * that stops waiting cancels the future; a connection that arrives after that is kept
+	 * for later.
+	 * @param timeoutMillis the time the caller has left, at least 1: the bound for
+	 * connecting
+	 * @return the connection, to be given back with {@link #giveBack}; failed with a
+	 * {@link JedisConnectionException} if none can be had, or an
+	 * {@link AuthenticationFailedException} if the node refused our credentials
 	 */
 	CompletableFuture<PipelinedConnection> borrow(int timeoutMillis) {
 		if (this.closed) {
@@ -139,7 +152,10 @@ final class NodeConnectionPool implements AutoCloseable {
 		return (connection != null) ? CompletableFuture.completedFuture(connection) : openInBackground(timeoutMillis);
 	}
 
-	/** Gives free slots to the borrowers waiting for one, oldest first; skips those that stopped waiting. */
+	/**
+	 * Gives free slots to the borrowers waiting for one, oldest first; skips those that
+	 * stopped waiting.
+	 */
 	private void handOverFreePermits() {
 		while (!this.permitWaiters.isEmpty() && this.permits.tryAcquire()) {
 			PermitWaiter waiter = this.permitWaiters.poll();
@@ -163,9 +179,10 @@ final class NodeConnectionPool implements AutoCloseable {
 	}
 
 	/**
-	 * Borrows an idle connection if there is one and a slot is free now, without waiting or allocating: the path of
-	 * almost every round.
-	 * @return the connection, to be given back with {@link #giveBack}, or {@code null} (then use {@link #borrow})
+	 * Borrows an idle connection if there is one and a slot is free now, without waiting
+	 * or allocating: the path of almost every round.
+	 * @return the connection, to be given back with {@link #giveBack}, or {@code null}
+	 * (then use {@link #borrow})
 	 */
 	@Nullable PipelinedConnection borrowIdle() {
 		if (this.closed || !this.permits.tryAcquire()) {
@@ -178,7 +195,10 @@ final class NodeConnectionPool implements AutoCloseable {
 		return connection;
 	}
 
-	/** Takes the most recent usable idle connection, closing broken ones on the way; the caller holds a permit. */
+	/**
+	 * Takes the most recent usable idle connection, closing broken ones on the way; the
+	 * caller holds a permit.
+	 */
 	private @Nullable PipelinedConnection pollIdle() {
 		while (true) {
 			PipelinedConnection connection;
@@ -240,7 +260,8 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	/**
 	 * Notes how long the node took to answer a command, timeouts included.
-	 * @param nanos from the moment the command was written until its reply was read (or the read gave up)
+	 * @param nanos from the moment the command was written until its reply was read (or
+	 * the read gave up)
 	 */
 	void replied(long nanos) {
 		long average = this.latencyNanos;
@@ -249,14 +270,16 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	/**
 	 * Returns how long the node is expected to take to answer a command.
-	 * @return nanoseconds from writing the command to reading its reply; 0 before any was measured
+	 * @return nanoseconds from writing the command to reading its reply; 0 before any was
+	 * measured
 	 */
 	long expectedLatencyNanos() {
 		return this.latencyNanos;
 	}
 
 	/**
-	 * Runs a task on this node's late-reply thread, which reads the replies rounds did not wait for.
+	 * Runs a task on this node's late-reply thread, which reads the replies rounds did
+	 * not wait for.
 	 * @param task reads the replies and gives the connection back
 	 * @param whenClosed what to do instead once closed (on the calling thread)
 	 */
@@ -265,8 +288,8 @@ final class NodeConnectionPool implements AutoCloseable {
 	}
 
 	/**
-	 * Returns a borrowed connection; broken ones, those that still owe a reply (the next user would read it as its
-	 * own) and those beyond the idle limit are closed.
+	 * Returns a borrowed connection; broken ones, those that still owe a reply (the next
+	 * user would read it as its own) and those beyond the idle limit are closed.
 	 * @param connection the connection from {@link #borrow}
 	 */
 	void giveBack(PipelinedConnection connection) {
@@ -284,7 +307,8 @@ final class NodeConnectionPool implements AutoCloseable {
 				closeQuietly(connection);
 			}
 			else if (this.closed) {
-				// closed meanwhile: close() may have emptied the idle list before this connection was added
+				// closed meanwhile: close() may have emptied the idle list before this
+				// connection was added
 				discardIdle();
 			}
 		}
@@ -309,8 +333,8 @@ final class NodeConnectionPool implements AutoCloseable {
 	}
 
 	/**
-	 * Opens a connection of its own, outside the pool, with this node's credentials and TLS settings: for a
-	 * subscriber, which keeps it for as long as it listens.
+	 * Opens a connection of its own, outside the pool, with this node's credentials and
+	 * TLS settings: for a subscriber, which keeps it for as long as it listens.
 	 * @param timeoutMillis the bound for connecting and for each read
 	 * @return the connection, authenticated
 	 * @throws AuthenticationFailedException if the node refused our credentials
@@ -343,18 +367,21 @@ final class NodeConnectionPool implements AutoCloseable {
 			return new PipelinedConnection(this.hostAndPort, config.build());
 		}
 		catch (JedisDataException ex) {
-			// AUTH, HELLO, SELECT or CLIENT SETNAME refused: a wrong password or user, not a node that is down
+			// AUTH, HELLO, SELECT or CLIENT SETNAME refused: a wrong password or user,
+			// not a node that is down
 			throw new AuthenticationFailedException("authentication failed: " + ex.getMessage(), ex);
 		}
 	}
 
 	/**
-	 * Asks a new connection's server for its {@code run_id} and uptime, for the restart quarantine, and loads the
-	 * release and extension scripts, in one round trip: once per connection, not per lock. With the scripts loaded, a
-	 * release or an extension is answered by {@code EVALSHA} at once, so it can return as soon as a quorum confirms
-	 * it (a {@code NOSCRIPT} would make it wait for every node, then try again). A server that refuses {@code INFO}
-	 * (renamed command, ACL) or {@code SCRIPT} is still used; one that wants a password we did not give
-	 * ({@code NOAUTH}) is an authentication failure.
+	 * Asks a new connection's server for its {@code run_id} and uptime, for the restart
+	 * quarantine, and loads the release and extension scripts, in one round trip: once
+	 * per connection, not per lock. With the scripts loaded, a release or an extension is
+	 * answered by {@code EVALSHA} at once, so it can return as soon as a quorum confirms
+	 * it (a {@code NOSCRIPT} would make it wait for every node, then try again). A server
+	 * that refuses {@code INFO} (renamed command, ACL) or {@code SCRIPT} is still used;
+	 * one that wants a password we did not give ({@code NOAUTH}) is an authentication
+	 * failure.
 	 */
 	private void readServerInfo(PipelinedConnection connection) {
 		long sent = System.nanoTime();
@@ -366,7 +393,8 @@ final class NodeConnectionPool implements AutoCloseable {
 		Map<String, String> info;
 		try {
 			Object reply = connection.readReply();
-			// a round trip on a fresh connection: measures a node that rounds have stopped waiting for
+			// a round trip on a fresh connection: measures a node that rounds have
+			// stopped waiting for
 			replied(System.nanoTime() - sent);
 			info = (reply instanceof byte[] bytes) ? InfoReply.parse(bytes) : Map.of();
 		}
@@ -414,7 +442,8 @@ final class NodeConnectionPool implements AutoCloseable {
 	@Override
 	public void close() {
 		this.closed = true;
-		// queued connection attempts still run: each sees the pool closed and gives its slot back
+		// queued connection attempts still run: each sees the pool closed and gives its
+		// slot back
 		this.connector.shutdown();
 		this.lateReplies.close();
 		discardIdle();

@@ -15,8 +15,9 @@ import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
 
 /**
- * What the nodes of a {@link Redlock} say about themselves: a bounded health round ({@link Redlock#checkNodes()})
- * and the startup check for misconfiguration ({@link Redlock#verifyNodes()}).
+ * What the nodes of a {@link Redlock} say about themselves: a bounded health round
+ * ({@link Redlock#checkNodes()}) and the startup check for misconfiguration
+ * ({@link Redlock#verifyNodes()}).
  */
 final class NodeDiagnostics {
 
@@ -33,8 +34,8 @@ final class NodeDiagnostics {
 	}
 
 	/**
-	 * Checks every node at once with {@code INFO}, within the node timeout. What the nodes say about their uptime
-	 * also feeds the restart quarantine.
+	 * Checks every node at once with {@code INFO}, within the node timeout. What the
+	 * nodes say about their uptime also feeds the restart quarantine.
 	 * @return one status per node, in configuration order
 	 */
 	List<NodeStatus> checkNodes() {
@@ -50,8 +51,7 @@ final class NodeDiagnostics {
 				quarantine.observe(fields);
 				String uptime = fields.get("uptime_in_seconds");
 				statuses.add(new NodeStatus(node, true, latency, fields.get("redis_version"), fields.get("role"),
-						seconds(uptime),
-						quarantine.remaining(), null));
+						seconds(uptime), quarantine.remaining(), null));
 			}
 			else {
 				statuses.add(new NodeStatus(node, false, latency, null, null, null,
@@ -62,11 +62,13 @@ final class NodeDiagnostics {
 	}
 
 	/**
-	 * Checks the nodes and settings for misconfiguration, within about two node timeouts. Errors: one server listed
-	 * twice under different addresses (the same {@code run_id}: it would fake a quorum), a node that is a replica.
-	 * Warnings: fewer than 3 nodes or an even count, a node that cannot be reached now (a minority may be down at
-	 * startup), a {@code maxmemory-policy} other than {@code noeviction} (lock keys carry a TTL, so even
-	 * {@code volatile-*} policies may evict them), and a default TTL below 3 node timeouts.
+	 * Checks the nodes and settings for misconfiguration, within about two node timeouts.
+	 * Errors: one server listed twice under different addresses (the same {@code run_id}:
+	 * it would fake a quorum), a node that is a replica. Warnings: fewer than 3 nodes or
+	 * an even count, a node that cannot be reached now (a minority may be down at
+	 * startup), a {@code maxmemory-policy} other than {@code noeviction} (lock keys carry
+	 * a TTL, so even {@code volatile-*} policies may evict them), and a default TTL below
+	 * 3 node timeouts.
 	 * @return the findings, errors first; empty when all is well
 	 */
 	List<NodeFinding> verifyNodes() {
@@ -74,21 +76,25 @@ final class NodeDiagnostics {
 		List<NodeFinding> warnings = new ArrayList<>();
 		int n = this.group.nodes().size();
 		if (n < 3 || n % 2 == 0) {
-			warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, null, n + " nodes: list an odd number of at "
-					+ "least 3 independent masters (3 or 5); with " + n + " a quorum of " + this.group.quorum()
-					+ " tolerates " + (n - this.group.quorum()) + " failed nodes"));
+			warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, null,
+					n + " nodes: list an odd number of at " + "least 3 independent masters (3 or 5); with " + n
+							+ " a quorum of " + this.group.quorum() + " tolerates " + (n - this.group.quorum())
+							+ " failed nodes"));
 		}
 		if (this.settings.defaultTtl().compareTo(this.settings.nodeTimeout().multipliedBy(3)) < 0) {
-			warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, null, "defaultTtl " + this.settings.defaultTtl()
-					+ " is below 3 node timeouts (" + this.settings.nodeTimeout() + " each): a slow round leaves "
-					+ "little or no validity"));
+			warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, null,
+					"defaultTtl " + this.settings.defaultTtl() + " is below 3 node timeouts ("
+							+ this.settings.nodeTimeout() + " each): a slow round leaves " + "little or no validity"));
 		}
-		// at startup every connection is new (TCP, TLS, AUTH): give the check more than one node timeout, so that
-		// a server listed twice or a replica is found rather than reported as "cannot be checked"
-		Fanout startup = new Fanout(this.group.pools(), Math.max(this.settings.nodeTimeout().toNanos(), STARTUP_CHECK_NANOS));
+		// at startup every connection is new (TCP, TLS, AUTH): give the check more than
+		// one node timeout, so that
+		// a server listed twice or a replica is found rather than reported as "cannot be
+		// checked"
+		Fanout startup = new Fanout(this.group.pools(),
+				Math.max(this.settings.nodeTimeout().toNanos(), STARTUP_CHECK_NANOS));
 		NodeReply[] infos = startup.execute(new CommandArguments(Command.INFO), null);
-		NodeReply[] policies = startup.execute(
-				new CommandArguments(Command.CONFIG).add("GET").add("maxmemory-policy"), null);
+		NodeReply[] policies = startup.execute(new CommandArguments(Command.CONFIG).add("GET").add("maxmemory-policy"),
+				null);
 		Map<String, Integer> byRunId = new HashMap<>();
 		List<Integer> refusingCredentials = new ArrayList<>();
 		for (int i = 0; i < n; i++) {
@@ -99,10 +105,11 @@ final class NodeDiagnostics {
 				continue;
 			}
 			if (info.kind() == NodeReply.Kind.ERROR_REPLY && !this.settings.restartQuarantine().isZero()) {
-				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i, node + " refuses INFO ("
-						+ info.describeFailure() + "): the restart quarantine reads the node's uptime with it; grant "
-						+ "the user +info, or turn the quarantine off (restartQuarantine 0) and run Redis with "
-						+ "appendfsync always"));
+				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i,
+						node + " refuses INFO (" + info.describeFailure()
+								+ "): the restart quarantine reads the node's uptime with it; grant "
+								+ "the user +info, or turn the quarantine off (restartQuarantine 0) and run Redis with "
+								+ "appendfsync always"));
 				continue;
 			}
 			if (info.kind() != NodeReply.Kind.REPLIED || !(info.value() instanceof byte[] bytes)) {
@@ -114,20 +121,22 @@ final class NodeDiagnostics {
 			String runId = fields.get("run_id");
 			Integer first = (runId != null) ? byRunId.putIfAbsent(runId, i) : null;
 			if (first != null) {
-				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i, node + " is the same Redis server as nodes["
-						+ first + "] (" + this.group.nodes().get(first).redacted() + "): both report run_id " + runId
-						+ "; a server listed twice would fake a quorum, list independent masters"));
+				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i,
+						node + " is the same Redis server as nodes[" + first + "] ("
+								+ this.group.nodes().get(first).redacted() + "): both report run_id " + runId
+								+ "; a server listed twice would fake a quorum, list independent masters"));
 			}
 			String role = fields.get("role");
 			if (role != null && !role.equals("master")) {
-				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i, node + " is a " + role
-						+ ", not a master: a replica can lose locks on failover and is not independent of its "
-						+ "master; list independent masters"));
+				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i,
+						node + " is a " + role
+								+ ", not a master: a replica can lose locks on failover and is not independent of its "
+								+ "master; list independent masters"));
 			}
 			String policy = configValue(policies[i]);
 			if (policy != null && !policy.equals("noeviction")) {
-				warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, i, node + " has maxmemory-policy "
-						+ policy + ": under memory pressure it may evict lock keys (they carry a TTL); use noeviction"));
+				warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, i, node + " has maxmemory-policy " + policy
+						+ ": under memory pressure it may evict lock keys (they carry a TTL); use noeviction"));
 			}
 		}
 		credentialFindings(refusingCredentials, infos, errors, warnings);
@@ -136,8 +145,9 @@ final class NodeDiagnostics {
 	}
 
 	/**
-	 * Nodes that refuse our credentials: like nodes that are down while they are a minority (a warning each, and the
-	 * others carry the locks), a configuration error once they are so many that no quorum is left.
+	 * Nodes that refuse our credentials: like nodes that are down while they are a
+	 * minority (a warning each, and the others carry the locks), a configuration error
+	 * once they are so many that no quorum is left.
 	 */
 	private void credentialFindings(List<Integer> refusing, NodeReply[] infos, List<NodeFinding> errors,
 			List<NodeFinding> warnings) {
@@ -153,15 +163,17 @@ final class NodeDiagnostics {
 					.append(infos[i].describeFailure())
 					.append(")");
 			}
-			errors.add(new NodeFinding(NodeFinding.Severity.ERROR, null, refusing.size() + " of " + this.group.nodes().size()
-					+ " nodes refuse our credentials, too many for a quorum of " + this.group.quorum() + ": " + named
-					+ "; check the user and password of these nodes"));
+			errors.add(new NodeFinding(NodeFinding.Severity.ERROR, null,
+					refusing.size() + " of " + this.group.nodes().size()
+							+ " nodes refuse our credentials, too many for a quorum of " + this.group.quorum() + ": "
+							+ named + "; check the user and password of these nodes"));
 			return;
 		}
 		for (int i : refusing) {
-			warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, i, this.group.nodes().get(i).redacted()
-					+ " refuses our credentials (" + infos[i].describeFailure() + "): it counts towards no quorum "
-					+ "until its user and password are right; the other nodes carry the locks meanwhile"));
+			warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, i,
+					this.group.nodes().get(i).redacted() + " refuses our credentials (" + infos[i].describeFailure()
+							+ "): it counts towards no quorum "
+							+ "until its user and password are right; the other nodes carry the locks meanwhile"));
 		}
 	}
 
@@ -174,7 +186,10 @@ final class NodeDiagnostics {
 		}
 	}
 
-	/** The value of a {@code CONFIG GET} reply, or {@code null} when CONFIG is refused or renamed. */
+	/**
+	 * The value of a {@code CONFIG GET} reply, or {@code null} when CONFIG is refused or
+	 * renamed.
+	 */
 	private static @Nullable String configValue(@Nullable NodeReply reply) {
 		if (reply != null && reply.kind() == NodeReply.Kind.REPLIED && reply.value() instanceof List<?> pair
 				&& pair.size() == 2 && pair.get(1) instanceof byte[] value) {

@@ -15,9 +15,10 @@ import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
 
 /**
- * The nodes of a {@link Redlock} and what is done on all of them: their connection pools and restart quarantines,
- * the rounds that run a command or a lock script on every node at once, the quorum that decides them, and the clean-up
- * of values that a round could not remove in time. Extension and release of a {@link Lease} are counted here.
+ * The nodes of a {@link Redlock} and what is done on all of them: their connection pools
+ * and restart quarantines, the rounds that run a command or a lock script on every node
+ * at once, the quorum that decides them, and the clean-up of values that a round could
+ * not remove in time. Extension and release of a {@link Lease} are counted here.
  */
 final class NodeGroup implements AutoCloseable {
 
@@ -64,8 +65,9 @@ final class NodeGroup implements AutoCloseable {
 	}
 
 	/**
-	 * How long a node whose connection attempt failed is left alone: long enough that a dead node costs nothing, short
-	 * enough that a restarted one is back within a few retries.
+	 * How long a node whose connection attempt failed is left alone: long enough that a
+	 * dead node costs nothing, short enough that a restarted one is back within a few
+	 * retries.
 	 */
 	static Duration reconnectBackoff(RedlockSettings settings) {
 		Duration fourTimeouts = settings.nodeTimeout().multipliedBy(4);
@@ -116,8 +118,8 @@ final class NodeGroup implements AutoCloseable {
 	/**
 	 * Extends a lease on the nodes.
 	 * @param ttl the new TTL, checked by {@link LockArguments#usableTtl}
-	 * @return whether it counts, and the validity deadline it gives; when it does not count, the deadline is still
-	 * an upper bound: nodes may have taken the new TTL
+	 * @return whether it counts, and the validity deadline it gives; when it does not
+	 * count, the deadline is still an upper bound: nodes may have taken the new TTL
 	 */
 	Extension extend(Lease lease, RawArgument value, Duration ttl, long start, long currentValidUntil) {
 		NodeReply[] replies = runScript(NodeCommand.EXTEND, LockScripts.EXTEND, lease.keyArgument(), null,
@@ -141,6 +143,7 @@ final class NodeGroup implements AutoCloseable {
 
 	/**
 	 * The result of an extension.
+	 *
 	 * @param counted whether a quorum confirmed it within the validity
 	 * @param validUntil {@code start + ttl - drift} of the extension
 	 */
@@ -148,13 +151,15 @@ final class NodeGroup implements AutoCloseable {
 	}
 
 	/**
-	 * Releases a lease on every node: deletes its key, or, when it must stay taken a while longer, cuts its TTL to
-	 * that time.
-	 * @param keepNanos how much longer the lock must stay taken; zero or less to delete it now
+	 * Releases a lease on every node: deletes its key, or, when it must stay taken a
+	 * while longer, cuts its TTL to that time.
+	 * @param keepNanos how much longer the lock must stay taken; zero or less to delete
+	 * it now
 	 * @return the outcome, and each node's reply (the nodes not awaited included)
 	 */
 	Released release(Lease lease, RawArgument value, long keepNanos) {
-		// PEXPIRE takes whole milliseconds: round up, so the lock is never kept for less than asked
+		// PEXPIRE takes whole milliseconds: round up, so the lock is never kept for less
+		// than asked
 		long keepMillis = (keepNanos <= 0) ? 0 : Math.max(1, (keepNanos + 999_999) / 1_000_000);
 		ValueToRemove ours = new ValueToRemove(lease.keyArgument(), value, System.nanoTime() + lease.longestTtlNanos());
 		NodeReply[] replies = (keepMillis == 0)
@@ -168,7 +173,8 @@ final class NodeGroup implements AutoCloseable {
 				boolean failed = !reply.written()
 						|| (reply.kind() != NodeReply.Kind.NOT_AWAITED && !reply.isDefinite());
 				if ((failed && lease.mayHoldValue(node)) || lease.answeredLate(node)) {
-					// not reached in time, or the SET itself may land after this release: the release is repeated
+					// not reached in time, or the SET itself may land after this release:
+					// the release is repeated
 					// from the node's late-reply thread, behind the SET's reply
 					this.cleanup.remove(node, ours.key(), ours.value(), ours.expiresAt());
 				}
@@ -194,6 +200,7 @@ final class NodeGroup implements AutoCloseable {
 
 	/**
 	 * The result of a release.
+	 *
 	 * @param outcome what a quorum said
 	 * @param replies each node's reply
 	 * @param deleted whether the key was to be deleted now, not kept until a minimum hold
@@ -202,7 +209,8 @@ final class NodeGroup implements AutoCloseable {
 	}
 
 	/**
-	 * Runs a lock script by its digest, and by its source on the nodes that do not have it cached.
+	 * Runs a lock script by its digest, and by its source on the nodes that do not have
+	 * it cached.
 	 * @param exit when to stop waiting for the slower nodes; {@code null} to wait for all
 	 */
 	NodeReply[] runScript(NodeCommand command, Script script, RawArgument key, boolean @Nullable [] selected,
@@ -219,7 +227,8 @@ final class NodeGroup implements AutoCloseable {
 			}
 		}
 		if (missing != null) {
-			NodeReply[] retried = this.fanout.execute(LockScripts.call(Command.EVAL, script.source(), key, args), missing);
+			NodeReply[] retried = this.fanout.execute(LockScripts.call(Command.EVAL, script.source(), key, args),
+					missing);
 			for (int i = 0; i < replies.length; i++) {
 				if (missing[i]) {
 					replies[i] = retried[i];
@@ -231,15 +240,19 @@ final class NodeGroup implements AutoCloseable {
 	}
 
 	/**
-	 * Ends a release or extension round once its outcome is known: a quorum confirmed it (a script answered 1), or
-	 * so many nodes said the key is not ours that no quorum can. The slower nodes' replies are read off the caller's
-	 * thread; a release that did not reach one of them is retried there until the value's TTL has passed.
+	 * Ends a release or extension round once its outcome is known: a quorum confirmed it
+	 * (a script answered 1), or so many nodes said the key is not ours that no quorum
+	 * can. The slower nodes' replies are read off the caller's thread; a release that did
+	 * not reach one of them is retried there until the value's TTL has passed.
 	 */
 	final class QuorumExit implements Fanout.EarlyExit {
 
 		private final NodeCommand command;
 
-		/** Whether only nodes out of restart quarantine confirm (an extension must count on the quorum). */
+		/**
+		 * Whether only nodes out of restart quarantine confirm (an extension must count
+		 * on the quorum).
+		 */
 		private final boolean countingOnly;
 
 		private final @Nullable ValueToRemove toRemove;
@@ -283,13 +296,17 @@ final class NodeGroup implements AutoCloseable {
 
 	}
 
-	/** A lock value to remove from the nodes a release did not reach, until it expires by itself. */
+	/**
+	 * A lock value to remove from the nodes a release did not reach, until it expires by
+	 * itself.
+	 */
 	record ValueToRemove(RawArgument key, RawArgument value, long expiresAt) {
 	}
 
 	@Override
 	public void close() {
-		// one node timeout for a reply the late-reply thread still reads, one for the removal
+		// one node timeout for a reply the late-reply thread still reads, one for the
+		// removal
 		this.cleanup.finish(this.settings.nodeTimeout().toNanos() * 2);
 		this.pools.forEach(NodeConnectionPool::close);
 	}

@@ -11,19 +11,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Whether one node may count towards a quorum, after what it said about itself when a connection was opened.
+ * Whether one node may count towards a quorum, after what it said about itself when a
+ * connection was opened.
  *
- * <p>A node that restarted without persistence has forgotten the locks it held; if it counted again at once, a
- * second client could reach a quorum while the first still holds the lock ("delayed restarts" in the Redlock spec).
- * So a node whose {@code uptime_in_seconds} is below the quarantine counts again only once the quarantine has passed
- * since its start: at {@code now + quarantine - uptime}. Uptime says when the node started, also when it restarted
- * while this client's connections were idle. A {@code run_id} different from the one seen before means another
- * server answers at this address (a failover, a reused address), which waits out the whole quarantine whatever its
- * uptime; the {@code run_id} also finds the same server listed twice. {@code uptime_in_seconds} is rounded
- * down, and {@code now} is read after the reply: both err on the side of a longer quarantine.
+ * <p>
+ * A node that restarted without persistence has forgotten the locks it held; if it
+ * counted again at once, a second client could reach a quorum while the first still holds
+ * the lock ("delayed restarts" in the Redlock spec). So a node whose
+ * {@code uptime_in_seconds} is below the quarantine counts again only once the quarantine
+ * has passed since its start: at {@code now + quarantine - uptime}. Uptime says when the
+ * node started, also when it restarted while this client's connections were idle. A
+ * {@code run_id} different from the one seen before means another server answers at this
+ * address (a failover, a reused address), which waits out the whole quarantine whatever
+ * its uptime; the {@code run_id} also finds the same server listed twice.
+ * {@code uptime_in_seconds} is rounded down, and {@code now} is read after the reply:
+ * both err on the side of a longer quarantine.
  *
- * <p>A quarantined node still gets every command: a lock set there is released there. Only its grants (and
- * extensions) are not counted.
+ * <p>
+ * A quarantined node still gets every command: a lock set there is released there. Only
+ * its grants (and extensions) are not counted.
  */
 final class NodeQuarantine {
 
@@ -35,10 +41,16 @@ final class NodeQuarantine {
 
 	private volatile @Nullable String runId;
 
-	/** {@link System#nanoTime()} from when the node counts again; meaningful only while {@link #quarantined}. */
+	/**
+	 * {@link System#nanoTime()} from when the node counts again; meaningful only while
+	 * {@link #quarantined}.
+	 */
 	private volatile long countsAgainAtNanos;
 
-	/** The latest moment the current server can have started, once any connection told its uptime. */
+	/**
+	 * The latest moment the current server can have started, once any connection told its
+	 * uptime.
+	 */
 	private long startedByNanos;
 
 	private boolean startKnown;
@@ -84,16 +96,21 @@ final class NodeQuarantine {
 			}
 			return;
 		}
-		// uptime_in_seconds is the difference of two whole-second clock readings (now and the start), so it can
-		// read 1 a millisecond after the start: count one second less, never more than the node has been up
+		// uptime_in_seconds is the difference of two whole-second clock readings (now and
+		// the start), so it can
+		// read 1 a millisecond after the start: count one second less, never more than
+		// the node has been up
 		long upNanos = TimeUnit.SECONDS.toNanos(Math.max(0, uptimeSeconds - 1));
 		boolean restartedAgain = previousRunId != null && newRunId != null && !previousRunId.equals(newRunId);
-		// the latest moment the server can have started; another server at this address (a restart seen by its new
-		// run_id, a failover, a reused address) never held our keys or holds stale ones: it counts from now
+		// the latest moment the server can have started; another server at this address
+		// (a restart seen by its new
+		// run_id, a failover, a reused address) never held our keys or holds stale ones:
+		// it counts from now
 		long startedBy = restartedAgain ? nowNanos : nowNanos - upNanos;
 		boolean sameServer = previousRunId != null && previousRunId.equals(newRunId);
 		if (sameServer && this.startKnown) {
-			// the same server seen again: its start cannot be later than the earliest bound already known, so a
+			// the same server seen again: its start cannot be later than the earliest
+			// bound already known, so a
 			// later, coarser reading never quarantines a node again
 			startedBy = Math.min(startedBy, this.startedByNanos);
 		}
@@ -108,9 +125,11 @@ final class NodeQuarantine {
 		this.quarantined = true;
 		if (!alreadyLogged) {
 			Instant at = Instant.now().plusNanos(this.countsAgainAtNanos - nowNanos).truncatedTo(ChronoUnit.MILLIS);
-			logger.warn("Redis node {} restarted {} s ago{}; it counts towards a quorum again at {} (restart "
-					+ "quarantine {}: it may have forgotten locks it held)", this.node, uptimeSeconds,
-					restartedAgain ? " (new run_id)" : "", at, Duration.ofNanos(this.quarantineNanos));
+			logger.warn(
+					"Redis node {} restarted {} s ago{}; it counts towards a quorum again at {} (restart "
+							+ "quarantine {}: it may have forgotten locks it held)",
+					this.node, uptimeSeconds, restartedAgain ? " (new run_id)" : "", at,
+					Duration.ofNanos(this.quarantineNanos));
 		}
 	}
 

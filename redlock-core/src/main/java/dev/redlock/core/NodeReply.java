@@ -13,13 +13,15 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  *
  * @param node index of the node in the {@link Redlock}'s node list
  * @param kind how the round trip ended
- * @param value the reply when {@code kind} is {@link Kind#REPLIED} ({@code byte[]} status or bulk, {@code Long},
- * or {@code null} for a nil reply)
+ * @param value the reply when {@code kind} is {@link Kind#REPLIED} ({@code byte[]} status
+ * or bulk, {@code Long}, or {@code null} for a nil reply)
  * @param error the failure otherwise
- * @param nanos time from the start of the round until this reply was read or the node gave up
- * @param written whether the command was written to the node, so that it may have run there even without a reply
- * @param followedUp whether the round's follow-up (the release behind a lost {@code SET}) was written right behind
- * it, to be read off the caller's thread
+ * @param nanos time from the start of the round until this reply was read or the node
+ * gave up
+ * @param written whether the command was written to the node, so that it may have run
+ * there even without a reply
+ * @param followedUp whether the round's follow-up (the release behind a lost {@code SET})
+ * was written right behind it, to be read off the caller's thread
  */
 record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exception error, long nanos, boolean written,
 		boolean followedUp) {
@@ -30,7 +32,10 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 		/** The node answered with a value (possibly nil). */
 		REPLIED,
 
-		/** The node answered with an error reply, such as {@code NOSCRIPT} or {@code NOAUTH}. */
+		/**
+		 * The node answered with an error reply, such as {@code NOSCRIPT} or
+		 * {@code NOAUTH}.
+		 */
 		ERROR_REPLY,
 
 		/** No answer within the node timeout. */
@@ -39,16 +44,22 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 		/** The connection could not be made or broke. */
 		UNREACHABLE,
 
-		/** The node refused the credentials or the handshake of a new connection (e.g. a wrong password). */
+		/**
+		 * The node refused the credentials or the handshake of a new connection (e.g. a
+		 * wrong password).
+		 */
 		AUTH_FAILED,
 
 		/**
-		 * The caller was interrupted while waiting for the reply; on a virtual thread that closes the connection. Says
-		 * nothing about the node.
+		 * The caller was interrupted while waiting for the reply; on a virtual thread
+		 * that closes the connection. Says nothing about the node.
 		 */
 		INTERRUPTED,
 
-		/** Sent, but the round was settled by the other nodes' replies before this one was read. */
+		/**
+		 * Sent, but the round was settled by the other nodes' replies before this one was
+		 * read.
+		 */
 		NOT_AWAITED
 
 	}
@@ -59,7 +70,8 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 
 	/**
 	 * A reply not waited for, once the round was settled.
-	 * @param written whether the command was written (else its connection was still being opened)
+	 * @param written whether the command was written (else its connection was still being
+	 * opened)
 	 * @param followedUp whether the follow-up was written behind it
 	 */
 	static NodeReply notAwaited(int node, long nanos, boolean written, boolean followedUp) {
@@ -75,21 +87,27 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 		return new NodeReply(node, classify(error), null, error, nanos, true, false);
 	}
 
-	/** A failure before the command was written (no connection, or none in time): it did not run. */
+	/**
+	 * A failure before the command was written (no connection, or none in time): it did
+	 * not run.
+	 */
 	static NodeReply notWritten(int node, Exception error, long nanos) {
 		return new NodeReply(node, classify(error), null, error, nanos, false, false);
 	}
 
 	/**
-	 * Whether the node may hold what the command wrote, with nothing sent yet to remove it: it was written, not
-	 * refused with nil, and no follow-up went behind it.
+	 * Whether the node may hold what the command wrote, with nothing sent yet to remove
+	 * it: it was written, not refused with nil, and no follow-up went behind it.
 	 * @return {@code true} if a clean-up must still reach the node
 	 */
 	boolean mayHoldWrite() {
 		return this.written && !this.followedUp && !isNil();
 	}
 
-	/** Whether the node gave a definite answer, so that nothing about it is left to find out. */
+	/**
+	 * Whether the node gave a definite answer, so that nothing about it is left to find
+	 * out.
+	 */
 	boolean isDefinite() {
 		return this.kind == Kind.REPLIED;
 	}
@@ -117,9 +135,11 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 	}
 
 	/**
-	 * Whether the node granted a lock, checked against the command that was sent: {@code OK} answers
-	 * {@code SET … NX}, a positive counter the fenced script. Any other reply is no grant, whatever it is.
-	 * @param fenced whether the fenced acquisition script was sent rather than {@code SET … NX}
+	 * Whether the node granted a lock, checked against the command that was sent:
+	 * {@code OK} answers {@code SET … NX}, a positive counter the fenced script. Any
+	 * other reply is no grant, whatever it is.
+	 * @param fenced whether the fenced acquisition script was sent rather than
+	 * {@code SET … NX}
 	 * @return {@code true} for a grant
 	 */
 	boolean isGrant(boolean fenced) {
@@ -133,7 +153,10 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 		return this.kind == Kind.REPLIED && this.value == null;
 	}
 
-	/** Whether a script confirmed it did its work: a positive count (a release adds its subscribers to its 1). */
+	/**
+	 * Whether a script confirmed it did its work: a positive count (a release adds its
+	 * subscribers to its 1).
+	 */
 	boolean isConfirmed() {
 		return this.kind == Kind.REPLIED && this.value instanceof Long number && number > 0;
 	}

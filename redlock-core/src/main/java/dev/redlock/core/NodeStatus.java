@@ -11,18 +11,19 @@ import org.jspecify.annotations.Nullable;
  * @param reachable whether it answered within the node timeout
  * @param latency time until its answer was read (or until it gave up)
  * @param version its {@code redis_version}, when reachable
- * @param role its replication role ({@code master}, or {@code slave} for a replica, which should not be listed as a
- * Redlock node), when reachable
+ * @param role its replication role ({@code master}, or {@code slave} for a replica, which
+ * should not be listed as a Redlock node), when reachable
  * @param uptime its {@code uptime_in_seconds}, when reachable
- * @param quarantineRemaining how long it still does not count towards a quorum because it restarted recently
- * ({@link RedlockSettings#restartQuarantine()}); zero when it counts
+ * @param quarantineRemaining how long it still does not count towards a quorum because it
+ * restarted recently ({@link RedlockSettings#restartQuarantine()}); zero when it counts
  * @param error why it could not be checked, when not reachable
  */
 public record NodeStatus(String node, boolean reachable, Duration latency, @Nullable String version,
 		@Nullable String role, @Nullable Duration uptime, Duration quarantineRemaining, @Nullable String error) {
 
 	/**
-	 * Returns whether the node's grants count towards a quorum now: a reachable master out of restart quarantine.
+	 * Returns whether the node's grants count towards a quorum now: a reachable master
+	 * out of restart quarantine.
 	 * @return {@code true} if it counts
 	 */
 	public boolean counts() {

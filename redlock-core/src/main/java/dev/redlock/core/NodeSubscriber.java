@@ -20,11 +20,13 @@ import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
 
 /**
- * One node's subscription to the {@link LockScripts#RELEASE release channels} of the keys that threads of a
- * {@link Redlock} wait for. It has a connection of its own and one daemon thread that reads it; both exist only while
- * some key is waited for, and for {@link #LINGER_NANOS} after, so that bursts of contention do not reconnect each
- * time. A subscription that is down (the node is, or the connection dropped) costs the waiting threads only this
- * node's notices: they hear from the other nodes, and they poll. Reconnects after the pool's backoff.
+ * One node's subscription to the {@link LockScripts#RELEASE release channels} of the keys
+ * that threads of a {@link Redlock} wait for. It has a connection of its own and one
+ * daemon thread that reads it; both exist only while some key is waited for, and for
+ * {@link #LINGER_NANOS} after, so that bursts of contention do not reconnect each time. A
+ * subscription that is down (the node is, or the connection dropped) costs the waiting
+ * threads only this node's notices: they hear from the other nodes, and they poll.
+ * Reconnects after the pool's backoff.
  */
 final class NodeSubscriber implements AutoCloseable {
 
@@ -46,7 +48,8 @@ final class NodeSubscriber implements AutoCloseable {
 	interface Listener {
 
 		/**
-		 * The node confirmed the subscription: from now on it announces every release of the key.
+		 * The node confirmed the subscription: from now on it announces every release of
+		 * the key.
 		 * @param node the node's index
 		 */
 		void subscribed(int node);
@@ -74,7 +77,9 @@ final class NodeSubscriber implements AutoCloseable {
 	/** Keys waited for, by {@link LockWaiters#keyId key id}; guarded by {@link #lock}. */
 	private final Map<String, Listener> wanted = new HashMap<>();
 
-	/** Keys whose subscription the current connection confirmed; guarded by {@link #lock}. */
+	/**
+	 * Keys whose subscription the current connection confirmed; guarded by {@link #lock}.
+	 */
 	private final Set<String> confirmed = new HashSet<>();
 
 	private @Nullable PipelinedConnection connection;
@@ -85,7 +90,8 @@ final class NodeSubscriber implements AutoCloseable {
 
 	private boolean closed;
 
-	NodeSubscriber(int node, NodeConnectionPool pool, long timeoutNanos, long backoffNanos, RenewalScheduler scheduler) {
+	NodeSubscriber(int node, NodeConnectionPool pool, long timeoutNanos, long backoffNanos,
+			RenewalScheduler scheduler) {
 		this.node = node;
 		this.pool = pool;
 		this.timeoutMillis = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
@@ -94,9 +100,10 @@ final class NodeSubscriber implements AutoCloseable {
 	}
 
 	/**
-	 * Subscribes to a key's releases, without waiting: the listener hears {@link Listener#subscribed} once the node
-	 * confirms (at once if it already had), then every release. A listener replaces an earlier one of the same key.
-	 * Never call it holding a lock the listener takes.
+	 * Subscribes to a key's releases, without waiting: the listener hears
+	 * {@link Listener#subscribed} once the node confirms (at once if it already had),
+	 * then every release. A listener replaces an earlier one of the same key. Never call
+	 * it holding a lock the listener takes.
 	 * @param key the key's {@link LockWaiters#keyId key id}
 	 * @param listener what to tell
 	 */
@@ -155,8 +162,8 @@ final class NodeSubscriber implements AutoCloseable {
 	}
 
 	/**
-	 * Whether this node confirmed the key's subscription on the current connection: a release there then counts this
-	 * subscriber among those it told.
+	 * Whether this node confirmed the key's subscription on the current connection: a
+	 * release there then counts this subscriber among those it told.
 	 * @param key the key's {@link LockWaiters#keyId key id}
 	 * @return {@code true} if subscribed
 	 */
@@ -197,7 +204,10 @@ final class NodeSubscriber implements AutoCloseable {
 		}
 	}
 
-	/** Writes a command on the current connection; the caller holds the lock. A failed write ends the connection. */
+	/**
+	 * Writes a command on the current connection; the caller holds the lock. A failed
+	 * write ends the connection.
+	 */
 	private void send(CommandArguments command) {
 		PipelinedConnection current = this.connection;
 		try {
@@ -210,7 +220,10 @@ final class NodeSubscriber implements AutoCloseable {
 		}
 	}
 
-	/** The reading thread: connects while some key is waited for, subscribes to all, and passes on what it hears. */
+	/**
+	 * The reading thread: connects while some key is waited for, subscribes to all, and
+	 * passes on what it hears.
+	 */
 	private void read() {
 		for (PipelinedConnection current = connectWhileWanted(); current != null; current = connectWhileWanted()) {
 			try {
@@ -235,7 +248,10 @@ final class NodeSubscriber implements AutoCloseable {
 		}
 	}
 
-	/** Opens a connection and subscribes it to every key waited for; {@code null} once nothing is, or closed. */
+	/**
+	 * Opens a connection and subscribes it to every key waited for; {@code null} once
+	 * nothing is, or closed.
+	 */
 	private @Nullable PipelinedConnection connectWhileWanted() {
 		while (true) {
 			if (!stillWanted()) {
@@ -271,7 +287,10 @@ final class NodeSubscriber implements AutoCloseable {
 		}
 	}
 
-	/** Whether the thread should go on; if not, it is marked ended, under the lock, so a new key starts another. */
+	/**
+	 * Whether the thread should go on; if not, it is marked ended, under the lock, so a
+	 * new key starts another.
+	 */
 	private boolean stillWanted() {
 		this.lock.lock();
 		try {

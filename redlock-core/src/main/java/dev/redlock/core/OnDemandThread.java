@@ -7,18 +7,23 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A single daemon thread of a {@link Redlock} for work that must not run on the thread that found it: it exists only
- * while there is such work, runs tasks in order, and stops with {@link #close()}. Each node has one that reads the
- * replies a settled round did not wait for (a slow node's, once the others had decided), in the order the node
- * answers them, so the caller goes on while each connection still gets its replies read before it is reused; another
- * runs the loss callbacks of leases whose loss the renewal thread found, so a slow callback delays no renewal.
+ * A single daemon thread of a {@link Redlock} for work that must not run on the thread
+ * that found it: it exists only while there is such work, runs tasks in order, and stops
+ * with {@link #close()}. Each node has one that reads the replies a settled round did not
+ * wait for (a slow node's, once the others had decided), in the order the node answers
+ * them, so the caller goes on while each connection still gets its replies read before it
+ * is reused; another runs the loss callbacks of leases whose loss the renewal thread
+ * found, so a slow callback delays no renewal.
  */
 final class OnDemandThread implements AutoCloseable {
 
 	/** Prefix of a late-reply thread's name, followed by its node's {@code host:port}. */
 	static final String LATE_REPLIES = "redlock-late-replies-";
 
-	/** Prefix of the loss-callback thread's name, followed by a number per {@link Redlock}. */
+	/**
+	 * Prefix of the loss-callback thread's name, followed by a number per
+	 * {@link Redlock}.
+	 */
 	static final String LOSS_CALLBACKS = "redlock-lease-lost-";
 
 	private static final AtomicInteger instances = new AtomicInteger();
@@ -29,7 +34,8 @@ final class OnDemandThread implements AutoCloseable {
 
 	/**
 	 * Creates the executor; its thread starts with the first task.
-	 * @param threadName the thread's name, e.g. {@link #numbered numbered(LOSS_CALLBACKS)}
+	 * @param threadName the thread's name, e.g. {@link #numbered
+	 * numbered(LOSS_CALLBACKS)}
 	 */
 	OnDemandThread(String threadName) {
 		this.threadName = threadName;
@@ -51,7 +57,8 @@ final class OnDemandThread implements AutoCloseable {
 	}
 
 	/**
-	 * Runs the task on this thread, or, once closed, the fallback instead (on the calling thread).
+	 * Runs the task on this thread, or, once closed, the fallback instead (on the calling
+	 * thread).
 	 * @param task the work
 	 * @param whenClosed what to do instead once closed
 	 */

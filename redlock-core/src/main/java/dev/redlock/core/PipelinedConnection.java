@@ -15,9 +15,10 @@ import redis.clients.jedis.JedisSocketFactory;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
- * A Jedis connection for rounds across nodes: buffered commands can be flushed without waiting for the reply (so a
- * command reaches every node before any reply is read), and it tells whether a reply has arrived (so a round reads
- * the nodes that have answered first).
+ * A Jedis connection for rounds across nodes: buffered commands can be flushed without
+ * waiting for the reply (so a command reaches every node before any reply is read), and
+ * it tells whether a reply has arrived (so a round reads the nodes that have answered
+ * first).
  */
 final class PipelinedConnection extends Connection {
 
@@ -32,7 +33,10 @@ final class PipelinedConnection extends Connection {
 		this.capture = capture;
 	}
 
-	/** The read timeout last set, so an unchanged one is not set again (each call boxes it, above 127 ms). */
+	/**
+	 * The read timeout last set, so an unchanged one is not set again (each call boxes
+	 * it, above 127 ms).
+	 */
 	private int appliedSoTimeout = -1;
 
 	@Override
@@ -44,14 +48,15 @@ final class PipelinedConnection extends Connection {
 	}
 
 	/**
-	 * Replies this connection owes: commands sent through {@link #send} whose reply was not read by
-	 * {@link #readReply}. Only a connection that owes nothing may be reused, else its next user would read another
-	 * command's reply as its own.
+	 * Replies this connection owes: commands sent through {@link #send} whose reply was
+	 * not read by {@link #readReply}. Only a connection that owes nothing may be reused,
+	 * else its next user would read another command's reply as its own.
 	 */
 	private int owedReplies;
 
 	/**
-	 * Buffers a command, to be sent by {@link #flushNow}; its reply is then owed until {@link #readReply} reads it.
+	 * Buffers a command, to be sent by {@link #flushNow}; its reply is then owed until
+	 * {@link #readReply} reads it.
 	 * @param command the command
 	 */
 	void send(CommandArguments command) {
@@ -67,9 +72,10 @@ final class PipelinedConnection extends Connection {
 	/**
 	 * Reads the oldest owed reply.
 	 * @return the reply ({@code byte[]}, {@code Long}, a list, or {@code null})
-	 * @throws redis.clients.jedis.exceptions.JedisDataException for an error reply (read, so no longer owed)
-	 * @throws redis.clients.jedis.exceptions.JedisConnectionException if the connection broke or timed out (it then
-	 * still owes the reply and is broken)
+	 * @throws redis.clients.jedis.exceptions.JedisDataException for an error reply (read,
+	 * so no longer owed)
+	 * @throws redis.clients.jedis.exceptions.JedisConnectionException if the connection
+	 * broke or timed out (it then still owes the reply and is broken)
 	 */
 	@Nullable Object readReply() {
 		try {
@@ -85,8 +91,8 @@ final class PipelinedConnection extends Connection {
 	}
 
 	/**
-	 * Whether this connection can be handed to another user: not broken, and no reply of an earlier command is still
-	 * waiting to be read.
+	 * Whether this connection can be handed to another user: not broken, and no reply of
+	 * an earlier command is still waiting to be read.
 	 * @return {@code true} if reusable
 	 */
 	boolean isReusable() {
@@ -94,8 +100,9 @@ final class PipelinedConnection extends Connection {
 	}
 
 	/**
-	 * Whether bytes of a reply are waiting to be read, so reading would not block. Only a hint: a TLS connection,
-	 * whose bytes are still encrypted, says {@code false} until they are read.
+	 * Whether bytes of a reply are waiting to be read, so reading would not block. Only a
+	 * hint: a TLS connection, whose bytes are still encrypted, says {@code false} until
+	 * they are read.
 	 */
 	boolean replyArrived() {
 		InputStream input = this.capture.input;
@@ -108,7 +115,10 @@ final class PipelinedConnection extends Connection {
 		}
 	}
 
-	/** Keeps the input stream of the socket Jedis opens, which {@link Connection} does not expose. */
+	/**
+	 * Keeps the input stream of the socket Jedis opens, which {@link Connection} does not
+	 * expose.
+	 */
 	private static final class SocketCapture implements JedisSocketFactory {
 
 		private final JedisSocketFactory delegate;
@@ -126,7 +136,8 @@ final class PipelinedConnection extends Connection {
 				this.input = socket.getInputStream();
 			}
 			catch (IOException ex) {
-				// without it every reply counts as not yet arrived: nodes are then read in order
+				// without it every reply counts as not yet arrived: nodes are then read
+				// in order
 				this.input = null;
 			}
 			return socket;

@@ -6,8 +6,9 @@ import java.util.Arrays;
 import redis.clients.jedis.args.Rawable;
 
 /**
- * A command argument encoded once and written as it is to every node: the lock's key and value, a script's digest.
- * Unlike Jedis's own raw arguments it does not copy the bytes, so the caller must not change them afterwards.
+ * A command argument encoded once and written as it is to every node: the lock's key and
+ * value, a script's digest. Unlike Jedis's own raw arguments it does not copy the bytes,
+ * so the caller must not change them afterwards.
  */
 final class RawArgument implements Rawable {
 

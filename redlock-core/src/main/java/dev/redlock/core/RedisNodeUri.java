@@ -8,11 +8,12 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The address of one Redis master: {@code redis://[user:password@]host[:port][/database]}, or {@code rediss://…}
- * for TLS.
+ * The address of one Redis master:
+ * {@code redis://[user:password@]host[:port][/database]}, or {@code rediss://…} for TLS.
  *
- * <p>{@link #toString()} and {@link #redacted()} never show the user or password, so an instance can be logged and
- * put into exception messages.
+ * <p>
+ * {@link #toString()} and {@link #redacted()} never show the user or password, so an
+ * instance can be logged and put into exception messages.
  *
  * @param tls whether the connection uses TLS ({@code rediss://})
  * @param host host name or IP address
@@ -60,7 +61,8 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 			uri = new URI(trimmed);
 		}
 		catch (URISyntaxException ex) {
-			// the exception's own message repeats the input, password included: leave it out
+			// the exception's own message repeats the input, password included: leave it
+			// out
 			throw invalid(trimmed, "not a valid URI");
 		}
 		String scheme = (uri.getScheme() != null) ? uri.getScheme().toLowerCase(Locale.ROOT) : null;
@@ -113,9 +115,11 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	}
 
 	/**
-	 * Masks the user information of a URI-like text, for messages about input that could not be parsed.
+	 * Masks the user information of a URI-like text, for messages about input that could
+	 * not be parsed.
 	 * @param text any text, usually a node URI
-	 * @return the text with everything between {@code ://} and the last {@code @} replaced by {@code ****}
+	 * @return the text with everything between {@code ://} and the last {@code @}
+	 * replaced by {@code ****}
 	 */
 	public static String mask(String text) {
 		return USER_INFO.matcher(text).replaceFirst("****@");
@@ -135,7 +139,8 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	 * @return a form safe for logs, exceptions and endpoints
 	 */
 	public String redacted() {
-		return (this.tls ? "rediss://" : "redis://") + hostAndPort() + ((this.database != 0) ? "/" + this.database : "");
+		return (this.tls ? "rediss://" : "redis://") + hostAndPort()
+				+ ((this.database != 0) ? "/" + this.database : "");
 	}
 
 	@Override

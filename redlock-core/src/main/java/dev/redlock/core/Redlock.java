@@ -18,15 +18,18 @@ import dev.redlock.core.RedlockListener.ReleaseEvent;
 /**
  * Distributed locks on N independent Redis masters, following the Redlock algorithm.
  *
- * <p>To acquire, a random value is written with {@code SET key value NX PX ttl} to every node at once, within the
- * node timeout. The lock is held if a quorum ({@code N/2 + 1}) of nodes accepted it and validity remains:
- * {@code ttl - elapsed - drift > 0}, where {@code elapsed} is measured after the last reply and
- * {@code drift = ttl * clockDriftFactor + 2 ms}. Otherwise the value is removed again from every node where it may
- * have landed, and the caller waits for the lock until the wait time is spent: threads of one instance queue for a
- * key in arrival order, and the head tries again when the lock is released (the release script announces it on
- * every node, and this instance subscribes while it has waiters) or, failing any notice, after a random delay
- * around the retry delay. Release and extension run Lua scripts that touch the key only while it holds the lease's
- * value.
+ * <p>
+ * To acquire, a random value is written with {@code SET key value NX PX ttl} to every
+ * node at once, within the node timeout. The lock is held if a quorum ({@code N/2 + 1})
+ * of nodes accepted it and validity remains: {@code ttl - elapsed - drift > 0}, where
+ * {@code elapsed} is measured after the last reply and
+ * {@code drift = ttl * clockDriftFactor + 2 ms}. Otherwise the value is removed again
+ * from every node where it may have landed, and the caller waits for the lock until the
+ * wait time is spent: threads of one instance queue for a key in arrival order, and the
+ * head tries again when the lock is released (the release script announces it on every
+ * node, and this instance subscribes while it has waiters) or, failing any notice, after
+ * a random delay around the retry delay. Release and extension run Lua scripts that touch
+ * the key only while it holds the lease's value.
  *
  * <pre>{@code
  * Redlock redlock = Redlock.builder()
@@ -37,9 +40,11 @@ import dev.redlock.core.RedlockListener.ReleaseEvent;
  * }
  * }</pre>
  *
- * <p>Thread-safe. Every call blocks the calling thread for at most its bound. One daemon thread, started on first
- * use, renews and watches leases ({@link Lease#autoRenew()}, {@link Lease#onLost(Runnable)}). Close it to close its
- * connections and stop that thread.
+ * <p>
+ * Thread-safe. Every call blocks the calling thread for at most its bound. One daemon
+ * thread, started on first use, renews and watches leases ({@link Lease#autoRenew()},
+ * {@link Lease#onLost(Runnable)}). Close it to close its connections and stop that
+ * thread.
  */
 public final class Redlock implements AutoCloseable {
 
@@ -68,14 +73,17 @@ public final class Redlock implements AutoCloseable {
 
 	private final HeldLeases held = new HeldLeases(this.renewals);
 
-	/** Runs the loss callbacks of leases whose loss the renewal thread found, so they never delay a renewal. */
+	/**
+	 * Runs the loss callbacks of leases whose loss the renewal thread found, so they
+	 * never delay a renewal.
+	 */
 	private final OnDemandThread lossCallbacks = new OnDemandThread(
 			OnDemandThread.numbered(OnDemandThread.LOSS_CALLBACKS));
 
 	private volatile boolean closed;
 
-	Redlock(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker,
-			List<RedlockListener> listeners, TlsSettings tls) {
+	Redlock(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker, List<RedlockListener> listeners,
+			TlsSettings tls) {
 		this.settings = settings;
 		this.arguments = new LockArguments(settings);
 		this.ticker = ticker;
@@ -109,7 +117,8 @@ public final class Redlock implements AutoCloseable {
 	 * Acquires a lock with the default TTL and wait time of the settings.
 	 * @param resource the name of the resource to lock
 	 * @return the lease; close it to release the lock
-	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait time
+	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait
+	 * time
 	 */
 	public Lease acquire(String resource) {
 		return acquire(DEFAULT_LOCK_NAME, resource, this.settings.defaultTtl(), this.settings.defaultWaitTime());
@@ -118,57 +127,65 @@ public final class Redlock implements AutoCloseable {
 	/**
 	 * Acquires a lock under the name {@value #DEFAULT_LOCK_NAME}. See
 	 * {@link #acquire(String, String, Duration, Duration)}.
-	 * @param resource the name of the resource to lock (the key prefix is added in front of it)
+	 * @param resource the name of the resource to lock (the key prefix is added in front
+	 * of it)
 	 * @param ttl how long the lock lives on the nodes unless released or extended
 	 * @param waitTime how long to keep trying; zero for a single attempt
 	 * @return the lease; close it to release the lock
-	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait time
+	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait
+	 * time
 	 */
 	public Lease acquire(String resource, Duration ttl, Duration waitTime) {
 		return acquire(DEFAULT_LOCK_NAME, resource, ttl, waitTime);
 	}
 
 	/**
-	 * Acquires a lock, waiting for it until the wait time is spent: in this instance's queue for the key, behind the
-	 * threads that came first, trying again when the lock is released or after the retry delay. The last attempt
-	 * starts no later than the wait time; it takes at most one node timeout, and cleaning up after it at most two more (the second
-	 * only on nodes that lost their script cache).
-	 * @param name the lock's name for listeners and metrics: bounded, such as one per call site (never the resource
-	 * when resources are unbounded)
-	 * @param resource the name of the resource to lock (the key prefix is added in front of it)
+	 * Acquires a lock, waiting for it until the wait time is spent: in this instance's
+	 * queue for the key, behind the threads that came first, trying again when the lock
+	 * is released or after the retry delay. The last attempt starts no later than the
+	 * wait time; it takes at most one node timeout, and cleaning up after it at most two
+	 * more (the second only on nodes that lost their script cache).
+	 * @param name the lock's name for listeners and metrics: bounded, such as one per
+	 * call site (never the resource when resources are unbounded)
+	 * @param resource the name of the resource to lock (the key prefix is added in front
+	 * of it)
 	 * @param ttl how long the lock lives on the nodes unless released or extended
 	 * @param waitTime how long to keep trying; zero for a single attempt
 	 * @return the lease; close it to release the lock
-	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait time, or the thread was
-	 * interrupted while waiting (its interrupt flag is then set)
-	 * @throws IllegalArgumentException if the resource is empty, the key (prefix and resource) longer than
-	 * {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, the TTL below 1 ms or within the clock drift allowance, or
-	 * the wait time negative
-	 * @throws IllegalStateException if this {@code Redlock} is closed, or was closed while the thread waited
+	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait
+	 * time, or the thread was interrupted while waiting (its interrupt flag is then set)
+	 * @throws IllegalArgumentException if the resource is empty, the key (prefix and
+	 * resource) longer than {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, the TTL
+	 * below 1 ms or within the clock drift allowance, or the wait time negative
+	 * @throws IllegalStateException if this {@code Redlock} is closed, or was closed
+	 * while the thread waited
 	 */
 	public Lease acquire(String name, String resource, Duration ttl, Duration waitTime) {
 		return this.acquisitions.acquire(name, resource, ttl, waitTime, false);
 	}
 
 	/**
-	 * Acquires a lock like {@link #acquire(String, String, Duration, Duration)}, with a fencing token: a number that
-	 * grows with every fenced acquisition of the resource, across all holders, so that the store the lock protects
-	 * can refuse a write from an older holder (one that paused past its lease and does not know it). See
+	 * Acquires a lock like {@link #acquire(String, String, Duration, Duration)}, with a
+	 * fencing token: a number that grows with every fenced acquisition of the resource,
+	 * across all holders, so that the store the lock protects can refuse a write from an
+	 * older holder (one that paused past its lease and does not know it). See
 	 * {@link Lease#fencingToken()} for how it is made and what it needs from the nodes.
 	 * @param name the lock's name for listeners and metrics
 	 * @param resource the name of the resource to lock
 	 * @param ttl how long the lock lives on the nodes unless released or extended
 	 * @param waitTime how long to keep trying; zero for a single attempt
 	 * @return the lease, with its {@link Lease#fencingToken() fencing token}
-	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait time (a quorum that granted
-	 * it but did not confirm the token within the validity counts as {@code VALIDITY_EXHAUSTED})
+	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait
+	 * time (a quorum that granted it but did not confirm the token within the validity
+	 * counts as {@code VALIDITY_EXHAUSTED})
 	 */
 	public Lease acquireFenced(String name, String resource, Duration ttl, Duration waitTime) {
 		return this.acquisitions.acquire(name, resource, ttl, waitTime, true);
 	}
 
 	/**
-	 * Makes a single attempt to acquire a lock, without waiting, under the name {@value #DEFAULT_LOCK_NAME}.
+	 * Makes a single attempt to acquire a lock, without waiting, under the name
+	 * {@value #DEFAULT_LOCK_NAME}.
 	 * @param resource the name of the resource to lock
 	 * @param ttl how long the lock lives on the nodes unless released or extended
 	 * @return the lease, or empty if the lock could not be acquired now
@@ -183,8 +200,9 @@ public final class Redlock implements AutoCloseable {
 	 * @param resource the name of the resource to lock
 	 * @param ttl how long the lock lives on the nodes unless released or extended
 	 * @return the lease, or empty if the lock could not be acquired now
-	 * @throws IllegalArgumentException if the resource is empty, the key (prefix and resource) longer than
-	 * {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, or the TTL below 1 ms or within the clock drift allowance
+	 * @throws IllegalArgumentException if the resource is empty, the key (prefix and
+	 * resource) longer than {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, or the
+	 * TTL below 1 ms or within the clock drift allowance
 	 */
 	public Optional<Lease> tryAcquire(String name, String resource, Duration ttl) {
 		return this.acquisitions.tryAcquire(name, resource, ttl, false);
@@ -196,13 +214,17 @@ public final class Redlock implements AutoCloseable {
 	 * @param name the lock's name for listeners and metrics
 	 * @param resource the name of the resource to lock
 	 * @param ttl how long the lock lives on the nodes unless released or extended
-	 * @return the lease, with its fencing token, or empty if the lock could not be acquired now
+	 * @return the lease, with its fencing token, or empty if the lock could not be
+	 * acquired now
 	 */
 	public Optional<Lease> tryAcquireFenced(String name, String resource, Duration ttl) {
 		return this.acquisitions.tryAcquire(name, resource, ttl, true);
 	}
 
-	/** Turns the second round of fenced acquisitions off or on; off only in the test that shows why it is needed. */
+	/**
+	 * Turns the second round of fenced acquisitions off or on; off only in the test that
+	 * shows why it is needed.
+	 */
 	void confirmTokens(boolean confirm) {
 		this.round.confirmTokens(confirm);
 	}
@@ -212,7 +234,10 @@ public final class Redlock implements AutoCloseable {
 		return this.group.pools().get(node).idleCount();
 	}
 
-	/** How long each node is expected to take to answer, in milliseconds; for tests' diagnostics. */
+	/**
+	 * How long each node is expected to take to answer, in milliseconds; for tests'
+	 * diagnostics.
+	 */
 	List<Double> expectedLatencies() {
 		return this.group.pools().stream().map((pool) -> pool.expectedLatencyNanos() / 1e6).toList();
 	}
@@ -229,7 +254,8 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/** Extends a lease on the nodes; see {@link NodeGroup#extend}. */
-	NodeGroup.Extension extendOnNodes(Lease lease, RawArgument value, Duration ttl, long start, long currentValidUntil) {
+	NodeGroup.Extension extendOnNodes(Lease lease, RawArgument value, Duration ttl, long start,
+			long currentValidUntil) {
 		return this.group.extend(lease, value, ttl, start, currentValidUntil);
 	}
 
@@ -243,7 +269,8 @@ public final class Redlock implements AutoCloseable {
 	/** Tells the listeners of a release; never called under the lease's state lock. */
 	void leaseReleased(Lease lease, ReleaseOutcome outcome) {
 		if (this.group.events().hasListeners()) {
-			this.group.events().leaseReleased(new ReleaseEvent(lease.name(), lease.resource(), outcome, lease.heldFor()));
+			this.group.events()
+				.leaseReleased(new ReleaseEvent(lease.name(), lease.resource(), outcome, lease.heldFor()));
 		}
 	}
 
@@ -261,7 +288,8 @@ public final class Redlock implements AutoCloseable {
 
 	/**
 	 * Releases a lease on every node; see {@link NodeGroup#release}.
-	 * @param keepNanos how much longer the lock must stay taken; zero or less to delete it now
+	 * @param keepNanos how much longer the lock must stay taken; zero or less to delete
+	 * it now
 	 */
 	ReleaseOutcome releaseOnNodes(Lease lease, RawArgument value, long keepNanos) {
 		this.held.remove(lease);
@@ -282,8 +310,8 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Checks every node at once with {@code INFO}, within the node timeout. What the nodes say about their uptime
-	 * also feeds the restart quarantine.
+	 * Checks every node at once with {@code INFO}, within the node timeout. What the
+	 * nodes say about their uptime also feeds the restart quarantine.
 	 * @return one status per node, in configuration order
 	 */
 	public List<NodeStatus> checkNodes() {
@@ -291,11 +319,13 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Checks the nodes and settings for misconfiguration, within about two node timeouts. Errors: one server listed
-	 * twice under different addresses (the same {@code run_id}: it would fake a quorum), a node that is a replica.
-	 * Warnings: fewer than 3 nodes or an even count, a node that cannot be reached now (a minority may be down at
-	 * startup), a {@code maxmemory-policy} other than {@code noeviction} (lock keys carry a TTL, so even
-	 * {@code volatile-*} policies may evict them), and a default TTL below 3 node timeouts.
+	 * Checks the nodes and settings for misconfiguration, within about two node timeouts.
+	 * Errors: one server listed twice under different addresses (the same {@code run_id}:
+	 * it would fake a quorum), a node that is a replica. Warnings: fewer than 3 nodes or
+	 * an even count, a node that cannot be reached now (a minority may be down at
+	 * startup), a {@code maxmemory-policy} other than {@code noeviction} (lock keys carry
+	 * a TTL, so even {@code volatile-*} policies may evict them), and a default TTL below
+	 * 3 node timeouts.
 	 * @return the findings, errors first; empty when all is well
 	 */
 	public List<NodeFinding> verifyNodes() {
@@ -303,7 +333,8 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the leases this instance holds now: acquired, not released, and still within their validity.
+	 * Returns the leases this instance holds now: acquired, not released, and still
+	 * within their validity.
 	 * @return a snapshot
 	 */
 	public List<Lease> heldLeases() {
@@ -348,12 +379,15 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Wakes the threads waiting for a lock (they throw {@link IllegalStateException}), stops renewing, makes one last
-	 * attempt to remove lock values that slow nodes still hold from failed acquisitions and unconfirmed releases
-	 * (waiting at most twice the node timeout), then closes every connection. Leases still held can no longer be
-	 * renewed or released: they are marked {@link Lease#isLost() lost} ({@link LossReason#REDLOCK_CLOSED}) and their
-	 * {@link Lease#onLost(Runnable) callbacks} run on the calling thread; their keys expire on the nodes at the end of
-	 * their TTL. Acquiring after close throws {@link IllegalStateException}. Closing again does nothing.
+	 * Wakes the threads waiting for a lock (they throw {@link IllegalStateException}),
+	 * stops renewing, makes one last attempt to remove lock values that slow nodes still
+	 * hold from failed acquisitions and unconfirmed releases (waiting at most twice the
+	 * node timeout), then closes every connection. Leases still held can no longer be
+	 * renewed or released: they are marked {@link Lease#isLost() lost}
+	 * ({@link LossReason#REDLOCK_CLOSED}) and their {@link Lease#onLost(Runnable)
+	 * callbacks} run on the calling thread; their keys expire on the nodes at the end of
+	 * their TTL. Acquiring after close throws {@link IllegalStateException}. Closing
+	 * again does nothing.
 	 */
 	@Override
 	public void close() {
@@ -377,8 +411,9 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Returns how many times a {@link RedlockListener} threw. A listener's failure, whatever it throws, is logged (at
-	 * most once a minute with its stack trace) and counted, and changes nothing else.
+	 * Returns how many times a {@link RedlockListener} threw. A listener's failure,
+	 * whatever it throws, is logged (at most once a minute with its stack trace) and
+	 * counted, and changes nothing else.
 	 * @return the count since this instance was built
 	 */
 	public long listenerFailures() {

@@ -26,8 +26,8 @@ public final class RedlockBuilder {
 	private TlsSettings tls = TlsSettings.jvmDefault();
 
 	/**
-	 * Sets how {@code rediss://} nodes are reached; the JVM's trust store with host name verification when not
-	 * called.
+	 * Sets how {@code rediss://} nodes are reached; the JVM's trust store with host name
+	 * verification when not called.
 	 * @param tls the TLS settings
 	 * @return this builder
 	 */
@@ -80,7 +80,8 @@ public final class RedlockBuilder {
 	}
 
 	/**
-	 * Sets the monotonic clock used for validity and wait times, for tests that need to control time.
+	 * Sets the monotonic clock used for validity and wait times, for tests that need to
+	 * control time.
 	 * @param nanoTicker returns nanoseconds, like {@link System#nanoTime()} (the default)
 	 * @return this builder
 	 */
@@ -92,8 +93,8 @@ public final class RedlockBuilder {
 	/**
 	 * Checks the nodes and builds the instance. No connection is opened yet.
 	 * @return a new {@code Redlock}
-	 * @throws InvalidRedlockConfigurationException if there are no nodes, a URI is malformed, or one server is
-	 * listed twice (which would fake a quorum)
+	 * @throws InvalidRedlockConfigurationException if there are no nodes, a URI is
+	 * malformed, or one server is listed twice (which would fake a quorum)
 	 */
 	public Redlock build() {
 		if (this.nodes.isEmpty()) {
@@ -113,8 +114,7 @@ public final class RedlockBuilder {
 			Integer first = seen.putIfAbsent(serverIdentity(node), i);
 			if (first != null) {
 				throw new InvalidRedlockConfigurationException("nodes[" + i + "]",
-						node.redacted() + " is the same server as nodes[" + first + "] ("
-								+ parsed.get(first).redacted()
+						node.redacted() + " is the same server as nodes[" + first + "] (" + parsed.get(first).redacted()
 								+ "); a node listed twice would fake a quorum, list independent masters");
 			}
 			parsed.add(node);
@@ -122,7 +122,10 @@ public final class RedlockBuilder {
 		return new Redlock(parsed, this.settings, this.ticker, this.listeners, this.tls);
 	}
 
-	/** The server a URI points at: one Redis process, whatever its database index or host alias. */
+	/**
+	 * The server a URI points at: one Redis process, whatever its database index or host
+	 * alias.
+	 */
 	private static String serverIdentity(RedisNodeUri node) {
 		String host = node.host().toLowerCase(Locale.ROOT);
 		try {

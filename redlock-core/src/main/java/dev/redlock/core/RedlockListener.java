@@ -4,18 +4,21 @@ import java.time.Duration;
 import java.util.Locale;
 
 /**
- * Receives what a {@link Redlock} does, for metrics, tracing or logs. Register listeners with
- * {@link RedlockBuilder#listener(RedlockListener)}.
+ * Receives what a {@link Redlock} does, for metrics, tracing or logs. Register listeners
+ * with {@link RedlockBuilder#listener(RedlockListener)}.
  *
- * <p>Methods are called on the thread that did the work, after it: keep them fast and non-blocking. An exception
- * thrown by a listener is logged and otherwise ignored, so it can never stop an acquisition or a release. Events
- * carry the lock <em>name</em> (bounded: one per annotated method or per call site) as well as the resource (the
+ * <p>
+ * Methods are called on the thread that did the work, after it: keep them fast and
+ * non-blocking. An exception thrown by a listener is logged and otherwise ignored, so it
+ * can never stop an acquisition or a release. Events carry the lock <em>name</em>
+ * (bounded: one per annotated method or per call site) as well as the resource (the
  * evaluated key, unbounded: do not use it as a metric tag).
  */
 public interface RedlockListener {
 
 	/**
-	 * Called once per {@link Redlock#acquire} or {@link Redlock#tryAcquire} call that got as far as the nodes.
+	 * Called once per {@link Redlock#acquire} or {@link Redlock#tryAcquire} call that got
+	 * as far as the nodes.
 	 * @param event the outcome of all its attempts
 	 */
 	default void acquireFinished(AcquireEvent event) {
@@ -36,7 +39,8 @@ public interface RedlockListener {
 	}
 
 	/**
-	 * Called once per lost lease, on the thread that detected the loss (see {@link Lease#isLost()}).
+	 * Called once per lost lease, on the thread that detected the loss (see
+	 * {@link Lease#isLost()}).
 	 * @param event why it was lost
 	 */
 	default void leaseLost(LeaseLostEvent event) {
@@ -58,8 +62,9 @@ public interface RedlockListener {
 	 * @param duration from the call to its end, retries included
 	 * @param attempts how many rounds were needed
 	 * @param validity validity left at the moment of acquisition, zero when not acquired
-	 * @param waited how long the lock was waited for: from the call until the attempt that won began (zero when the
-	 * first attempt won at once); for a call that failed, its whole duration
+	 * @param waited how long the lock was waited for: from the call until the attempt
+	 * that won began (zero when the first attempt won at once); for a call that failed,
+	 * its whole duration
 	 */
 	record AcquireEvent(String lockName, String resource, AcquireOutcome outcome, Duration duration, int attempts,
 			Duration validity, Duration waited) {
@@ -87,7 +92,8 @@ public interface RedlockListener {
 	}
 
 	/**
-	 * The loss of a lease: from then on, the work done under it may overlap with another holder's.
+	 * The loss of a lease: from then on, the work done under it may overlap with another
+	 * holder's.
 	 *
 	 * @param lockName the lock's name
 	 * @param resource the locked resource
@@ -103,8 +109,8 @@ public interface RedlockListener {
 	 * @param node the node's {@code host:port}, without credentials
 	 * @param command what was asked
 	 * @param outcome how it answered
-	 * @param duration from the start of the round until its reply was read (replies are read in node order, so a
-	 * fast node read after a slow one shows the slow one's time)
+	 * @param duration from the start of the round until its reply was read (replies are
+	 * read in node order, so a fast node read after a slow one shows the slow one's time)
 	 */
 	record NodeRequestEvent(String node, NodeCommand command, NodeOutcome outcome, Duration duration) {
 	}
@@ -167,7 +173,10 @@ public interface RedlockListener {
 	/** Why a lease was lost. */
 	enum LossReason {
 
-		/** An extension, automatic or not, was not confirmed by a quorum within the validity. */
+		/**
+		 * An extension, automatic or not, was not confirmed by a quorum within the
+		 * validity.
+		 */
 		EXTENSION_FAILED,
 
 		/** The validity ran out before the lease was released (or extended). */
@@ -177,8 +186,8 @@ public interface RedlockListener {
 		FOUND_EXPIRED,
 
 		/**
-		 * The {@link Redlock} was closed while the lease was held: it can no longer be renewed or released, and its
-		 * keys expire on the nodes with their TTL.
+		 * The {@link Redlock} was closed while the lease was held: it can no longer be
+		 * renewed or released, and its keys expire on the nodes with their TTL.
 		 */
 		REDLOCK_CLOSED;
 
@@ -195,7 +204,10 @@ public interface RedlockListener {
 	/** What a node was asked. */
 	enum NodeCommand {
 
-		/** {@code SET key value NX PX ttl} (for a fenced lock, a script that also counts the acquisition). */
+		/**
+		 * {@code SET key value NX PX ttl} (for a fenced lock, a script that also counts
+		 * the acquisition).
+		 */
 		ACQUIRE,
 
 		/** The compare-and-delete script. */
@@ -204,7 +216,10 @@ public interface RedlockListener {
 		/** The compare-and-{@code PEXPIRE} script. */
 		EXTEND,
 
-		/** The second round of a fenced acquisition, raising each node's counter to the token. */
+		/**
+		 * The second round of a fenced acquisition, raising each node's counter to the
+		 * token.
+		 */
 		FENCE,
 
 		/** A health check ({@code INFO}). */

@@ -7,27 +7,35 @@ import java.time.Duration;
  *
  * @param keyPrefix prefix put in front of every resource name to form the Redis key
  * @param defaultTtl lock time-to-live used when a caller gives none
- * @param defaultWaitTime how long {@link Redlock#acquire(String)} keeps retrying a contended lock
- * @param retryDelay mean delay before a waiting thread tries again when no release was announced (a holder that
- * died, a lost notice, a node down); each delay is drawn at random from half to one and a half times this value. A
- * release wakes the waiter at once
- * @param nodeTimeout bound on one round trip to the nodes (connect, write, read); much smaller than any TTL
- * @param clockDriftFactor part of the TTL reserved for clock drift between processes; the drift allowance is
- * {@code ttl * clockDriftFactor + 2 ms}
- * @param maxExtensions how many times one lease may be extended by {@link Lease#extend} calls; automatic renewal is
- * bounded by {@code maxHold} instead
+ * @param defaultWaitTime how long {@link Redlock#acquire(String)} keeps retrying a
+ * contended lock
+ * @param retryDelay mean delay before a waiting thread tries again when no release was
+ * announced (a holder that died, a lost notice, a node down); each delay is drawn at
+ * random from half to one and a half times this value. A release wakes the waiter at once
+ * @param nodeTimeout bound on one round trip to the nodes (connect, write, read); much
+ * smaller than any TTL
+ * @param clockDriftFactor part of the TTL reserved for clock drift between processes; the
+ * drift allowance is {@code ttl * clockDriftFactor + 2 ms}
+ * @param maxExtensions how many times one lease may be extended by {@link Lease#extend}
+ * calls; automatic renewal is bounded by {@code maxHold} instead
  * @param poolMaxTotal most connections open to one node at once
  * @param poolMaxIdle most idle connections kept open to one node
- * @param clientName name given to every connection ({@code CLIENT SETNAME}), or empty for none
- * @param restartQuarantine how long a node that restarted (short uptime, or a new {@code run_id}) does not count
- * towards a quorum, so that it cannot help a second holder to a lock it forgot; also the longest TTL a lock may
- * have; zero turns quarantine off (then run Redis with {@code appendfsync always})
- * @param maxKeyLength longest lock key accepted, in UTF-8 bytes, counting the key prefix and the resource name;
- * longer ones are refused with an {@link IllegalArgumentException} before any network call
+ * @param clientName name given to every connection ({@code CLIENT SETNAME}), or empty for
+ * none
+ * @param restartQuarantine how long a node that restarted (short uptime, or a new
+ * {@code run_id}) does not count towards a quorum, so that it cannot help a second holder
+ * to a lock it forgot; also the longest TTL a lock may have; zero turns quarantine off
+ * (then run Redis with {@code appendfsync always})
+ * @param maxKeyLength longest lock key accepted, in UTF-8 bytes, counting the key prefix
+ * and the resource name; longer ones are refused with an {@link IllegalArgumentException}
+ * before any network call
  * @param maxHold longest time a lease is kept alive by automatic renewal
- * @param autoRenew whether leases are renewed automatically while held, when the caller does not say
+ * @param autoRenew whether leases are renewed automatically while held, when the caller
+ * does not say
  */
-public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration defaultWaitTime, Duration retryDelay, Duration nodeTimeout, double clockDriftFactor, int maxExtensions, int poolMaxTotal, int poolMaxIdle, String clientName, Duration restartQuarantine, int maxKeyLength, Duration maxHold, boolean autoRenew) {
+public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration defaultWaitTime, Duration retryDelay,
+		Duration nodeTimeout, double clockDriftFactor, int maxExtensions, int poolMaxTotal, int poolMaxIdle,
+		String clientName, Duration restartQuarantine, int maxKeyLength, Duration maxHold, boolean autoRenew) {
 
 	/** Fixed part of the drift allowance, as in the Redlock reference implementations. */
 	static final Duration DRIFT_BASE = Duration.ofMillis(2);
@@ -65,9 +73,10 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	}
 
 	/**
-	 * Returns the defaults: prefix {@code redlock:}, TTL 30 s, wait 5 s, retry delay 100 ms, node timeout 100 ms,
-	 * drift factor 0.01, 100 extensions, at most 64 connections and 16 idle ones per node, client name
-	 * {@code redlock}, restart quarantine 60 s, keys up to 1,024 bytes, automatic renewal off and bounded to 10 min.
+	 * Returns the defaults: prefix {@code redlock:}, TTL 30 s, wait 5 s, retry delay 100
+	 * ms, node timeout 100 ms, drift factor 0.01, 100 extensions, at most 64 connections
+	 * and 16 idle ones per node, client name {@code redlock}, restart quarantine 60 s,
+	 * keys up to 1,024 bytes, automatic renewal off and bounded to 10 min.
 	 * @return the default settings
 	 */
 	public static RedlockSettings defaults() {
@@ -163,7 +172,8 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	}
 
 	/**
-	 * Returns a copy with another restartQuarantine; see {@link Builder#restartQuarantine}.
+	 * Returns a copy with another restartQuarantine; see
+	 * {@link Builder#restartQuarantine}.
 	 * @param restartQuarantine the new value
 	 * @return a copy
 	 */
@@ -232,8 +242,8 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	}
 
 	/**
-	 * Builds {@link RedlockSettings}, starting from the defaults or from other settings. The values are checked by
-	 * {@link #build()}, each failure naming its setting.
+	 * Builds {@link RedlockSettings}, starting from the defaults or from other settings.
+	 * The values are checked by {@link #build()}, each failure naming its setting.
 	 */
 	public static final class Builder {
 
@@ -316,7 +326,8 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 		}
 
 		/**
-		 * Sets the mean delay before a waiting thread tries again when no release was announced.
+		 * Sets the mean delay before a waiting thread tries again when no release was
+		 * announced.
 		 * @param retryDelay the value
 		 * @return this builder
 		 */
@@ -428,10 +439,13 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 		/**
 		 * Returns the settings.
 		 * @return the settings
-		 * @throws InvalidRedlockConfigurationException naming the first setting whose value is not allowed
+		 * @throws InvalidRedlockConfigurationException naming the first setting whose
+		 * value is not allowed
 		 */
 		public RedlockSettings build() {
-			return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay, this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+			return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay,
+					this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
+					this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
 		}
 
 	}

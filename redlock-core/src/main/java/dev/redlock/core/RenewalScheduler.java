@@ -8,15 +8,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The one thread of a {@link Redlock} that renews and watches its leases, and lets go of expired ones: a single
- * daemon thread, started on first use, ended after 30 s with nothing scheduled, and stopped by {@link #close()}.
- * Cancelled runs are removed at once, so released leases leave nothing queued.
+ * The one thread of a {@link Redlock} that renews and watches its leases, and lets go of
+ * expired ones: a single daemon thread, started on first use, ended after 30 s with
+ * nothing scheduled, and stopped by {@link #close()}. Cancelled runs are removed at once,
+ * so released leases leave nothing queued.
  *
- * <p>Renewals run on this thread itself rather than being handed to a pool: each takes at most the node timeout (two
- * when a node lost its script cache), since all nodes are asked at once, and is due a third of the TTL after the last
- * validation, leaving two thirds of the TTL before the lease would run out. With the defaults (TTL 30 s, node timeout
- * 100 ms) about a hundred renewals could be due at the same moment, with every node at its timeout, before one came
- * too late; a late renewal fails closed (the lease is marked lost), never extends an expired lock.
+ * <p>
+ * Renewals run on this thread itself rather than being handed to a pool: each takes at
+ * most the node timeout (two when a node lost its script cache), since all nodes are
+ * asked at once, and is due a third of the TTL after the last validation, leaving two
+ * thirds of the TTL before the lease would run out. With the defaults (TTL 30 s, node
+ * timeout 100 ms) about a hundred renewals could be due at the same moment, with every
+ * node at its timeout, before one came too late; a late renewal fails closed (the lease
+ * is marked lost), never extends an expired lock.
  */
 final class RenewalScheduler implements AutoCloseable {
 
@@ -49,7 +53,8 @@ final class RenewalScheduler implements AutoCloseable {
 				return thread;
 			});
 			executor.setRemoveOnCancelPolicy(true);
-			// the thread ends when nothing has been scheduled for a while (a worker stays while runs are queued)
+			// the thread ends when nothing has been scheduled for a while (a worker stays
+			// while runs are queued)
 			executor.setKeepAliveTime(30, TimeUnit.SECONDS);
 			executor.allowCoreThreadTimeOut(true);
 			executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -67,7 +72,8 @@ final class RenewalScheduler implements AutoCloseable {
 	}
 
 	/**
-	 * Stops the thread; scheduled runs are dropped. Leases still held expire with their TTL.
+	 * Stops the thread; scheduled runs are dropped. Leases still held expire with their
+	 * TTL.
 	 */
 	@Override
 	public synchronized void close() {

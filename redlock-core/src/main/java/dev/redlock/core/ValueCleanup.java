@@ -15,12 +15,14 @@ import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
 
 /**
- * Removes lock values from a node that a round could not clean up: a release whose reply did not come (a slow or
- * frozen node), a release or a lost acquisition's clean-up that could not be written (no connection in time).
- * Retried off the caller's path, on the node's own late-reply thread, until the node gives a definite answer or the
- * value's TTL has passed (the node then dropped it by itself). Each node has one queue: a node that does not answer
- * costs one attempt per pause (from the node timeout, doubling up to a second), however many values wait for it.
- * Only ever compare-and-delete: a value someone else holds by then is left alone.
+ * Removes lock values from a node that a round could not clean up: a release whose reply
+ * did not come (a slow or frozen node), a release or a lost acquisition's clean-up that
+ * could not be written (no connection in time). Retried off the caller's path, on the
+ * node's own late-reply thread, until the node gives a definite answer or the value's TTL
+ * has passed (the node then dropped it by itself). Each node has one queue: a node that
+ * does not answer costs one attempt per pause (from the node timeout, doubling up to a
+ * second), however many values wait for it. Only ever compare-and-delete: a value someone
+ * else holds by then is left alone.
  */
 final class ValueCleanup {
 
@@ -28,7 +30,10 @@ final class ValueCleanup {
 
 	private static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-	/** The most values kept waiting for one node; beyond it the oldest are dropped (they expire with their TTL). */
+	/**
+	 * The most values kept waiting for one node; beyond it the oldest are dropped (they
+	 * expire with their TTL).
+	 */
 	static final int MAX_WAITING_PER_NODE = 10_000;
 
 	private final Fanout fanout;
@@ -60,7 +65,8 @@ final class ValueCleanup {
 	 * @param node the node's index
 	 * @param key the lock key
 	 * @param value the lock value to remove
-	 * @param expiresAtNanos {@link System#nanoTime()} by which the value has expired on the node anyway
+	 * @param expiresAtNanos {@link System#nanoTime()} by which the value has expired on
+	 * the node anyway
 	 */
 	void remove(int node, RawArgument key, RawArgument value, long expiresAtNanos) {
 		NodeQueue queue = this.queues.get(node);
@@ -84,7 +90,10 @@ final class ValueCleanup {
 		}
 	}
 
-	/** Removes what waits for the node until one attempt fails; then tries again after a longer pause. */
+	/**
+	 * Removes what waits for the node until one attempt fails; then tries again after a
+	 * longer pause.
+	 */
 	private void run(NodeQueue queue, long pauseNanos) {
 		for (Value value = queue.values.peek(); value != null; value = queue.values.peek()) {
 			if (System.nanoTime() - value.expiresAtNanos < 0) {
@@ -109,16 +118,18 @@ final class ValueCleanup {
 			}
 		}
 		queue.scheduled.set(false);
-		// a value added while the flag was still set would otherwise wait for the next one
+		// a value added while the flag was still set would otherwise wait for the next
+		// one
 		if (!queue.values.isEmpty() && queue.scheduled.compareAndSet(false, true)) {
 			schedule(queue, this.firstPauseNanos);
 		}
 	}
 
 	/**
-	 * Makes one last attempt to remove every value still waiting, before the connections close: each node's values
-	 * are tried on its late-reply thread (after any reply that thread still has to read), until one attempt fails.
-	 * What is not removed by the deadline expires with its TTL.
+	 * Makes one last attempt to remove every value still waiting, before the connections
+	 * close: each node's values are tried on its late-reply thread (after any reply that
+	 * thread still has to read), until one attempt fails. What is not removed by the
+	 * deadline expires with its TTL.
 	 * @param timeoutNanos how long to wait for the attempts
 	 */
 	void finish(long timeoutNanos) {
@@ -145,7 +156,10 @@ final class ValueCleanup {
 		}
 	}
 
-	/** Tries each value waiting for the node once, stopping at the first attempt that fails. */
+	/**
+	 * Tries each value waiting for the node once, stopping at the first attempt that
+	 * fails.
+	 */
 	private void removeOnce(NodeQueue queue) {
 		for (Value value = queue.values.poll(); value != null; value = queue.values.poll()) {
 			queue.size.decrementAndGet();

@@ -1,8 +1,10 @@
 /**
  * The Redlock algorithm over N independent Redis masters, without Spring.
  *
- * <p>Entry point: {@link dev.redlock.core.Redlock}. A successful acquisition returns a
- * {@link dev.redlock.core.Lease}; a failed one throws {@link dev.redlock.core.LockNotAcquiredException}.
+ * <p>
+ * Entry point: {@link dev.redlock.core.Redlock}. A successful acquisition returns a
+ * {@link dev.redlock.core.Lease}; a failed one throws
+ * {@link dev.redlock.core.LockNotAcquiredException}.
  */
 @NullMarked
 package dev.redlock.core;

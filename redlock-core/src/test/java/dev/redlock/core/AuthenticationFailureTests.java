@@ -14,8 +14,9 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A node that refuses our credentials is a minority fault like a node that is down, reported as an authentication
- * failure, never with the password; refused by a quorum's worth of nodes, it is a configuration error.
+ * A node that refuses our credentials is a minority fault like a node that is down,
+ * reported as an authentication failure, never with the password; refused by a quorum's
+ * worth of nodes, it is a configuration error.
  */
 @WithRedisNodes(count = 5)
 class AuthenticationFailureTests {
@@ -34,7 +35,8 @@ class AuthenticationFailureTests {
 	@Test
 	void oneNodeOfFiveRefusingOurPasswordIsAWarningAndLocksWorkOnTheOthers(RedisNodes nodes) {
 		List<String> uris = urisWithWrongPasswords(nodes, 1);
-		// the restart quarantine on, as by default: the node is not mistaken for one that refuses INFO
+		// the restart quarantine on, as by default: the node is not mistaken for one that
+		// refuses INFO
 		try (Redlock checked = Redlock.builder().nodes(uris).settings(RedlockSettings.defaults()).build()) {
 			List<NodeFinding> findings = checked.verifyNodes();
 			assertThat(findings).noneMatch((finding) -> finding.severity() == NodeFinding.Severity.ERROR);
@@ -57,12 +59,14 @@ class AuthenticationFailureTests {
 
 	@Test
 	void aQuorumsWorthOfNodesRefusingOurPasswordsIsAnErrorNamingThem(RedisNodes nodes) {
-		try (Redlock redlock = Redlock.builder().nodes(urisWithWrongPasswords(nodes, 3)).settings(RedlockSettings
-			.defaults()).build()) {
+		try (Redlock redlock = Redlock.builder()
+			.nodes(urisWithWrongPasswords(nodes, 3))
+			.settings(RedlockSettings.defaults())
+			.build()) {
 			assertThat(redlock.verifyNodes()).filteredOn((finding) -> finding.severity() == NodeFinding.Severity.ERROR)
 				.singleElement()
-				.satisfies((finding) -> assertThat(finding.message()).contains("3 of 5 nodes refuse our credentials",
-						"nodes[2]", "nodes[3]", "nodes[4]", "WRONGPASS")
+				.satisfies((finding) -> assertThat(finding.message())
+					.contains("3 of 5 nodes refuse our credentials", "nodes[2]", "nodes[3]", "nodes[4]", "WRONGPASS")
 					.doesNotContain("nodes[1]", WRONG, PASSWORD));
 		}
 	}
@@ -83,7 +87,10 @@ class AuthenticationFailureTests {
 		}
 	}
 
-	/** The first nodes with the right password, the last {@code wrong} nodes with a wrong one. */
+	/**
+	 * The first nodes with the right password, the last {@code wrong} nodes with a wrong
+	 * one.
+	 */
 	private List<String> urisWithWrongPasswords(RedisNodes nodes, int wrong) {
 		this.nodes = nodes;
 		TestSupport.createAclUser(nodes, PASSWORD, "~*", "+@all");

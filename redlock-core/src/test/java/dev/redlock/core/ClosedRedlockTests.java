@@ -16,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * Closing a {@code Redlock} tells the holders of its leases, and a closed one says so at once.
+ * Closing a {@code Redlock} tells the holders of its leases, and a closed one says so at
+ * once.
  */
 @WithRedisNodes(count = 3)
 class ClosedRedlockTests {
@@ -63,23 +64,28 @@ class ClosedRedlockTests {
 	}
 
 	/**
-	 * A round that reached a quorum early and then found no validity left leaves its value on the slow node to a
-	 * clean-up after that node's reply. Closing right away must still remove it, not leave it there for the TTL.
+	 * A round that reached a quorum early and then found no validity left leaves its
+	 * value on the slow node to a clean-up after that node's reply. Closing right away
+	 * must still remove it, not leave it there for the TTL.
 	 */
 	@Test
 	void closingRightAfterALostAcquisitionStillRemovesItsValueFromASlowNode(RedisNodes nodes) {
 		try (LatencyProxy slow = LatencyProxy.to(nodes.node(2), Duration.ZERO)) {
 			List<String> uris = List.of(nodes.node(0).uri(), nodes.node(1).uri(), slow.uri());
 			RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(1));
-			// every reading of the ticker moves it on by the step: 11 s of a 10 s TTL once armed
+			// every reading of the ticker moves it on by the step: 11 s of a 10 s TTL
+			// once armed
 			AtomicLong now = new AtomicLong();
 			AtomicLong step = new AtomicLong();
-			Redlock redlock = Redlock.builder().nodes(uris).settings(settings)
+			Redlock redlock = Redlock.builder()
+				.nodes(uris)
+				.settings(settings)
 				.ticker(() -> now.getAndAdd(step.get()))
 				.build();
 			redlock.acquire("warm-up", TTL, Duration.ZERO).release();
 			slow.delay(Duration.ofMillis(30));
-			// waited for in full once: from now on the slow node is known to lag, and a quorum is not kept waiting
+			// waited for in full once: from now on the slow node is known to lag, and a
+			// quorum is not kept waiting
 			redlock.acquire("measured", TTL, Duration.ZERO).release();
 			TestSupport.awaitTrue("the release's late reply from the slow node was read", Duration.ofSeconds(3),
 					() -> redlock.idleConnections(2) > 0);

@@ -37,7 +37,10 @@ class CredentialsTests {
 		for (RedisNode node : nodes.nodes()) {
 			node.command("CONFIG", "SET", "requirepass", PASSWORD);
 		}
-		List<String> uris = nodes.nodes().stream().map((node) -> "redis://:" + PASSWORD + "@" + node.host() + ":" + node.port()).toList();
+		List<String> uris = nodes.nodes()
+			.stream()
+			.map((node) -> "redis://:" + PASSWORD + "@" + node.host() + ":" + node.port())
+			.toList();
 		try (Redlock redlock = Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build()) {
 			try (Lease lease = redlock.acquire("secret", Duration.ofSeconds(5), Duration.ZERO)) {
 				assertThat(lease.isValid()).isTrue();
@@ -52,7 +55,10 @@ class CredentialsTests {
 		for (RedisNode node : nodes.nodes()) {
 			node.command("ACL", "SETUSER", "locker", "on", ">" + PASSWORD, "~redlock:*", "+@all");
 		}
-		List<String> uris = nodes.nodes().stream().map((node) -> "redis://locker:" + PASSWORD + "@" + node.host() + ":" + node.port()).toList();
+		List<String> uris = nodes.nodes()
+			.stream()
+			.map((node) -> "redis://locker:" + PASSWORD + "@" + node.host() + ":" + node.port())
+			.toList();
 		try (Redlock redlock = Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build()) {
 			try (Lease lease = redlock.acquire("acl", Duration.ofSeconds(5), Duration.ZERO)) {
 				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
@@ -67,7 +73,10 @@ class CredentialsTests {
 			node.command("CONFIG", "SET", "requirepass", PASSWORD);
 		}
 		String wrong = "Tr0ub4dor-and-3";
-		List<String> uris = nodes.nodes().stream().map((node) -> "redis://:" + wrong + "@" + node.host() + ":" + node.port()).toList();
+		List<String> uris = nodes.nodes()
+			.stream()
+			.map((node) -> "redis://:" + wrong + "@" + node.host() + ":" + node.port())
+			.toList();
 		try (Redlock redlock = Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build()) {
 			assertThatExceptionOfType(LockNotAcquiredException.class)
 				.isThrownBy(() -> redlock.acquire("secret", Duration.ofSeconds(5), Duration.ZERO))

@@ -16,9 +16,9 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Fencing tokens made on the quorum: they grow with every acquisition of a resource, across holders, even when each
- * acquisition reaches a different subset of nodes and the nodes' counters are out of step; and the second round is
- * what makes them so.
+ * Fencing tokens made on the quorum: they grow with every acquisition of a resource,
+ * across holders, even when each acquisition reaches a different subset of nodes and the
+ * nodes' counters are out of step; and the second round is what makes them so.
  */
 @WithRedisNodes(count = 5)
 class FencingTokenTests {
@@ -30,8 +30,9 @@ class FencingTokenTests {
 	private static final Duration TTL = Duration.ofSeconds(5);
 
 	/**
-	 * For the runs over paused nodes: a SET a paused node had queued lands when it resumes, long after its client gave
-	 * up, and holds the key until it expires; a short TTL keeps those stale keys short.
+	 * For the runs over paused nodes: a SET a paused node had queued lands when it
+	 * resumes, long after its client gave up, and holds the key until it expires; a short
+	 * TTL keeps those stale keys short.
 	 */
 	private static final Duration SHORT_TTL = Duration.ofMillis(300);
 
@@ -50,8 +51,10 @@ class FencingTokenTests {
 		try (Redlock first = TestSupport.redlock(nodes, this.settings);
 				Redlock second = TestSupport.redlock(nodes, this.settings)) {
 			Set<Integer> paused = new TreeSet<>();
-			// first the subsets that break tokens made in one round: with the node whose counter is highest, then
-			// without it; then random minorities down; from round 60 on, one node is dead for good
+			// first the subsets that break tokens made in one round: with the node whose
+			// counter is highest, then
+			// without it; then random minorities down; from round 60 on, one node is dead
+			// for good
 			int highest = nodeWithHighestCounter(nodes);
 			for (int round = 0; round < 100; round++) {
 				if (round == 60) {
@@ -117,7 +120,8 @@ class FencingTokenTests {
 			Lease stale = paused.acquireFenced("fencing", RESOURCE, Duration.ofMillis(200), Duration.ZERO);
 			long staleToken = stale.fencingToken().orElseThrow();
 			assertThat(store.write(staleToken, "first")).isTrue();
-			// the holder stalls past its lease; meanwhile the lock expires and someone else takes it
+			// the holder stalls past its lease; meanwhile the lock expires and someone
+			// else takes it
 			TestSupport.awaitTrue("the first lease expires on the nodes", Duration.ofSeconds(5),
 					() -> TestSupport.keysOnNodes(nodes) == nodes.size());
 			Lease current = next.acquireFenced("fencing", RESOURCE, TTL, Duration.ofSeconds(2));
@@ -144,7 +148,9 @@ class FencingTokenTests {
 		}
 	}
 
-	/** A store that refuses writes carrying a token lower than the highest it has seen. */
+	/**
+	 * A store that refuses writes carrying a token lower than the highest it has seen.
+	 */
 	private static final class FencedStore {
 
 		private long highestToken;
@@ -179,8 +185,8 @@ class FencingTokenTests {
 	private static int nodeWithHighestCounter(RedisNodes nodes) {
 		int highest = 0;
 		for (int i = 1; i < nodes.size(); i++) {
-			if (Long.parseLong(nodes.node(i).command("GET", COUNTER)) > Long.parseLong(
-					nodes.node(highest).command("GET", COUNTER))) {
+			if (Long.parseLong(nodes.node(i).command("GET", COUNTER)) > Long
+				.parseLong(nodes.node(highest).command("GET", COUNTER))) {
 				highest = i;
 			}
 		}

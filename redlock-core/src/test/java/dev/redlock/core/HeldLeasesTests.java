@@ -10,7 +10,8 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Leases that are never released are let go once their validity is over, without anyone asking for the held leases.
+ * Leases that are never released are let go once their validity is over, without anyone
+ * asking for the held leases.
  */
 @WithRedisNodes(count = 3)
 class HeldLeasesTests {

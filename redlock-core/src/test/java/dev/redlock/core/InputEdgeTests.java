@@ -13,8 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Arguments at the edges are refused with an {@link IllegalArgumentException} that names them, and a failure after a
- * won round leaves nothing on the nodes.
+ * Arguments at the edges are refused with an {@link IllegalArgumentException} that names
+ * them, and a failure after a won round leaves nothing on the nodes.
  */
 @WithRedisNodes(count = 3)
 class InputEdgeTests {
@@ -51,13 +51,17 @@ class InputEdgeTests {
 			assertThatIllegalArgumentException()
 				.isThrownBy(() -> redlock.acquire(null, "named", Duration.ofSeconds(10), Duration.ZERO))
 				.withMessageContaining("Lock name");
-			assertThatIllegalArgumentException().isThrownBy(() -> redlock.tryAcquire(" ", "named", Duration.ofSeconds(10)))
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> redlock.tryAcquire(" ", "named", Duration.ofSeconds(10)))
 				.withMessageContaining("Lock name");
 			TestSupport.awaitNoKeys(nodes);
 		}
 	}
 
-	/** An {@link Error} from a listener after a won round changes nothing: the caller gets its lease. */
+	/**
+	 * An {@link Error} from a listener after a won round changes nothing: the caller gets
+	 * its lease.
+	 */
 	@Test
 	void aListenerErrorAfterAWonRoundNeitherFailsTheCallerNorLeavesTheLock(RedisNodes nodes) {
 		RedlockListener failing = new RedlockListener() {
@@ -68,7 +72,10 @@ class InputEdgeTests {
 			}
 
 		};
-		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(TestSupport.SETTINGS).listener(failing)
+		try (Redlock redlock = Redlock.builder()
+			.nodes(nodes.uris())
+			.settings(TestSupport.SETTINGS)
+			.listener(failing)
 			.build()) {
 			Lease lease = redlock.acquire("won", Duration.ofSeconds(10), Duration.ZERO);
 			assertThat(lease.isValid()).isTrue();

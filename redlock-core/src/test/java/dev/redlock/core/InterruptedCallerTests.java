@@ -17,9 +17,10 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A caller's interrupt neither keeps its extension or release from the nodes nor costs anyone a connection, on
- * platform and virtual threads alike: on a virtual thread, a socket read with the interrupt flag set closes the
- * socket, so rounds read with the flag cleared and set it again after.
+ * A caller's interrupt neither keeps its extension or release from the nodes nor costs
+ * anyone a connection, on platform and virtual threads alike: on a virtual thread, a
+ * socket read with the interrupt flag set closes the socket, so rounds read with the flag
+ * cleared and set it again after.
  */
 @WithRedisNodes(count = 5)
 class InterruptedCallerTests {
@@ -38,7 +39,8 @@ class InterruptedCallerTests {
 	}
 
 	private void extendAndReleaseWhileInterrupted(RedisNodes nodes, boolean virtual) throws Exception {
-		// a few milliseconds to every node, so that each read waits for its reply (that is when an interrupted
+		// a few milliseconds to every node, so that each read waits for its reply (that
+		// is when an interrupted
 		// virtual thread's socket would be closed)
 		List<LatencyProxy> proxies = new ArrayList<>();
 		for (RedisNode node : nodes.nodes()) {
@@ -65,9 +67,10 @@ class InterruptedCallerTests {
 	}
 
 	/**
-	 * The interrupt arrives while the release waits for a slow node's reply: that one connection is lost (a virtual
-	 * thread's socket is closed), but the release counts the other nodes, the slow node's other connections are kept,
-	 * and the interrupt flag is set when the release returns.
+	 * The interrupt arrives while the release waits for a slow node's reply: that one
+	 * connection is lost (a virtual thread's socket is closed), but the release counts
+	 * the other nodes, the slow node's other connections are kept, and the interrupt flag
+	 * is set when the release returns.
 	 */
 	@Test
 	@EnabledForJreRange(min = JRE.JAVA_21)
@@ -77,9 +80,11 @@ class InterruptedCallerTests {
 					nodes.node(3).uri(), slow.uri());
 			RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(2));
 			try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).build()) {
-				// rounds from two threads at once until the node has two connections: one to lose, one that must stay
+				// rounds from two threads at once until the node has two connections: one
+				// to lose, one that must stay
 				CountDownLatch go = new CountDownLatch(1);
-				List<TestThreads.Running<Integer>> warmUps = List.of(1, 2).stream()
+				List<TestThreads.Running<Integer>> warmUps = List.of(1, 2)
+					.stream()
 					.map((i) -> TestThreads.start(false, () -> {
 						go.await();
 						int rounds = 0;
@@ -108,7 +113,8 @@ class InterruptedCallerTests {
 				releasing.thread().interrupt();
 				Outcome outcome = releasing.await(Duration.ofSeconds(10));
 				assertThat(outcome).isEqualTo(new Outcome(true, ReleaseOutcome.RELEASED, true, false));
-				assertThat(redlock.idleConnections(4)).as("the slow node's other connections").isGreaterThanOrEqualTo(slowIdle);
+				assertThat(redlock.idleConnections(4)).as("the slow node's other connections")
+					.isGreaterThanOrEqualTo(slowIdle);
 				TestSupport.awaitTrue("the release reached every node", Duration.ofSeconds(5),
 						() -> TestSupport.keysOnNodes(nodes) == 0);
 			}

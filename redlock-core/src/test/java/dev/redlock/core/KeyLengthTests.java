@@ -11,8 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Keys longer than {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, prefix included, are refused before anything
- * reaches a node.
+ * Keys longer than {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, prefix included,
+ * are refused before anything reaches a node.
  */
 @WithRedisNodes(count = 3)
 class KeyLengthTests {
@@ -70,7 +70,8 @@ class KeyLengthTests {
 		assertThat(redlock.nodeStatistics())
 			.allSatisfy((node) -> assertThat(node.ok() + node.rejected() + node.timeouts() + node.errors()).isZero());
 		for (int i = 0; i < nodes.size(); i++) {
-			// the only client ever seen is the kit's own connection for this command: Redlock opened none
+			// the only client ever seen is the kit's own connection for this command:
+			// Redlock opened none
 			assertThat(nodes.node(i).command("CLIENT", "LIST")).doesNotContain("name=redlock");
 		}
 	}

@@ -18,8 +18,8 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link Lease#isLost()} and {@link Lease#onLost(Runnable)}: each way a lease is lost is signalled once, and a lease
- * released in time never is.
+ * {@link Lease#isLost()} and {@link Lease#onLost(Runnable)}: each way a lease is lost is
+ * signalled once, and a lease released in time never is.
  */
 @WithRedisNodes(count = 3)
 class LeaseLostTests {
@@ -60,9 +60,14 @@ class LeaseLostTests {
 
 	@Test
 	void releaseThatFindsTheLockExpiredMarksItLost(RedisNodes nodes) {
-		// this holder's clock stands still: only the release can tell that the keys are gone
-		try (Redlock frozen = Redlock.builder().nodes(nodes.uris()).settings(this.settings).ticker(() -> 0L)
-			.listener(recorder()).build()) {
+		// this holder's clock stands still: only the release can tell that the keys are
+		// gone
+		try (Redlock frozen = Redlock.builder()
+			.nodes(nodes.uris())
+			.settings(this.settings)
+			.ticker(() -> 0L)
+			.listener(recorder())
+			.build()) {
 			Lease lease = frozen.acquire("paused", Duration.ofMillis(200), Duration.ZERO);
 			AtomicInteger callbacks = new AtomicInteger();
 			lease.onLost(callbacks::incrementAndGet);

@@ -64,7 +64,8 @@ class LeaseRenewalTests {
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 			assertThat(lease.isAutoRenewing()).isFalse();
 			int attempts = lease.extensionAttempts();
-			// one renewal interval (TTL / 3) plus a margin: no key comes back, no extension is tried
+			// one renewal interval (TTL / 3) plus a margin: no key comes back, no
+			// extension is tried
 			long end = System.nanoTime() + TTL.toNanos();
 			while (System.nanoTime() - end < 0) {
 				for (RedisNode node : nodes.nodes()) {
@@ -120,9 +121,11 @@ class LeaseRenewalTests {
 			lease.onLost(callbacks::incrementAndGet);
 			nodes.node(0).kill();
 			nodes.node(1).kill();
-			// renewal is due after a second; the lease would stay valid for about two more
+			// renewal is due after a second; the lease would stay valid for about two
+			// more
 			long killed = System.nanoTime();
-			TestSupport.awaitTrue("the failed renewal was signalled", Duration.ofSeconds(2), () -> callbacks.get() == 1);
+			TestSupport.awaitTrue("the failed renewal was signalled", Duration.ofSeconds(2),
+					() -> callbacks.get() == 1);
 			Duration detectedAfter = Duration.ofNanos(System.nanoTime() - killed);
 			assertThat(lease.isLost()).isTrue();
 			assertThat(lease.lossReason()).contains(LossReason.EXTENSION_FAILED);
@@ -137,8 +140,7 @@ class LeaseRenewalTests {
 				assertThat(event.resource()).isEqualTo("doomed");
 				assertThat(event.reason()).isEqualTo(LossReason.EXTENSION_FAILED);
 			});
-			System.out.printf("[renewal] majority killed: lease reported lost after %d ms%n",
-					detectedAfter.toMillis());
+			System.out.printf("[renewal] majority killed: lease reported lost after %d ms%n", detectedAfter.toMillis());
 		}
 	}
 

@@ -52,7 +52,8 @@ class LeaseTests {
 			assertThat(lease.isReleased()).isTrue();
 			assertThat(lease.isValid()).isFalse();
 			TestSupport.awaitNoKeys(nodes);
-			// a second holder takes the lock; closing the first lease again must not touch it
+			// a second holder takes the lock; closing the first lease again must not
+			// touch it
 			Lease next = redlock.acquire("once", Duration.ofSeconds(10), Duration.ZERO);
 			lease.close();
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
@@ -63,7 +64,8 @@ class LeaseTests {
 
 	@Test
 	void heldLockIsRefusedAsContendedNamingTheNodes(RedisNodes nodes) {
-		try (Redlock redlock = TestSupport.redlock(nodes, this.settings); Redlock other = TestSupport.redlock(nodes, this.settings)) {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings);
+				Redlock other = TestSupport.redlock(nodes, this.settings)) {
 			try (Lease held = redlock.acquire("busy", Duration.ofSeconds(10), Duration.ZERO)) {
 				assertThat(other.tryAcquire("busy", Duration.ofSeconds(10))).isEmpty();
 				assertThatExceptionOfType(LockNotAcquiredException.class)
@@ -97,7 +99,8 @@ class LeaseTests {
 
 	@Test
 	void expiredHolderCannotReleaseOrExtendTheNextHoldersLock(RedisNodes nodes) {
-		// the first holder's clock stands still, so it believes its lease is valid long after the keys expired
+		// the first holder's clock stands still, so it believes its lease is valid long
+		// after the keys expired
 		try (Redlock frozen = TestSupport.redlock(nodes, this.settings, () -> 0L);
 				Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
 			Lease stale = frozen.acquire("expiry", Duration.ofMillis(300), Duration.ZERO);
@@ -199,8 +202,7 @@ class LeaseTests {
 			assertThatIllegalArgumentException()
 				.isThrownBy(() -> redlock.acquire("", Duration.ofSeconds(1), Duration.ZERO))
 				.withMessageContaining("resource");
-			assertThatIllegalArgumentException()
-				.isThrownBy(() -> redlock.acquire("x", Duration.ZERO, Duration.ZERO))
+			assertThatIllegalArgumentException().isThrownBy(() -> redlock.acquire("x", Duration.ZERO, Duration.ZERO))
 				.withMessageContaining("TTL");
 			assertThatIllegalArgumentException()
 				.isThrownBy(() -> redlock.acquire("x", Duration.ofSeconds(1), Duration.ofSeconds(-1)))

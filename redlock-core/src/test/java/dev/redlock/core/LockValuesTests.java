@@ -28,7 +28,8 @@ class LockValuesTests {
 
 	@Test
 	void bytesAreNotConstant() {
-		// every byte position takes many values across acquisitions: the value is random, not a counter
+		// every byte position takes many values across acquisitions: the value is random,
+		// not a counter
 		int[][] seen = new int[20][256];
 		for (int i = 0; i < 2_000; i++) {
 			byte[] bytes = Base64.getUrlDecoder().decode(LockValues.next().getRaw());

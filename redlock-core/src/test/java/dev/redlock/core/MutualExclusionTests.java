@@ -20,9 +20,9 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Many threads over two independent {@link Redlock} instances (separate connection pools, as two processes would
- * have) fight for one key and do a read-think-write on a shared register: the lock is all that keeps the register
- * exact.
+ * Many threads over two independent {@link Redlock} instances (separate connection pools,
+ * as two processes would have) fight for one key and do a read-think-write on a shared
+ * register: the lock is all that keeps the register exact.
  */
 @WithRedisNodes(count = 5)
 class MutualExclusionTests {
@@ -33,8 +33,7 @@ class MutualExclusionTests {
 
 	@Test
 	void atMostOneHolderAtATime(RedisNodes nodes) throws Exception {
-		RedlockSettings settings = TestSupport.SETTINGS
-			.withRetryDelay(Duration.ofMillis(4))
+		RedlockSettings settings = TestSupport.SETTINGS.withRetryDelay(Duration.ofMillis(4))
 			.withNodeTimeout(Duration.ofMillis(500));
 		AtomicInteger occupancy = new AtomicInteger();
 		AtomicInteger maxOccupancy = new AtomicInteger();
@@ -51,11 +50,13 @@ class MutualExclusionTests {
 				workers.add(executor.submit(() -> {
 					start.await();
 					for (int i = 0; i < ACQUISITIONS_PER_THREAD; i++) {
-						try (Lease lease = redlock.acquire("register", Duration.ofSeconds(10), Duration.ofSeconds(60))) {
+						try (Lease lease = redlock.acquire("register", Duration.ofSeconds(10),
+								Duration.ofSeconds(60))) {
 							int inside = occupancy.incrementAndGet();
 							maxOccupancy.accumulateAndGet(inside, Math::max);
 							long value = register.get();
-							LockSupport.parkNanos(100_000); // the "think" between read and write
+							LockSupport.parkNanos(100_000); // the "think" between read
+															// and write
 							register.set(value + 1);
 							acquisitions.incrementAndGet();
 							occupancy.decrementAndGet();

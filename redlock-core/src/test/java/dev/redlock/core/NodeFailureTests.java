@@ -15,7 +15,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * Redlock keeps working while a minority of nodes is down and fails fast, within its bound, when a majority is.
+ * Redlock keeps working while a minority of nodes is down and fails fast, within its
+ * bound, when a majority is.
  */
 @WithRedisNodes(count = 5)
 class NodeFailureTests {
@@ -26,8 +27,7 @@ class NodeFailureTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(1);
 
-	private final RedlockSettings settings = TestSupport.SETTINGS
-		.withNodeTimeout(NODE_TIMEOUT)
+	private final RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(NODE_TIMEOUT)
 		.withRetryDelay(RETRY_DELAY);
 
 	@Test
@@ -51,8 +51,10 @@ class NodeFailureTests {
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
 			try (Lease lease = redlock.acquire("paused", Duration.ofSeconds(10), Duration.ZERO)) {
 				assertThat(lease.isValid()).isTrue();
-				// the paused nodes cost nothing: the round ends once the three others have granted, without waiting for
-				// the frozen nodes' connections until the node timeout (opening the three others' is all it waits for)
+				// the paused nodes cost nothing: the round ends once the three others
+				// have granted, without waiting for
+				// the frozen nodes' connections until the node timeout (opening the three
+				// others' is all it waits for)
 				Duration ttlLessDrift = Duration.ofSeconds(10).minus(Duration.ofMillis(102));
 				assertThat(lease.remainingValidity()).isGreaterThan(ttlLessDrift.minus(NODE_TIMEOUT));
 			}
@@ -60,10 +62,11 @@ class NodeFailureTests {
 	}
 
 	/**
-	 * Two of five nodes answer half a second late in each direction. Once a round has found them lagging, later
-	 * rounds stop waiting for them as soon as the three others have decided, won or lost, so neither the lock nor
-	 * the refusal waits; their replies are read later, off the caller's thread, and the release sent right behind a
-	 * lost {@code SET} leaves nothing behind.
+	 * Two of five nodes answer half a second late in each direction. Once a round has
+	 * found them lagging, later rounds stop waiting for them as soon as the three others
+	 * have decided, won or lost, so neither the lock nor the refusal waits; their replies
+	 * are read later, off the caller's thread, and the release sent right behind a lost
+	 * {@code SET} leaves nothing behind.
 	 */
 	@Test
 	void aSlowMinorityDelaysNeitherALockWonNorALockLost(RedisNodes nodes) throws Exception {
@@ -76,13 +79,16 @@ class NodeFailureTests {
 					slow4.uri());
 			try (Redlock holder = Redlock.builder().nodes(uris).settings(patient).build();
 					Redlock other = Redlock.builder().nodes(uris).settings(patient).build()) {
-				// connections are opened while the proxies are fast, so no round waits to connect
+				// connections are opened while the proxies are fast, so no round waits to
+				// connect
 				holder.acquire("slow-minority", ttl, Duration.ZERO).release();
 				other.acquire("slow-minority", ttl, Duration.ZERO).release();
 				slow3.delay(oneWay);
 				slow4.delay(oneWay);
-				// each instance's first round after the slowdown waits for the slow nodes, and learns they lag; the
-				// releases leave the slow nodes to their late-reply threads, which give the connections back
+				// each instance's first round after the slowdown waits for the slow
+				// nodes, and learns they lag; the
+				// releases leave the slow nodes to their late-reply threads, which give
+				// the connections back
 				holder.acquire("learn", ttl, Duration.ZERO).release();
 				other.acquire("learn", ttl, Duration.ZERO).release();
 				TestSupport.awaitTrue("the slow nodes' connections are idle again", Duration.ofSeconds(10),
@@ -100,14 +106,18 @@ class NodeFailureTests {
 				assertThatExceptionOfType(LockNotAcquiredException.class)
 					.isThrownBy(() -> other.acquire("slow-minority", ttl, Duration.ZERO))
 					.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(Reason.CONTENDED));
-				assertThat(Duration.ofNanos(System.nanoTime() - refusedAt)).as(expectedBefore + "; after: "
-						+ other.expectedLatencies() + "; node statistics: " + other.nodeStatistics())
+				assertThat(Duration.ofNanos(System.nanoTime() - refusedAt))
+					.as(expectedBefore + "; after: " + other.expectedLatencies() + "; node statistics: "
+							+ other.nodeStatistics())
 					.isLessThan(oneWay);
 
-				// the late "taken" from a slow node still reaches the statistics, from the late-reply thread
+				// the late "taken" from a slow node still reaches the statistics, from
+				// the late-reply thread
 				TestSupport.awaitTrue("the slow nodes' late replies are counted", Duration.ofSeconds(5),
-						() -> other.nodeStatistics().get(3).rejected() >= 1 && other.nodeStatistics().get(4).rejected() >= 1);
-				// the release does not wait for the slow nodes either: their late-reply threads read what they say
+						() -> other.nodeStatistics().get(3).rejected() >= 1
+								&& other.nodeStatistics().get(4).rejected() >= 1);
+				// the release does not wait for the slow nodes either: their late-reply
+				// threads read what they say
 				long releasedAt = System.nanoTime();
 				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 				assertThat(Duration.ofNanos(System.nanoTime() - releasedAt)).isLessThan(oneWay);
@@ -125,7 +135,8 @@ class NodeFailureTests {
 	void frozenNodesFirstInLineDoNotStarveTheOthersOfTheirTime(RedisNodes nodes) {
 		nodes.node(0).pause();
 		nodes.node(1).pause();
-		// fresh instances: every node needs a new connection, and the frozen ones come first
+		// fresh instances: every node needs a new connection, and the frozen ones come
+		// first
 		for (int i = 0; i < 3; i++) {
 			try (Redlock redlock = TestSupport.redlock(nodes, this.settings);
 					Lease lease = redlock.acquire("frozen-first", Duration.ofSeconds(10), Duration.ZERO)) {
@@ -164,21 +175,22 @@ class NodeFailureTests {
 		nodes.node(4).kill();
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
 			long start = System.nanoTime();
-			LockNotAcquiredException failure = assertThrows(
-					LockNotAcquiredException.class, () -> redlock.acquire("majority", Duration.ofSeconds(10), WAIT));
+			LockNotAcquiredException failure = assertThrows(LockNotAcquiredException.class,
+					() -> redlock.acquire("majority", Duration.ofSeconds(10), WAIT));
 			Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-			// no attempt starts after the wait time; the last one costs at most a node timeout, its clean-up another
+			// no attempt starts after the wait time; the last one costs at most a node
+			// timeout, its clean-up another
 			Duration bound = WAIT.plus(NODE_TIMEOUT.multipliedBy(2)).plus(Duration.ofMillis(500));
 			System.out.printf("majority down: %s after %d ms (%d attempts), bound %d ms%n", failure.reason(),
 					elapsed.toMillis(), failure.attempts(), bound.toMillis());
 			assertThat(failure.reason()).isEqualTo(Reason.NO_QUORUM);
 			assertThat(elapsed).isGreaterThanOrEqualTo(WAIT).isLessThan(bound);
-			// retried after the retry delay (at least half of it each time), not in a loop: the clean-up of the live
+			// retried after the retry delay (at least half of it each time), not in a
+			// loop: the clean-up of the live
 			// nodes announces nothing that would wake the waiter
 			long mostAttempts = 2 + WAIT.toNanos() / (this.settings.retryDelay().toNanos() / 2);
 			assertThat(failure.attempts()).isGreaterThan(1).isLessThanOrEqualTo((int) mostAttempts);
-			assertThat(failure.failedNodes()).hasSize(3)
-				.allSatisfy((node) -> assertThat(node).contains("unreachable"));
+			assertThat(failure.failedNodes()).hasSize(3).allSatisfy((node) -> assertThat(node).contains("unreachable"));
 			assertThat(failure.heldElsewhere()).isEmpty();
 			assertThat(failure.getMessage()).contains("majority", "quorum", nodes.node(0).uri());
 		}

@@ -7,7 +7,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The quarantine arithmetic on its own (the behaviour on real nodes is in {@link RestartQuarantineTests}).
+ * The quarantine arithmetic on its own (the behaviour on real nodes is in
+ * {@link RestartQuarantineTests}).
  */
 class NodeQuarantineTests {
 
@@ -24,7 +25,8 @@ class NodeQuarantineTests {
 
 	@Test
 	void recentlyStartedNodeWaitsOutTheRestOfTheQuarantineCountingItsUptimeOneSecondShort() {
-		// "20" may mean anything from 19 s and a bit: the node waits as if it had been up 19 s
+		// "20" may mean anything from 19 s and a bit: the node waits as if it had been up
+		// 19 s
 		this.quarantine.observe("run-a", 20L, System.nanoTime());
 		assertThat(this.quarantine.counts()).isFalse();
 		assertThat(this.quarantine.remaining()).isBetween(Duration.ofSeconds(40), Duration.ofSeconds(41));
@@ -38,7 +40,8 @@ class NodeQuarantineTests {
 		shortQuarantine.observe("run-a", 1L, seen);
 		assertThat(shortQuarantine.counts()).isFalse();
 		Duration remaining = shortQuarantine.remaining();
-		// the whole quarantine from the moment it was seen, less only the time this test took since
+		// the whole quarantine from the moment it was seen, less only the time this test
+		// took since
 		Duration since = Duration.ofNanos(System.nanoTime() - seen);
 		assertThat(remaining).isBetween(Duration.ofMillis(300).minus(since), Duration.ofMillis(300));
 	}
@@ -58,7 +61,8 @@ class NodeQuarantineTests {
 		long start = System.nanoTime();
 		shortQuarantine.observe("run-a", 0L, start);
 		assertThat(shortQuarantine.counts()).isFalse();
-		// 2.5 s later a new connection reads "2": alone, that would mean "up since 1 s, wait another second"
+		// 2.5 s later a new connection reads "2": alone, that would mean "up since 1 s,
+		// wait another second"
 		long later = start + Duration.ofMillis(2_500).toNanos();
 		shortQuarantine.observe("run-a", 2L, later);
 		assertThat(shortQuarantine.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(2));

@@ -11,8 +11,9 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every one of the 32 ways a foreign holder can occupy 5 nodes: the lock is acquired iff at least 3 nodes are free,
- * foreign values are never touched, and a failed attempt leaves nothing behind.
+ * Every one of the 32 ways a foreign holder can occupy 5 nodes: the lock is acquired iff
+ * at least 3 nodes are free, foreign values are never touched, and a failed attempt
+ * leaves nothing behind.
  */
 @WithRedisNodes(count = 5)
 class QuorumTests {
@@ -36,7 +37,8 @@ class QuorumTests {
 				int free = 5 - Integer.bitCount(taken);
 				Lease lease = redlock.tryAcquire(RESOURCE, Duration.ofSeconds(10)).orElse(null);
 
-				assertThat(lease != null).as("acquired with %d free nodes (mask %s)", free, Integer.toBinaryString(taken))
+				assertThat(lease != null)
+					.as("acquired with %d free nodes (mask %s)", free, Integer.toBinaryString(taken))
 					.isEqualTo(free >= 3);
 				for (int i = 0; i < 5; i++) {
 					String value = nodes.node(i).command("GET", KEY);

@@ -45,10 +45,8 @@ class RedlockBuilderTests {
 				.build())
 			.satisfies((ex) -> assertThat(ex.setting()).isEqualTo("nodes[1]"))
 			.satisfies((ex) -> assertThat(ex.getMessage()).doesNotContain("s3cret"));
-		assertThatExceptionOfType(InvalidRedlockConfigurationException.class)
-			.isThrownBy(() -> Redlock.builder()
-				.nodes(List.of("redis://localhost:7001", "redis://127.0.0.1:7001"))
-				.build());
+		assertThatExceptionOfType(InvalidRedlockConfigurationException.class).isThrownBy(
+				() -> Redlock.builder().nodes(List.of("redis://localhost:7001", "redis://127.0.0.1:7001")).build());
 	}
 
 	@Test

@@ -40,12 +40,13 @@ class RedlockListenerTests {
 				}
 			}
 			try (Lease held = other.acquire("order:busy", Duration.ofSeconds(10), Duration.ZERO)) {
-				assertThatExceptionOfType(LockNotAcquiredException.class)
-					.isThrownBy(() -> redlock.acquire("orders", "order:busy", Duration.ofSeconds(10), Duration.ofMillis(50)));
+				assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(
+						() -> redlock.acquire("orders", "order:busy", Duration.ofSeconds(10), Duration.ofMillis(50)));
 				assertThat(redlock.tryAcquire("orders", "order:busy", Duration.ofSeconds(10))).isEmpty();
 			}
 		}
-		assertThat(recorder.acquires).hasSize(7).allSatisfy((event) -> assertThat(event.lockName()).isEqualTo("orders"));
+		assertThat(recorder.acquires).hasSize(7)
+			.allSatisfy((event) -> assertThat(event.lockName()).isEqualTo("orders"));
 		assertThat(recorder.acquires.stream().filter((e) -> e.outcome() == AcquireOutcome.ACQUIRED)).hasSize(5)
 			.allSatisfy((event) -> {
 				assertThat(event.attempts()).isEqualTo(1);
@@ -57,10 +58,12 @@ class RedlockListenerTests {
 			.allSatisfy((event) -> assertThat(event.outcome()).isEqualTo(ReleaseOutcome.RELEASED));
 		assertThat(recorder.extensions).hasSize(5)
 			.allSatisfy((event) -> assertThat(event.outcome()).isEqualTo(ExtendOutcome.EXTENDED));
-		// 5 acquisitions, 5 extensions and 5 releases on 3 nodes, all ok; the contended attempts were rejected
+		// 5 acquisitions, 5 extensions and 5 releases on 3 nodes, all ok; the contended
+		// attempts were rejected
 		assertThat(recorder.nodeRequests.stream().filter((e) -> e.outcome() == NodeOutcome.OK)).hasSize(45);
 		assertThat(recorder.nodeRequests.stream()
-			.filter((e) -> e.command() == NodeCommand.ACQUIRE && e.outcome() == NodeOutcome.REJECTED)).hasSizeGreaterThanOrEqualTo(6);
+			.filter((e) -> e.command() == NodeCommand.ACQUIRE && e.outcome() == NodeOutcome.REJECTED))
+			.hasSizeGreaterThanOrEqualTo(6);
 		assertThat(recorder.nodeRequests).allSatisfy((event) -> assertThat(event.node()).startsWith("127.0.0.1:"));
 	}
 
@@ -69,7 +72,11 @@ class RedlockListenerTests {
 		Recorder recorder = new Recorder();
 		nodes.node(0).kill();
 		nodes.node(1).pause();
-		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(this.settings).listener(recorder).build()) {
+		try (Redlock redlock = Redlock.builder()
+			.nodes(nodes.uris())
+			.settings(this.settings)
+			.listener(recorder)
+			.build()) {
 			assertThat(redlock.tryAcquire("x", Duration.ofSeconds(5))).isEmpty();
 			List<NodeStatistics> statistics = redlock.nodeStatistics();
 			assertThat(statistics.get(0).errors()).isPositive();
@@ -108,7 +115,11 @@ class RedlockListenerTests {
 				throw new IllegalStateException("listener bug");
 			}
 		};
-		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(TestSupport.SETTINGS).listener(failing).build()) {
+		try (Redlock redlock = Redlock.builder()
+			.nodes(nodes.uris())
+			.settings(TestSupport.SETTINGS)
+			.listener(failing)
+			.build()) {
 			Lease lease = redlock.acquire("safe", Duration.ofSeconds(5), Duration.ZERO);
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 		}

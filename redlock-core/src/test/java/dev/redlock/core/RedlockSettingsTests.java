@@ -36,8 +36,8 @@ class RedlockSettingsTests {
 		assertThat(custom.autoRenew()).isTrue();
 		assertThat(custom.defaultTtl()).isEqualTo(this.defaults.defaultTtl());
 		assertThat(custom.toBuilder().build()).isEqualTo(custom);
-		assertThat(custom.withMaxHold(Duration.ofMinutes(1))).isEqualTo(
-				custom.toBuilder().maxHold(Duration.ofMinutes(1)).build());
+		assertThat(custom.withMaxHold(Duration.ofMinutes(1)))
+			.isEqualTo(custom.toBuilder().maxHold(Duration.ofMinutes(1)).build());
 		assertInvalid("poolMaxTotal", () -> custom.toBuilder().poolMaxTotal(0).build());
 	}
 

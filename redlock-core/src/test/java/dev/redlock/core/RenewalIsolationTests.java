@@ -19,8 +19,8 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Renewal answers to one bound, and neither listeners nor loss callbacks run where they could hold up a lease or its
- * renewal.
+ * Renewal answers to one bound, and neither listeners nor loss callbacks run where they
+ * could hold up a lease or its renewal.
  */
 @WithRedisNodes(count = 3)
 class RenewalIsolationTests {
@@ -39,7 +39,10 @@ class RenewalIsolationTests {
 		}
 	}
 
-	/** A listener that touches the lease, from another thread, is not blocked by the lease's own lock. */
+	/**
+	 * A listener that touches the lease, from another thread, is not blocked by the
+	 * lease's own lock.
+	 */
 	@Test
 	void listenersAreToldOutsideTheLeasesLock(RedisNodes nodes) throws Exception {
 		AtomicReference<Lease> current = new AtomicReference<>();
@@ -57,7 +60,10 @@ class RenewalIsolationTests {
 			}
 
 		};
-		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(TestSupport.SETTINGS).listener(touching)
+		try (Redlock redlock = Redlock.builder()
+			.nodes(nodes.uris())
+			.settings(TestSupport.SETTINGS)
+			.listener(touching)
 			.build()) {
 			Lease lease = redlock.acquire("touched", Duration.ofSeconds(10), Duration.ZERO);
 			current.set(lease);
@@ -68,7 +74,8 @@ class RenewalIsolationTests {
 	}
 
 	/**
-	 * Registers a loss callback from another thread, which takes the lease's lock: "touched" if that was not blocked.
+	 * Registers a loss callback from another thread, which takes the lease's lock:
+	 * "touched" if that was not blocked.
 	 */
 	private static String touch(Lease lease) {
 		CompletableFuture<Lease> other = CompletableFuture.supplyAsync(() -> lease.onLost(() -> {
@@ -85,7 +92,10 @@ class RenewalIsolationTests {
 		}
 	}
 
-	/** A loss callback that blocks does not hold up the renewal of the instance's other leases. */
+	/**
+	 * A loss callback that blocks does not hold up the renewal of the instance's other
+	 * leases.
+	 */
 	@Test
 	void aSlowLossCallbackDelaysNoOtherRenewal(RedisNodes nodes) throws Exception {
 		CountDownLatch callbackMayEnd = new CountDownLatch(1);

@@ -14,9 +14,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * A node that restarted without persistence forgets the locks it held. The restart quarantine keeps it from
- * counting towards a quorum until the longest TTL has passed since its start, so that it cannot help a second
- * holder in: proved by the same scenario with the quarantine off, where it does.
+ * A node that restarted without persistence forgets the locks it held. The restart
+ * quarantine keeps it from counting towards a quorum until the longest TTL has passed
+ * since its start, so that it cannot help a second holder in: proved by the same scenario
+ * with the quarantine off, where it does.
  */
 @WithRedisNodes(count = 3)
 class RestartQuarantineTests {
@@ -38,7 +39,8 @@ class RestartQuarantineTests {
 			Lease first = a.acquire(RESOURCE, TTL, Duration.ZERO);
 			restartForgetting(nodes, 0, 1);
 
-			// nodes 0 and 1 are free again, node 2 still holds A's lock: only the quarantine stands in B's way
+			// nodes 0 and 1 are free again, node 2 still holds A's lock: only the
+			// quarantine stands in B's way
 			int attempts = 0;
 			while (first.isValid()) {
 				Optional<Lease> second = b.tryAcquire(RESOURCE, TTL);
@@ -83,7 +85,8 @@ class RestartQuarantineTests {
 			awaitOutOfQuarantine(nodes, a, b);
 			Lease first = a.acquire(RESOURCE, TTL, Duration.ZERO);
 			restartForgetting(nodes, 0, 1);
-			// b's connections to the restarted nodes died with them: its next ones read the new run_ids
+			// b's connections to the restarted nodes died with them: its next ones read
+			// the new run_ids
 			TestSupport.awaitTrue("b sees the restarted nodes", Duration.ofSeconds(5), () -> {
 				List<NodeStatus> seen = b.checkNodes();
 				return !seen.get(0).quarantineRemaining().isZero() && !seen.get(1).quarantineRemaining().isZero();
@@ -149,7 +152,10 @@ class RestartQuarantineTests {
 	}
 
 	/** The kit's nodes may have been started moments ago. */
-	/** The nodes may have been (re)started by an earlier test: waits until every client has seen them counting. */
+	/**
+	 * The nodes may have been (re)started by an earlier test: waits until every client
+	 * has seen them counting.
+	 */
 	private static void awaitOutOfQuarantine(RedisNodes nodes, Redlock... clients) {
 		for (Redlock client : clients) {
 			TestSupport.awaitTrue("every node is out of its restart quarantine", QUARANTINE.plusSeconds(5),

@@ -16,9 +16,10 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A slow or frozen minority costs the caller nothing: acquire, release and extend return once the fast nodes have
- * decided, wherever the slow nodes are in the list; what the slow nodes owe is read, and cleaned up, off the caller's
- * path, leaving nothing of ours behind; a slow but alive node keeps its connections.
+ * A slow or frozen minority costs the caller nothing: acquire, release and extend return
+ * once the fast nodes have decided, wherever the slow nodes are in the list; what the
+ * slow nodes owe is read, and cleaned up, off the caller's path, leaving nothing of ours
+ * behind; a slow but alive node keeps its connections.
  */
 @WithRedisNodes(count = 5)
 class SlowMinorityTests {
@@ -31,9 +32,10 @@ class SlowMinorityTests {
 	private final RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(1));
 
 	/**
-	 * Two of five nodes answer 200 ms late (first, middle or last in the list): every acquire, extend and release
-	 * returns well before that, the slow nodes still get every command (their late replies are read off the caller's
-	 * thread), each keeps the connection it has, and no key is left anywhere.
+	 * Two of five nodes answer 200 ms late (first, middle or last in the list): every
+	 * acquire, extend and release returns well before that, the slow nodes still get
+	 * every command (their late replies are read off the caller's thread), each keeps the
+	 * connection it has, and no key is left anywhere.
 	 */
 	@ParameterizedTest(name = "slow nodes {0}")
 	@ValueSource(strings = { "0,1", "1,3", "3,4" })
@@ -52,7 +54,8 @@ class SlowMinorityTests {
 			}
 		}
 		try (Redlock redlock = Redlock.builder().nodes(uris).settings(this.settings).build()) {
-			// connections opened while the proxies are fast; then the slow nodes are measured once
+			// connections opened while the proxies are fast; then the slow nodes are
+			// measured once
 			redlock.acquire("warm-up", TTL, Duration.ZERO).release();
 			proxies.forEach((proxy) -> proxy.delay(ONE_WAY));
 			redlock.acquire("measure", TTL, Duration.ZERO).release();
@@ -76,7 +79,8 @@ class SlowMinorityTests {
 
 			TestSupport.awaitTrue("nothing of ours is left on any node", Duration.ofSeconds(10),
 					() -> TestSupport.keysOnNodes(nodes) == 0);
-			// a slow node's connection is busy while its late replies come in, so a few more may be opened, but
+			// a slow node's connection is busy while its late replies come in, so a few
+			// more may be opened, but
 			// never one per round
 			assertThat(accepted(proxies) - acceptedBefore).as("connections opened to the slow nodes")
 				.isLessThanOrEqualTo(2 * slow.size());
@@ -86,7 +90,10 @@ class SlowMinorityTests {
 		}
 	}
 
-	/** Two frozen nodes (SIGSTOP) cost no round a node timeout, and get their clean-up once they wake up. */
+	/**
+	 * Two frozen nodes (SIGSTOP) cost no round a node timeout, and get their clean-up
+	 * once they wake up.
+	 */
 	@Test
 	void aFrozenMinorityDelaysNoRoundAndIsCleanedUpWhenItWakes(RedisNodes nodes) {
 		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(300));
@@ -95,7 +102,8 @@ class SlowMinorityTests {
 			nodes.node(1).pause();
 			nodes.node(3).pause();
 			try {
-				// the first round finds them frozen (one node timeout), the others do not wait
+				// the first round finds them frozen (one node timeout), the others do not
+				// wait
 				redlock.acquire("find-out", TTL, Duration.ZERO).release();
 				long slowest = 0;
 				for (int i = 0; i < 10; i++) {
@@ -117,8 +125,9 @@ class SlowMinorityTests {
 	}
 
 	/**
-	 * A {@code SET} that was written but timed out, on a node that then has no idle connection: the lost round's
-	 * clean-up cannot be written in time, so it is retried off the caller's path until the node answers.
+	 * A {@code SET} that was written but timed out, on a node that then has no idle
+	 * connection: the lost round's clean-up cannot be written in time, so it is retried
+	 * off the caller's path until the node answers.
 	 */
 	@Test
 	void aTimedOutSetIsCleanedUpWhenTheNodeAnswersAgain(RedisNodes nodes) {
@@ -144,8 +153,8 @@ class SlowMinorityTests {
 	}
 
 	/**
-	 * With no idle connections at all, every round opens new ones; that time must not count as the nodes' latency,
-	 * or healthy nodes look slow and are left out for good.
+	 * With no idle connections at all, every round opens new ones; that time must not
+	 * count as the nodes' latency, or healthy nodes look slow and are left out for good.
 	 */
 	@Test
 	void withoutIdleConnectionsHealthyNodesAreNeverLeftOut(RedisNodes nodes) {
@@ -166,8 +175,9 @@ class SlowMinorityTests {
 	}
 
 	/**
-	 * A node whose every connection is busy (its one slot held by the late-reply thread, waiting for a slow reply)
-	 * must not eat the round's deadline while the others decide.
+	 * A node whose every connection is busy (its one slot held by the late-reply thread,
+	 * waiting for a slow reply) must not eat the round's deadline while the others
+	 * decide.
 	 */
 	@Test
 	void anExhaustedPoolOnOneNodeDelaysNoRound(RedisNodes nodes) {
@@ -181,7 +191,8 @@ class SlowMinorityTests {
 				redlock.acquire("measure", TTL, Duration.ZERO).release();
 				for (int i = 0; i < 5; i++) {
 					long start = System.nanoTime();
-					// the first leaves node 0's only connection with its late-reply thread; the next ones find none
+					// the first leaves node 0's only connection with its late-reply
+					// thread; the next ones find none
 					Lease lease = redlock.acquire("exhausted-" + i, TTL, Duration.ZERO);
 					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(ONE_WAY);
 					lease.release();

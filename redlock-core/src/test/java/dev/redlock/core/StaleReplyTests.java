@@ -15,8 +15,9 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A reply is only ever read by the round that sent its command: a connection that still owes a reply is never
- * reused, whatever left it so, and a reply counts as a grant only if it answers the command that was sent.
+ * A reply is only ever read by the round that sent its command: a connection that still
+ * owes a reply is never reused, whatever left it so, and a reply counts as a grant only
+ * if it answers the command that was sent.
  */
 @WithRedisNodes(count = 3)
 class StaleReplyTests {
@@ -24,9 +25,10 @@ class StaleReplyTests {
 	private static final Duration TTL = Duration.ofSeconds(10);
 
 	/**
-	 * A round lost to a busy key hands the slow node over to the late-reply thread, with the release right behind
-	 * the {@code SET}. A listener that throws an {@link Error} on that late reply must not send the connection back to
-	 * its pool with the release's reply unread: the next round on it would read that {@code :1} as its own grant and
+	 * A round lost to a busy key hands the slow node over to the late-reply thread, with
+	 * the release right behind the {@code SET}. A listener that throws an {@link Error}
+	 * on that late reply must not send the connection back to its pool with the release's
+	 * reply unread: the next round on it would read that {@code :1} as its own grant and
 	 * take a lock another holder has on a quorum.
 	 */
 	@Test
@@ -59,8 +61,8 @@ class StaleReplyTests {
 				armed.set(true);
 				assertThat(redlock.tryAcquire("busy", TTL)).isEmpty();
 				TestSupport.awaitTrue("the late reply was read and its connection given back or closed",
-						Duration.ofSeconds(5), () -> !armed.get()
-								&& (redlock.idleConnections(2) == 1 || slow.openConnections() == 0));
+						Duration.ofSeconds(5),
+						() -> !armed.get() && (redlock.idleConnections(2) == 1 || slow.openConnections() == 0));
 				assertThat(redlock.listenerFailures()).isEqualTo(1);
 
 				// another holder has "k" on nodes 0 and 2: a quorum of 3

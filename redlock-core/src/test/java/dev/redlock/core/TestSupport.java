@@ -16,8 +16,9 @@ final class TestSupport {
 	static final String PREFIX = "redlock:";
 
 	/**
-	 * The defaults with the restart quarantine off: the kit's nodes were started moments ago (a short uptime), and
-	 * hold nobody's locks. {@code RestartQuarantineTests} tests the quarantine.
+	 * The defaults with the restart quarantine off: the kit's nodes were started moments
+	 * ago (a short uptime), and hold nobody's locks. {@code RestartQuarantineTests} tests
+	 * the quarantine.
 	 */
 	static final RedlockSettings SETTINGS = RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO);
 
@@ -71,8 +72,8 @@ final class TestSupport {
 	}
 
 	/**
-	 * Waits until no key is left on any node: a release returns once a quorum has deleted its key, and the other
-	 * nodes delete it a moment later, off the caller's thread.
+	 * Waits until no key is left on any node: a release returns once a quorum has deleted
+	 * its key, and the other nodes delete it a moment later, off the caller's thread.
 	 */
 	static void awaitNoKeys(RedisNodes nodes) {
 		awaitTrue("no key is left on any node", Duration.ofSeconds(5), () -> keysOnNodes(nodes) == 0);

@@ -7,8 +7,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs test code on a platform or a virtual thread. The build targets Java 17, so virtual threads (Java 21) are
- * reached through reflection; tests that use them run on JDK 21 and later ({@code .ci/run} runs them on JDK 25).
+ * Runs test code on a platform or a virtual thread. The build targets Java 17, so virtual
+ * threads (Java 21) are reached through reflection; tests that use them run on JDK 21 and
+ * later ({@code .ci/run} runs them on JDK 25).
  */
 final class TestThreads {
 
@@ -40,8 +41,8 @@ final class TestThreads {
 			return (Thread) start.invoke(builder, body);
 		}
 		catch (ReflectiveOperationException ex) {
-			throw new IllegalStateException("virtual threads need JDK 21 or later, this is "
-					+ System.getProperty("java.version"), ex);
+			throw new IllegalStateException(
+					"virtual threads need JDK 21 or later, this is " + System.getProperty("java.version"), ex);
 		}
 	}
 

@@ -14,11 +14,12 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A {@code Redlock} over N nodes starts at most 3N + 2 threads, all daemons, all on demand: per node, a connector
- * while connections are being opened, a late-reply reader once a round stops waiting for that node, and a release
- * notice reader while threads wait for a lock (and 30 s after); the renewal
- * thread while leases are held (it renews, watches and lets go of expired ones), and the loss-callback thread once
- * the renewal thread finds a lease lost. Closing it stops them all.
+ * A {@code Redlock} over N nodes starts at most 3N + 2 threads, all daemons, all on
+ * demand: per node, a connector while connections are being opened, a late-reply reader
+ * once a round stops waiting for that node, and a release notice reader while threads
+ * wait for a lock (and 30 s after); the renewal thread while leases are held (it renews,
+ * watches and lets go of expired ones), and the loss-callback thread once the renewal
+ * thread finds a lease lost. Closing it stops them all.
  */
 @WithRedisNodes(count = 5)
 class ThreadFootprintTests {
@@ -36,7 +37,8 @@ class ThreadFootprintTests {
 				for (int i = 0; i < 50; i++) {
 					redlock.acquire("footprint-" + i, Duration.ofSeconds(10), Duration.ZERO).release();
 				}
-				// every kind of work that may start a thread: renewal, a loss watch, a lagging node, contention
+				// every kind of work that may start a thread: renewal, a loss watch, a
+				// lagging node, contention
 				Lease renewed = redlock.acquire("renewed", Duration.ofMillis(300), Duration.ZERO).autoRenew();
 				Lease watched = redlock.acquire("watched", Duration.ofSeconds(10), Duration.ZERO).onLost(() -> {
 				});
@@ -66,7 +68,8 @@ class ThreadFootprintTests {
 					.anySatisfy((name) -> assertThat(name).startsWith(OnDemandThread.LATE_REPLIES))
 					.anySatisfy((name) -> assertThat(name).startsWith(NodeSubscriber.THREAD_NAME_PREFIX))
 					.noneSatisfy((name) -> assertThat(name).startsWith("test-platform-thread"));
-				// two instances: each at most a connector, a late-reply reader and a notice reader per node, one
+				// two instances: each at most a connector, a late-reply reader and a
+				// notice reader per node, one
 				// renewal and one loss-callback thread
 				assertThat(started).hasSizeLessThanOrEqualTo(2 * (3 * nodes.size() + 2));
 				assertThat(started.stream().filter((thread) -> thread.getName().startsWith("redlock-connect-")))

@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@code rediss://} nodes with a self-signed certificate, trusted through {@link TlsSettings}.
+ * {@code rediss://} nodes with a self-signed certificate, trusted through
+ * {@link TlsSettings}.
  */
 class TlsTests {
 
@@ -67,7 +68,8 @@ class TlsTests {
 				.isThrownBy(() -> redlock.acquire("tls", Duration.ofSeconds(5), Duration.ZERO))
 				.satisfies((ex) -> {
 					assertThat(ex.reason()).isEqualTo(Reason.NO_QUORUM);
-					// the round ends once no quorum is left: two failures of three; the third may not have been read
+					// the round ends once no quorum is left: two failures of three; the
+					// third may not have been read
 					assertThat(ex.failedNodes()).hasSizeBetween(2, 3)
 						.allSatisfy((node) -> assertThat(node).startsWith("rediss://127.0.0.1:")
 							.containsAnyOf("certification path", "PKIX", "certificate"));

@@ -13,8 +13,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Validity = ttl - elapsed - drift, with elapsed read from the ticker before the first write and after the last
- * reply. With ttl 10 s and factor 0.01, drift is 102 ms, so at most 9,898 ms may elapse.
+ * Validity = ttl - elapsed - drift, with elapsed read from the ticker before the first
+ * write and after the last reply. With ttl 10 s and factor 0.01, drift is 102 ms, so at
+ * most 9,898 ms may elapse.
  */
 @WithRedisNodes(count = 3)
 class ValidityTests {
@@ -49,7 +50,8 @@ class ValidityTests {
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, ticker)) {
 			assertThatExceptionOfType(LockNotAcquiredException.class)
 				.isThrownBy(() -> redlock.acquire("validity", TTL, Duration.ZERO))
-				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(LockNotAcquiredException.Reason.VALIDITY_EXHAUSTED));
+				.satisfies(
+						(ex) -> assertThat(ex.reason()).isEqualTo(LockNotAcquiredException.Reason.VALIDITY_EXHAUSTED));
 		}
 		TestSupport.awaitNoKeys(nodes);
 	}
@@ -81,7 +83,8 @@ class ValidityTests {
 
 	@Test
 	void failedExtensionToAShorterTtlShortensTheValidity(RedisNodes nodes) {
-		// the nodes applied the 100 ms TTL even though the extension came too late to count
+		// the nodes applied the 100 ms TTL even though the extension came too late to
+		// count
 		ScriptedTicker ticker = new ScriptedTicker(Duration.ZERO, Duration.ofMillis(1), Duration.ofSeconds(1),
 				Duration.ofMillis(1_200));
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, ticker)) {
@@ -95,12 +98,10 @@ class ValidityTests {
 	@Test
 	void ttlWithinTheDriftAllowanceIsRefused(RedisNodes nodes) {
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
-			assertThatIllegalArgumentException()
-				.isThrownBy(() -> redlock.tryAcquire("validity", Duration.ofMillis(2)))
+			assertThatIllegalArgumentException().isThrownBy(() -> redlock.tryAcquire("validity", Duration.ofMillis(2)))
 				.withMessageContaining("drift");
 			Lease lease = redlock.tryAcquire("validity", TTL).orElseThrow();
-			assertThatIllegalArgumentException()
-				.isThrownBy(() -> lease.extend(Duration.ofMillis(2)))
+			assertThatIllegalArgumentException().isThrownBy(() -> lease.extend(Duration.ofMillis(2)))
 				.withMessageContaining("drift");
 			assertThat(lease.isValid()).isTrue();
 			lease.release();

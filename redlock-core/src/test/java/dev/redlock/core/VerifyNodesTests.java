@@ -28,7 +28,9 @@ class VerifyNodesTests {
 	void userWithoutInfoIsAnErrorWhileTheQuarantineIsOn(RedisNodes nodes) {
 		this.nodes = nodes;
 		TestSupport.createAclUser(nodes, "pw-Locker-1", "~*", "+@all", "-info");
-		List<String> uris = nodes.nodes().stream().map((node) -> "redis://locker:pw-Locker-1@127.0.0.1:" + node.port())
+		List<String> uris = nodes.nodes()
+			.stream()
+			.map((node) -> "redis://locker:pw-Locker-1@127.0.0.1:" + node.port())
 			.toList();
 		try (Redlock redlock = Redlock.builder().nodes(uris).settings(RedlockSettings.defaults()).build()) {
 			List<NodeFinding> findings = redlock.verifyNodes();

@@ -23,9 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Waiting for a lock: a waiter takes a released lock at once, whether this instance or another released it, instead
- * of sleeping out the retry delay; threads of one instance take turns in arrival order; an instance that re-acquires
- * at once does not keep a waiter elsewhere out; and when no notice comes, waiters still poll. Two {@code Redlock}
+ * Waiting for a lock: a waiter takes a released lock at once, whether this instance or
+ * another released it, instead of sleeping out the retry delay; threads of one instance
+ * take turns in arrival order; an instance that re-acquires at once does not keep a
+ * waiter elsewhere out; and when no notice comes, waiters still poll. Two {@code Redlock}
  * instances stand for two application instances.
  */
 @WithRedisNodes(count = 3)
@@ -33,7 +34,10 @@ class WaitingTests {
 
 	private static final Duration TTL = Duration.ofSeconds(10);
 
-	/** So long that a waiter that polled instead of hearing of the release could not make the bounds below. */
+	/**
+	 * So long that a waiter that polled instead of hearing of the release could not make
+	 * the bounds below.
+	 */
 	private static final RedlockSettings NO_POLLING = TestSupport.SETTINGS.withRetryDelay(Duration.ofSeconds(20));
 
 	/** A bound far below the shortest retry delay of {@link #NO_POLLING} (half of it). */
@@ -92,8 +96,9 @@ class WaitingTests {
 	}
 
 	/**
-	 * Without the yield, the looping instance would win nearly every race: its next attempt leaves as soon as its
-	 * release returns, while the other instance still has to hear of the release.
+	 * Without the yield, the looping instance would win nearly every race: its next
+	 * attempt leaves as soon as its release returns, while the other instance still has
+	 * to hear of the release.
 	 */
 	@Test
 	void anInstanceThatReacquiresAtOnceDoesNotKeepAWaiterElsewhereOut(RedisNodes nodes) throws Exception {
@@ -160,8 +165,7 @@ class WaitingTests {
 			for (Running<Void> thread : threads) {
 				thread.await(Duration.ofSeconds(30));
 			}
-			assertThat(allServed).as("every thread acquired within 20 s: %s", Arrays.toString(acquisitions))
-				.isTrue();
+			assertThat(allServed).as("every thread acquired within 20 s: %s", Arrays.toString(acquisitions)).isTrue();
 		}
 		assertThat(overlaps).hasValue(0);
 	}
@@ -283,13 +287,16 @@ class WaitingTests {
 		}
 	}
 
-	/** Waits until every node counts the expected subscribers to the key's release channel. */
+	/**
+	 * Waits until every node counts the expected subscribers to the key's release
+	 * channel.
+	 */
 	private static void awaitSubscribed(RedisNodes nodes, String resource, int subscribers) {
 		String channel = LockScripts.RELEASED_CHANNEL_PREFIX + TestSupport.PREFIX + resource;
-		TestSupport.awaitTrue(subscribers + " subscriber(s) to " + channel, Duration.ofSeconds(5),
-				() -> nodes.nodes().stream()
-					.allMatch((node) -> String.valueOf(node.command("PUBSUB", "NUMSUB", channel))
-						.endsWith("\n" + subscribers)));
+		TestSupport.awaitTrue(subscribers + " subscriber(s) to " + channel, Duration.ofSeconds(5), () -> nodes.nodes()
+			.stream()
+			.allMatch(
+					(node) -> String.valueOf(node.command("PUBSUB", "NUMSUB", channel)).endsWith("\n" + subscribers)));
 	}
 
 }

@@ -8,8 +8,9 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * Makes sure an auto-proxy creator exists so {@code @DistributedLock} methods are intercepted even where Spring
- * Boot's AOP auto-configuration is off. Follows {@code spring.aop.proxy-target-class} (class proxies by default).
+ * Makes sure an auto-proxy creator exists so {@code @DistributedLock} methods are
+ * intercepted even where Spring Boot's AOP auto-configuration is off. Follows
+ * {@code spring.aop.proxy-target-class} (class proxies by default).
  */
 class DistributedLockProxyRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware {
 

@@ -3,8 +3,8 @@ package dev.redlock.autoconfigure;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown at startup when a {@code redlock.*} property cannot give a safe lock. The message names the property and
- * never contains a Redis password.
+ * Thrown at startup when a {@code redlock.*} property cannot give a safe lock. The
+ * message names the property and never contains a Redis password.
  */
 public class InvalidRedlockPropertyException extends RuntimeException {
 

@@ -25,11 +25,12 @@ import dev.redlock.interceptor.LockAttributeSource;
 import dev.redlock.interceptor.LockObserver;
 
 /**
- * Auto-configuration of a {@link Redlock} from {@code redlock.*} properties, and of the interception of
- * {@link dev.redlock.annotation.DistributedLock @DistributedLock} methods. Every bean backs off when the application
- * defines its own; {@code redlock.enabled=false} turns it all off. Every {@link RedlockListener} bean is told about
- * the locks' work (metrics are one such listener); a {@link LockObserver} bean, if there is one, observes each
- * annotated call (tracing is one such observer).
+ * Auto-configuration of a {@link Redlock} from {@code redlock.*} properties, and of the
+ * interception of {@link dev.redlock.annotation.DistributedLock @DistributedLock}
+ * methods. Every bean backs off when the application defines its own;
+ * {@code redlock.enabled=false} turns it all off. Every {@link RedlockListener} bean is
+ * told about the locks' work (metrics are one such listener); a {@link LockObserver}
+ * bean, if there is one, observes each annotated call (tracing is one such observer).
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration",
 		"org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration" })
@@ -59,13 +60,16 @@ public final class RedlockAutoConfiguration {
 	static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<Redlock> redlock,
 			LockAttributeSource redlockLockAttributeSource, ConfigurableBeanFactory beanFactory,
 			Environment environment, ObjectProvider<LockObserver> lockObserver) {
-		// both are looked up on the first call, not now (they may need beans, such as an ObservationRegistry, that
-		// must not be created before all post-processors are in place), and then kept: a lookup per call would cost
+		// both are looked up on the first call, not now (they may need beans, such as an
+		// ObservationRegistry, that
+		// must not be created before all post-processors are in place), and then kept: a
+		// lookup per call would cost
 		// more than the interceptor itself
-		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(SingletonSupplier.of(redlock::getObject),
-				redlockLockAttributeSource, beanFactory,
+		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(
+				SingletonSupplier.of(redlock::getObject), redlockLockAttributeSource, beanFactory,
 				SingletonSupplier.of(() -> lockObserver.getIfUnique(() -> LockObserver.NONE)));
-		// read from the environment: advisors are created while post-processors are still being set up, too early
+		// read from the environment: advisors are created while post-processors are still
+		// being set up, too early
 		// to create the RedlockProperties bean
 		int order = Binder.get(environment)
 			.bind("redlock.interceptor-order", Integer.class)

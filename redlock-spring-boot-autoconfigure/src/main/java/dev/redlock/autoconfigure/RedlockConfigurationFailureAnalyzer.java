@@ -4,7 +4,8 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * Explains an {@link InvalidRedlockPropertyException} at startup: which property, what is wrong, what to do.
+ * Explains an {@link InvalidRedlockPropertyException} at startup: which property, what is
+ * wrong, what to do.
  */
 class RedlockConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<InvalidRedlockPropertyException> {
 

@@ -22,7 +22,8 @@ import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.TlsSettings;
 
 /**
- * Builds a {@link Redlock} from {@link RedlockProperties}, reporting invalid values by their property name.
+ * Builds a {@link Redlock} from {@link RedlockProperties}, reporting invalid values by
+ * their property name.
  */
 final class RedlockFactory {
 
@@ -91,18 +92,17 @@ final class RedlockFactory {
 			return TlsSettings.of(sslBundles.getBundle(bundle).createSslContext());
 		}
 		catch (NoSuchSslBundleException ex) {
-			throw new InvalidRedlockPropertyException("redlock.ssl.bundle",
-					"no SSL bundle named '" + bundle + "'; define it under spring.ssl.bundle.pem." + bundle
-							+ " or spring.ssl.bundle.jks." + bundle,
-					ex);
+			throw new InvalidRedlockPropertyException("redlock.ssl.bundle", "no SSL bundle named '" + bundle
+					+ "'; define it under spring.ssl.bundle.pem." + bundle + " or spring.ssl.bundle.jks." + bundle, ex);
 		}
 	}
 
 	/**
-	 * Checks the nodes once at startup ({@link Redlock#verifyNodes()}): errors (a server listed twice under
-	 * different addresses, a replica) fail startup naming the node's property; warnings (unreachable now, an even or
-	 * too small count, an evicting memory policy, a short TTL) are logged, so an application can start while a
-	 * minority of nodes is down.
+	 * Checks the nodes once at startup ({@link Redlock#verifyNodes()}): errors (a server
+	 * listed twice under different addresses, a replica) fail startup naming the node's
+	 * property; warnings (unreachable now, an even or too small count, an evicting memory
+	 * policy, a short TTL) are logged, so an application can start while a minority of
+	 * nodes is down.
 	 */
 	static Redlock verified(Redlock redlock) {
 		List<NodeFinding> findings;

@@ -14,7 +14,10 @@ import org.springframework.core.Ordered;
 @ConfigurationProperties("redlock")
 public class RedlockProperties {
 
-	/** Default order of the @DistributedLock advisor: outside @Transactional and @Cacheable, whose default is lowest. */
+	/**
+	 * Default order of the @DistributedLock advisor: outside @Transactional
+	 * and @Cacheable, whose default is lowest.
+	 */
 	public static final int DEFAULT_INTERCEPTOR_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
 	/**
@@ -23,8 +26,8 @@ public class RedlockProperties {
 	private boolean enabled = true;
 
 	/**
-	 * Independent Redis masters, each "redis://[user:password@]host:port[/database]" or "rediss://..." for TLS. List
-	 * 3 or 5: a lock needs a majority of them.
+	 * Independent Redis masters, each "redis://[user:password@]host:port[/database]" or
+	 * "rediss://..." for TLS. List 3 or 5: a lock needs a majority of them.
 	 */
 	private List<String> nodes = new ArrayList<>();
 
@@ -39,31 +42,33 @@ public class RedlockProperties {
 	private Duration defaultTtl = Duration.ofSeconds(30);
 
 	/**
-	 * How long to keep retrying a lock held elsewhere when @DistributedLock or the caller gives no wait time.
+	 * How long to keep retrying a lock held elsewhere when @DistributedLock or the caller
+	 * gives no wait time.
 	 */
 	private Duration defaultWaitTime = Duration.ofSeconds(5);
 
 	/**
-	 * Mean delay before a waiting thread tries again when no release was announced (a holder that died, a lost
-	 * notice, a node down); each delay is drawn at random between half and one and a half times this. A release
-	 * wakes the waiter at once.
+	 * Mean delay before a waiting thread tries again when no release was announced (a
+	 * holder that died, a lost notice, a node down); each delay is drawn at random
+	 * between half and one and a half times this. A release wakes the waiter at once.
 	 */
 	private Duration retryDelay = Duration.ofMillis(100);
 
 	/**
-	 * Bound on one round trip to the nodes (connect, write, read), much smaller than any TTL.
+	 * Bound on one round trip to the nodes (connect, write, read), much smaller than any
+	 * TTL.
 	 */
 	private Duration nodeTimeout = Duration.ofMillis(100);
 
 	/**
-	 * Part of the TTL reserved for clock drift between processes, at least 0 and below 1. The drift allowance is
-	 * ttl * factor + 2 ms.
+	 * Part of the TTL reserved for clock drift between processes, at least 0 and below 1.
+	 * The drift allowance is ttl * factor + 2 ms.
 	 */
 	private double clockDriftFactor = 0.01;
 
 	/**
-	 * How many times one lease may be extended by explicit extension calls. Automatic renewal is bounded by max-hold
-	 * instead.
+	 * How many times one lease may be extended by explicit extension calls. Automatic
+	 * renewal is bounded by max-hold instead.
 	 */
 	private int maxExtensions = 100;
 
@@ -73,21 +78,22 @@ public class RedlockProperties {
 	private String clientName = "redlock";
 
 	/**
-	 * Order of the @DistributedLock advisor among other advisors; lower runs further outside. The default runs
-	 * outside @Transactional, so the lock covers the commit.
+	 * Order of the @DistributedLock advisor among other advisors; lower runs further
+	 * outside. The default runs outside @Transactional, so the lock covers the commit.
 	 */
 	private int interceptorOrder = DEFAULT_INTERCEPTOR_ORDER;
 
 	/**
-	 * How long a node that restarted (short uptime or a new run_id) does not count towards a quorum, so it cannot
-	 * help a second holder to a lock it forgot. Also the longest TTL a lock may have. 0 turns quarantine off: then run
-	 * Redis with "appendfsync always".
+	 * How long a node that restarted (short uptime or a new run_id) does not count
+	 * towards a quorum, so it cannot help a second holder to a lock it forgot. Also the
+	 * longest TTL a lock may have. 0 turns quarantine off: then run Redis with
+	 * "appendfsync always".
 	 */
 	private Duration restartQuarantine = Duration.ofSeconds(60);
 
 	/**
-	 * Longest lock key accepted, in UTF-8 bytes with the key prefix included; longer keys are refused before any
-	 * network call.
+	 * Longest lock key accepted, in UTF-8 bytes with the key prefix included; longer keys
+	 * are refused before any network call.
 	 */
 	private int maxKeyLength = 1024;
 
@@ -97,7 +103,8 @@ public class RedlockProperties {
 	private Duration maxHold = Duration.ofMinutes(10);
 
 	/**
-	 * Whether @DistributedLock methods renew their lease automatically while they run, unless the annotation says.
+	 * Whether @DistributedLock methods renew their lease automatically while they run,
+	 * unless the annotation says.
 	 */
 	private boolean autoRenew = false;
 
@@ -245,8 +252,9 @@ public class RedlockProperties {
 	public static class Ssl {
 
 		/**
-		 * Name of the SSL bundle (spring.ssl.bundle.*) whose trust material rediss:// nodes are checked against.
-		 * When not set, the JVM's default trust store is used. Host names are always verified.
+		 * Name of the SSL bundle (spring.ssl.bundle.*) whose trust material rediss://
+		 * nodes are checked against. When not set, the JVM's default trust store is used.
+		 * Host names are always verified.
 		 */
 		private @Nullable String bundle;
 
@@ -266,7 +274,8 @@ public class RedlockProperties {
 	public static class Pool {
 
 		/**
-		 * Most connections open to one node at once; a call that finds none free waits at most the node timeout.
+		 * Most connections open to one node at once; a call that finds none free waits at
+		 * most the node timeout.
 		 */
 		private int maxTotal = 64;
 

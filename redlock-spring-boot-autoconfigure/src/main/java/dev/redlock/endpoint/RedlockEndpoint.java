@@ -12,12 +12,15 @@ import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockSettings;
 
 /**
- * The {@code redlock} Actuator endpoint: the leases this instance holds now, the effective settings, and how each
- * node has answered so far. Node addresses never carry credentials. Expose it over HTTP with
- * {@code management.endpoints.web.exposure.include=redlock} and read it at {@code /actuator/redlock}.
+ * The {@code redlock} Actuator endpoint: the leases this instance holds now, the
+ * effective settings, and how each node has answered so far. Node addresses never carry
+ * credentials. Expose it over HTTP with
+ * {@code management.endpoints.web.exposure.include=redlock} and read it at
+ * {@code /actuator/redlock}.
  *
- * <p>Durations are ISO-8601 strings ({@code PT30S}) unless the field name ends in {@code Ms} (a number of
- * milliseconds); instants are ISO-8601 strings in UTC.
+ * <p>
+ * Durations are ISO-8601 strings ({@code PT30S}) unless the field name ends in {@code Ms}
+ * (a number of milliseconds); instants are ISO-8601 strings in UTC.
  */
 @Endpoint(id = "redlock")
 public class RedlockEndpoint {
@@ -45,6 +48,7 @@ public class RedlockEndpoint {
 
 	/**
 	 * What the endpoint returns.
+	 *
 	 * @param leases the leases this instance holds now, valid and not released
 	 * @param settings the effective settings
 	 * @param nodes how each node has answered since the start, in configuration order
@@ -55,7 +59,9 @@ public class RedlockEndpoint {
 
 	/**
 	 * One lease held by this instance.
-	 * @param name the lock's name (the annotation's name, or the name given to {@code Redlock.acquire})
+	 *
+	 * @param name the lock's name (the annotation's name, or the name given to
+	 * {@code Redlock.acquire})
 	 * @param resource the locked resource, without the key prefix
 	 * @param acquiredAt when it was acquired (ISO-8601, UTC)
 	 * @param validityRemainingMs how long it remains valid, in milliseconds
@@ -74,6 +80,7 @@ public class RedlockEndpoint {
 
 	/**
 	 * The effective settings.
+	 *
 	 * @param nodes node addresses without credentials, in configuration order
 	 * @param quorum how many nodes must agree for a lock to be held
 	 * @param keyPrefix prefix put in front of every resource name
@@ -85,8 +92,7 @@ public class RedlockEndpoint {
 	 * @param maxExtensions how many times one lease may be extended
 	 */
 	public record SettingsDescriptor(List<String> nodes, int quorum, String keyPrefix, String defaultTtl,
-			String defaultWaitTime, String retryDelay, String nodeTimeout, double clockDriftFactor,
-			int maxExtensions) {
+			String defaultWaitTime, String retryDelay, String nodeTimeout, double clockDriftFactor, int maxExtensions) {
 
 		static SettingsDescriptor of(Redlock redlock) {
 			RedlockSettings settings = redlock.settings();
@@ -100,6 +106,7 @@ public class RedlockEndpoint {
 
 	/**
 	 * How one node has answered since the start, across all commands.
+	 *
 	 * @param node the node's address without credentials
 	 * @param ok requests it granted or completed
 	 * @param rejected requests it answered with someone else's key

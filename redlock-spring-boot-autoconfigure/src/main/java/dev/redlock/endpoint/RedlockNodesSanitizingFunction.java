@@ -10,12 +10,15 @@ import org.springframework.boot.actuate.endpoint.SanitizableData;
 import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 
 /**
- * Masks the user information of {@code redlock.nodes} values ({@code redis://user:password@host:port}) wherever
- * Actuator shows property values ({@code env}, {@code configprops}), even with {@code show-values=always}. The
- * scheme, host, port and database stay visible: {@code redis://******@10.0.0.5:6379/2}.
+ * Masks the user information of {@code redlock.nodes} values
+ * ({@code redis://user:password@host:port}) wherever Actuator shows property values
+ * ({@code env}, {@code configprops}), even with {@code show-values=always}. The scheme,
+ * host, port and database stay visible: {@code redis://******@10.0.0.5:6379/2}.
  *
- * <p>Applies to {@code redlock.nodes}, its elements ({@code redlock.nodes[0]}) and their environment variable forms
- * ({@code REDLOCK_NODES}, {@code REDLOCK_NODES_0_}); a value may hold several comma-separated URIs.
+ * <p>
+ * Applies to {@code redlock.nodes}, its elements ({@code redlock.nodes[0]}) and their
+ * environment variable forms ({@code REDLOCK_NODES}, {@code REDLOCK_NODES_0_}); a value
+ * may hold several comma-separated URIs.
  */
 public class RedlockNodesSanitizingFunction implements SanitizingFunction {
 
@@ -25,8 +28,9 @@ public class RedlockNodesSanitizingFunction implements SanitizingFunction {
 	private static final String PROPERTY = "redlock.nodes";
 
 	/**
-	 * The user information of each URI: everything after {@code ://} up to the last {@code @} before the next comma
-	 * or blank, so that a password holding {@code @} or {@code /} is masked whole.
+	 * The user information of each URI: everything after {@code ://} up to the last
+	 * {@code @} before the next comma or blank, so that a password holding {@code @} or
+	 * {@code /} is masked whole.
 	 */
 	private static final Pattern USER_INFO = Pattern.compile("(?<=://)[^,\\s]*@");
 
@@ -42,8 +46,8 @@ public class RedlockNodesSanitizingFunction implements SanitizingFunction {
 			return data;
 		}
 		if (value instanceof Collection<?> values) {
-			return data.withValue(values.stream().map((element) -> (element != null) ? mask(element.toString()) : null)
-				.toList());
+			return data.withValue(
+					values.stream().map((element) -> (element != null) ? mask(element.toString()) : null).toList());
 		}
 		return data.withValue(mask(value.toString()));
 	}

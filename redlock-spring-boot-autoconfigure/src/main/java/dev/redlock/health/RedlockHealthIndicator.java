@@ -16,25 +16,29 @@ import dev.redlock.core.NodeStatus;
 import dev.redlock.core.Redlock;
 
 /**
- * Health of the Redis nodes of a {@link Redlock}: {@code UP} while at least a quorum of nodes answer as masters
- * and count towards a quorum, {@code OUT_OF_SERVICE} when enough masters answer but some of them are in their
- * restart quarantine (they restarted recently and may have forgotten locks, so locks cannot be acquired until the
- * quarantine ends), {@code DOWN} otherwise.
+ * Health of the Redis nodes of a {@link Redlock}: {@code UP} while at least a quorum of
+ * nodes answer as masters and count towards a quorum, {@code OUT_OF_SERVICE} when enough
+ * masters answer but some of them are in their restart quarantine (they restarted
+ * recently and may have forgotten locks, so locks cannot be acquired until the quarantine
+ * ends), {@code DOWN} otherwise.
  *
- * <p>Every node is checked at once with one {@code INFO} round ({@link Redlock#checkNodes()}), which gives up on a
- * node after the node timeout; a check therefore never takes much longer than the node timeout, however many nodes
- * are down or frozen. The details are:
+ * <p>
+ * Every node is checked at once with one {@code INFO} round
+ * ({@link Redlock#checkNodes()}), which gives up on a node after the node timeout; a
+ * check therefore never takes much longer than the node timeout, however many nodes are
+ * down or frozen. The details are:
  * <ul>
  * <li>{@code quorum}: how many nodes must agree for a lock to be held;</li>
  * <li>{@code reachable}: how many nodes answered as masters;</li>
- * <li>{@code counting}: how many of those count towards a quorum now (not in restart quarantine), the number
- * compared with the quorum;</li>
- * <li>{@code nodes}: per node, in configuration order, {@code node} (its address without credentials),
- * {@code reachable}, {@code latencyMs}, and when it answered {@code version}, {@code role} and
- * {@code uptimeSeconds}, or when it did not {@code error}; a node in restart quarantine also has
- * {@code quarantineRemainingMs}, how long until it counts again. A node that answered in a role other than
- * {@code master} (a replica listed as a node) carries a {@code problem}: it is a misconfiguration, and the node does
- * not count towards the quorum.</li>
+ * <li>{@code counting}: how many of those count towards a quorum now (not in restart
+ * quarantine), the number compared with the quorum;</li>
+ * <li>{@code nodes}: per node, in configuration order, {@code node} (its address without
+ * credentials), {@code reachable}, {@code latencyMs}, and when it answered
+ * {@code version}, {@code role} and {@code uptimeSeconds}, or when it did not
+ * {@code error}; a node in restart quarantine also has {@code quarantineRemainingMs}, how
+ * long until it counts again. A node that answered in a role other than {@code master} (a
+ * replica listed as a node) carries a {@code problem}: it is a misconfiguration, and the
+ * node does not count towards the quorum.</li>
  * </ul>
  */
 public class RedlockHealthIndicator extends AbstractHealthIndicator {
@@ -98,9 +102,11 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 				node.put("uptimeSeconds", status.uptime().toSeconds());
 			}
 			if (!MASTER.equals(status.role())) {
-				node.put("problem", "misconfiguration: this node is a " + ((status.role() != null) ? status.role()
-						: "server of unknown role") + ", not a master; Redlock needs independent masters, so it does"
-						+ " not count towards the quorum");
+				node.put("problem",
+						"misconfiguration: this node is a "
+								+ ((status.role() != null) ? status.role() : "server of unknown role")
+								+ ", not a master; Redlock needs independent masters, so it does"
+								+ " not count towards the quorum");
 			}
 		}
 		else {
@@ -115,7 +121,10 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 		}
 	}
 
-	/** Milliseconds with two decimals: sub-millisecond latencies on a local network are the normal case. */
+	/**
+	 * Milliseconds with two decimals: sub-millisecond latencies on a local network are
+	 * the normal case.
+	 */
 	private static BigDecimal millis(Duration duration) {
 		return BigDecimal.valueOf(duration.toNanos()).movePointLeft(6).setScale(2, RoundingMode.HALF_UP);
 	}

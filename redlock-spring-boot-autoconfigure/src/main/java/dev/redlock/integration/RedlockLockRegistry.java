@@ -17,19 +17,24 @@ import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
 
 /**
- * A Spring Integration {@link LockRegistry} on Redlock, so that {@code LockRegistryLeaderInitiator} leader election,
- * aggregators and the other components that take a lock registry hold their locks on a quorum of independent Redis
+ * A Spring Integration {@link LockRegistry} on Redlock, so that
+ * {@code LockRegistryLeaderInitiator} leader election, aggregators and the other
+ * components that take a lock registry hold their locks on a quorum of independent Redis
  * nodes.
  *
- * <p>Each key is one {@link Lock} (the same instance on every {@link #obtain} call): resource
- * {@code lock-registry:<key>}, lock name (in metrics) {@code lock-registry}. Its semantics are those of a
- * {@link ReentrantLock} across threads of this process, and of a Redlock across processes: the thread that holds it
- * may lock it again (a hold count), and only its last {@code unlock()} releases the lease. While held, the lease
- * renews itself (up to {@code redlock.max-hold}), and each renewal checks the nodes; locking it again while held
- * confirms the lease is still valid as far as the last renewal knows, and takes the lock afresh when it is not, which is how {@code LockRegistryLeaderInitiator}'s heartbeat notices a lost
- * leadership; if it cannot be taken afresh, the thread no longer holds it at any depth (a later {@code unlock()}
- * throws {@link IllegalMonitorStateException}). {@link Lock#newCondition()} is not supported. Locks are kept per key for the registry's life: use
- * bounded keys.
+ * <p>
+ * Each key is one {@link Lock} (the same instance on every {@link #obtain} call):
+ * resource {@code lock-registry:<key>}, lock name (in metrics) {@code lock-registry}. Its
+ * semantics are those of a {@link ReentrantLock} across threads of this process, and of a
+ * Redlock across processes: the thread that holds it may lock it again (a hold count),
+ * and only its last {@code unlock()} releases the lease. While held, the lease renews
+ * itself (up to {@code redlock.max-hold}), and each renewal checks the nodes; locking it
+ * again while held confirms the lease is still valid as far as the last renewal knows,
+ * and takes the lock afresh when it is not, which is how
+ * {@code LockRegistryLeaderInitiator}'s heartbeat notices a lost leadership; if it cannot
+ * be taken afresh, the thread no longer holds it at any depth (a later {@code unlock()}
+ * throws {@link IllegalMonitorStateException}). {@link Lock#newCondition()} is not
+ * supported. Locks are kept per key for the registry's life: use bounded keys.
  */
 public final class RedlockLockRegistry implements LockRegistry<Lock> {
 
@@ -49,7 +54,8 @@ public final class RedlockLockRegistry implements LockRegistry<Lock> {
 	private final Map<String, RedlockLock> locks = new ConcurrentHashMap<>();
 
 	/**
-	 * Creates a registry whose locks live {@code redlock.default-ttl} on the nodes between renewals.
+	 * Creates a registry whose locks live {@code redlock.default-ttl} on the nodes
+	 * between renewals.
 	 * @param redlock the lock client
 	 */
 	public RedlockLockRegistry(Redlock redlock) {
@@ -59,7 +65,8 @@ public final class RedlockLockRegistry implements LockRegistry<Lock> {
 	/**
 	 * Creates a registry.
 	 * @param redlock the lock client
-	 * @param ttl how long a lock lives on the nodes between renewals (a holder that dies frees it after this)
+	 * @param ttl how long a lock lives on the nodes between renewals (a holder that dies
+	 * frees it after this)
 	 */
 	public RedlockLockRegistry(Redlock redlock, Duration ttl) {
 		this.redlock = Objects.requireNonNull(redlock, "redlock");
@@ -77,12 +84,18 @@ public final class RedlockLockRegistry implements LockRegistry<Lock> {
 		return "RedlockLockRegistry" + this.redlock.nodeAddresses();
 	}
 
-	/** One key's lock: a local reentrant lock for the threads of this process, a lease for the others. */
+	/**
+	 * One key's lock: a local reentrant lock for the threads of this process, a lease for
+	 * the others.
+	 */
 	private final class RedlockLock implements Lock {
 
 		private final String resource;
 
-		/** Fair: this process's threads get the key in the order they asked, as in the {@code Redlock}'s own queue. */
+		/**
+		 * Fair: this process's threads get the key in the order they asked, as in the
+		 * {@code Redlock}'s own queue.
+		 */
 		private final ReentrantLock local = new ReentrantLock(true);
 
 		/** The lease while the local lock is held; guarded by {@link #local}. */
@@ -149,7 +162,8 @@ public final class RedlockLockRegistry implements LockRegistry<Lock> {
 					return true;
 				}
 				if (current != null) {
-					// held by this thread, but the lease was lost: the lock must be won again, or is not held at all
+					// held by this thread, but the lease was lost: the lock must be won
+					// again, or is not held at all
 					lost = true;
 					current.release();
 					this.lease = null;
@@ -171,7 +185,8 @@ public final class RedlockLockRegistry implements LockRegistry<Lock> {
 			}
 			finally {
 				if (!held) {
-					// a lost lock that could not be won again is not held at any depth any more
+					// a lost lock that could not be won again is not held at any depth
+					// any more
 					do {
 						this.local.unlock();
 					}

@@ -13,8 +13,8 @@ import dev.redlock.annotation.DistributedLock;
 
 /**
  * Applies a {@link DistributedLockInterceptor} to every method that carries
- * {@link dev.redlock.annotation.DistributedLock @DistributedLock}. Matching resolves and checks the attributes, so
- * invalid ones fail when the bean is created.
+ * {@link dev.redlock.annotation.DistributedLock @DistributedLock}. Matching resolves and
+ * checks the attributes, so invalid ones fail when the bean is created.
  */
 public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 
@@ -39,7 +39,8 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 				return attributeSource.find(method, targetClass) != null;
 			}
 		};
-		// skip classes that cannot carry the annotation (java.*, most of Spring) without looking at their methods
+		// skip classes that cannot carry the annotation (java.*, most of Spring) without
+		// looking at their methods
 		pointcut.setClassFilter((type) -> AnnotationUtils.isCandidateClass(type, DistributedLock.class));
 		this.pointcut = pointcut;
 		setOrder(order);

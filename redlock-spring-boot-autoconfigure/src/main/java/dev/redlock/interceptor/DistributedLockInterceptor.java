@@ -20,16 +20,18 @@ import dev.redlock.core.LeaseLostException;
 import dev.redlock.core.Redlock;
 
 /**
- * Runs a {@link dev.redlock.annotation.DistributedLock @DistributedLock} method under its lock: checks the condition,
- * evaluates the keys, joins the leases this logical call already holds ({@link LockContext}) and acquires the others
- * in canonical order (or, when one cannot be had, releases those taken and throws, skips or falls back), starts
- * renewing the leases if asked, runs the method with them in {@link LockContext}, and releases the locks it acquired
- * (which stops renewal) whatever the method throws, errors included; for a method returning a
- * {@code CompletionStage}, when that completes. A method that
- * returns after its lease was lost is logged at WARN and, with {@link LeaseLostAction#THROW}, fails with
- * {@link LeaseLostException} after the release. A {@link LockObserver} can observe each call (for
- * tracing); it is told about the acquisition, the release and the end of the call, and whatever it throws is logged
- * and ignored.
+ * Runs a {@link dev.redlock.annotation.DistributedLock @DistributedLock} method under its
+ * lock: checks the condition, evaluates the keys, joins the leases this logical call
+ * already holds ({@link LockContext}) and acquires the others in canonical order (or,
+ * when one cannot be had, releases those taken and throws, skips or falls back), starts
+ * renewing the leases if asked, runs the method with them in {@link LockContext}, and
+ * releases the locks it acquired (which stops renewal) whatever the method throws, errors
+ * included; for a method returning a {@code CompletionStage}, when that completes. A
+ * method that returns after its lease was lost is logged at WARN and, with
+ * {@link LeaseLostAction#THROW}, fails with {@link LeaseLostException} after the release.
+ * A {@link LockObserver} can observe each call (for tracing); it is told about the
+ * acquisition, the release and the end of the call, and whatever it throws is logged and
+ * ignored.
  */
 public final class DistributedLockInterceptor implements MethodInterceptor {
 
@@ -45,9 +47,11 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 
 	/**
 	 * Creates an interceptor that observes nothing.
-	 * @param redlock supplies the lock client; asked on the first call, not at construction
+	 * @param redlock supplies the lock client; asked on the first call, not at
+	 * construction
 	 * @param attributeSource resolves the annotation of each method
-	 * @param beanFactory resolves {@code @bean} references in key expressions, or {@code null}
+	 * @param beanFactory resolves {@code @bean} references in key expressions, or
+	 * {@code null}
 	 */
 	public DistributedLockInterceptor(Supplier<Redlock> redlock, LockAttributeSource attributeSource,
 			@Nullable BeanFactory beanFactory) {
@@ -58,9 +62,10 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 	 * Creates an interceptor.
 	 * @param redlock supplies the lock client; asked on each call, not at construction
 	 * @param attributeSource resolves the annotation of each method
-	 * @param beanFactory resolves {@code @bean} references in key expressions, or {@code null}
-	 * @param observer supplies the observer of each call ({@link LockObserver#NONE} for none); asked on each call,
-	 * not at construction
+	 * @param beanFactory resolves {@code @bean} references in key expressions, or
+	 * {@code null}
+	 * @param observer supplies the observer of each call ({@link LockObserver#NONE} for
+	 * none); asked on each call, not at construction
 	 */
 	public DistributedLockInterceptor(Supplier<Redlock> redlock, LockAttributeSource attributeSource,
 			@Nullable BeanFactory beanFactory, Supplier<LockObserver> observer) {
@@ -86,10 +91,10 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		List<String> resources = this.keyEvaluator.resources(attributes, args, target, targetClass);
 		Redlock redlock = this.redlock.get();
 		if (attributes.reactive()) {
-			// the method only assembles the work: each subscription locks (no joining: there is no thread to follow)
+			// the method only assembles the work: each subscription locks (no joining:
+			// there is no thread to follow)
 			return ReactiveLocks.lock(invocation.proceed(), attributes.method().getReturnType(),
-					() -> new LockedCall(attributes, redlock, observe(attributes, resources)), resources, target,
-					args);
+					() -> new LockedCall(attributes, redlock, observe(attributes, resources)), resources, target, args);
 		}
 		List<Lease> joined = null;
 		List<String> toAcquire = resources;
@@ -105,7 +110,8 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 			}
 		}
 		if (toAcquire.isEmpty()) {
-			// every resource is held by this logical call already: join, and leave the release to its owner
+			// every resource is held by this logical call already: join, and leave the
+			// release to its owner
 			return proceedHolding(invocation, redlock, joined);
 		}
 		return new LockedCall(attributes, redlock, observe(attributes, toAcquire)).run(invocation, target, args,

@@ -29,8 +29,9 @@ final class EmptyValues {
 	}
 
 	/**
-	 * Returns the empty value of a return type: {@code null} for {@code void} and for types without an empty value,
-	 * else an empty {@code Optional}, collection, map, stream or array, or a completed future of {@code null}.
+	 * Returns the empty value of a return type: {@code null} for {@code void} and for
+	 * types without an empty value, else an empty {@code Optional}, collection, map,
+	 * stream or array, or a completed future of {@code null}.
 	 * @param type the method's return type, not a primitive other than {@code void}
 	 * @return the empty value
 	 */

@@ -8,8 +8,9 @@ import dev.redlock.core.Lease;
 import dev.redlock.core.ReleaseOutcome;
 
 /**
- * Passes every callback on to an observation, logging and swallowing what it throws, so that an observer can never
- * stop a method from running under its lock nor a lease from being released.
+ * Passes every callback on to an observation, logging and swallowing what it throws, so
+ * that an observer can never stop a method from running under its lock nor a lease from
+ * being released.
  */
 final class GuardedLockObservation implements LockObservation {
 

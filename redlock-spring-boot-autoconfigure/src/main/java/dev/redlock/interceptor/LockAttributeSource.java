@@ -30,8 +30,9 @@ import dev.redlock.annotation.OnLocked;
 import dev.redlock.annotation.Renewal;
 
 /**
- * Finds {@link DistributedLock @DistributedLock} on a method and resolves its attributes once per method and target
- * class. Invalid attributes are reported with the method and attribute at fault.
+ * Finds {@link DistributedLock @DistributedLock} on a method and resolves its attributes
+ * once per method and target class. Invalid attributes are reported with the method and
+ * attribute at fault.
  */
 public final class LockAttributeSource {
 
@@ -49,8 +50,8 @@ public final class LockAttributeSource {
 
 	/**
 	 * Creates a source.
-	 * @param placeholders resolves {@code ${…}} placeholders in {@code ttl}, {@code waitTime} and {@code maxHold}, failing on
-	 * unresolvable ones
+	 * @param placeholders resolves {@code ${…}} placeholders in {@code ttl},
+	 * {@code waitTime} and {@code maxHold}, failing on unresolvable ones
 	 */
 	public LockAttributeSource(StringValueResolver placeholders) {
 		this.placeholders = placeholders;
@@ -60,7 +61,8 @@ public final class LockAttributeSource {
 	 * Returns the attributes of a method, if it is annotated.
 	 * @param method the invoked method, possibly an interface method
 	 * @param targetClass the class of the target, or {@code null} if unknown
-	 * @return the attributes, or {@code null} if the method carries no {@code @DistributedLock}
+	 * @return the attributes, or {@code null} if the method carries no
+	 * {@code @DistributedLock}
 	 * @throws IllegalStateException if an attribute is invalid
 	 */
 	public @Nullable LockAttributes find(Method method, @Nullable Class<?> targetClass) {
@@ -83,9 +85,10 @@ public final class LockAttributeSource {
 			return null;
 		}
 		Class<?> owner = (targetClass != null) ? targetClass : specific.getDeclaringClass();
-		String description = owner.getSimpleName() + "." + specific.getName() + Arrays.stream(specific.getParameterTypes())
-			.map(Class::getSimpleName)
-			.collect(Collectors.joining(", ", "(", ")"));
+		String description = owner.getSimpleName() + "." + specific.getName()
+				+ Arrays.stream(specific.getParameterTypes())
+					.map(Class::getSimpleName)
+					.collect(Collectors.joining(", ", "(", ")"));
 		Class<?> returnType = specific.getReturnType();
 		boolean asynchronous = CompletionStage.class.isAssignableFrom(returnType);
 		boolean reactive = !asynchronous && REACTOR_PRESENT && ReactiveLocks.supports(returnType);
@@ -139,9 +142,9 @@ public final class LockAttributeSource {
 					+ "FALLBACK");
 		}
 		Method fallback = fallback(annotation, specific, owner, description);
-		return new LockAttributes(name, List.copyOf(keys), keySources, condition, annotation.condition(), ttl,
-				waitTime, specific, description, autoRenew, maxHold, annotation.onLeaseLost(), annotation.onLocked(),
-				fallback, holdAtLeast, asynchronous, reactive, annotation.fencing());
+		return new LockAttributes(name, List.copyOf(keys), keySources, condition, annotation.condition(), ttl, waitTime,
+				specific, description, autoRenew, maxHold, annotation.onLeaseLost(), annotation.onLocked(), fallback,
+				holdAtLeast, asynchronous, reactive, annotation.fencing());
 	}
 
 	private static List<String> keySources(DistributedLock annotation, String description) {
@@ -162,8 +165,8 @@ public final class LockAttributeSource {
 	}
 
 	/**
-	 * Finds the fallback method: declared on the target class or a superclass, same parameter types, a return type
-	 * the annotated method can return.
+	 * Finds the fallback method: declared on the target class or a superclass, same
+	 * parameter types, a return type the annotated method can return.
 	 */
 	private static @Nullable Method fallback(DistributedLock annotation, Method method, Class<?> owner,
 			String description) {
@@ -176,23 +179,25 @@ public final class LockAttributeSource {
 			return null;
 		}
 		if (name.isEmpty()) {
-			throw invalid(description, "onLocked", "FALLBACK", "needs the name of the method to run instead in "
-					+ "'fallback'");
+			throw invalid(description, "onLocked", "FALLBACK",
+					"needs the name of the method to run instead in " + "'fallback'");
 		}
 		Method fallback = ReflectionUtils.findMethod(owner, name, method.getParameterTypes());
 		if (fallback == null) {
-			throw invalid(description, "fallback", name, "names no method " + name + Arrays
-				.stream(method.getParameterTypes())
-				.map(Class::getSimpleName)
-				.collect(Collectors.joining(", ", "(", ")")) + " of " + owner.getSimpleName()
-					+ ": a fallback takes the same parameter types as the locked method");
+			throw invalid(description, "fallback", name,
+					"names no method " + name
+							+ Arrays.stream(method.getParameterTypes())
+								.map(Class::getSimpleName)
+								.collect(Collectors.joining(", ", "(", ")"))
+							+ " of " + owner.getSimpleName()
+							+ ": a fallback takes the same parameter types as the locked method");
 		}
 		if (!ClassUtils.resolvePrimitiveIfNecessary(method.getReturnType())
 			.isAssignableFrom(ClassUtils.resolvePrimitiveIfNecessary(fallback.getReturnType()))
 				&& method.getReturnType() != void.class) {
-			throw invalid(description, "fallback", name, "returns " + fallback.getReturnType().getSimpleName()
-					+ ", which " + method.getName() + " cannot return (" + method.getReturnType().getSimpleName()
-					+ ")");
+			throw invalid(description, "fallback", name,
+					"returns " + fallback.getReturnType().getSimpleName() + ", which " + method.getName()
+							+ " cannot return (" + method.getReturnType().getSimpleName() + ")");
 		}
 		ReflectionUtils.makeAccessible(fallback);
 		return fallback;
@@ -202,7 +207,8 @@ public final class LockAttributeSource {
 		if (Future.class.isAssignableFrom(returnType)) {
 			return true;
 		}
-		// reactive types, recognised by name so that no reactive library is needed on the classpath
+		// reactive types, recognised by name so that no reactive library is needed on the
+		// classpath
 		for (Class<?> type : ClassUtils.getAllInterfacesForClassAsSet(returnType)) {
 			if (REACTIVE_TYPES.contains(type.getName())) {
 				return true;
@@ -229,7 +235,8 @@ public final class LockAttributeSource {
 			resolved = this.placeholders.resolveStringValue(source);
 		}
 		catch (IllegalArgumentException ex) {
-			throw invalid(description, attribute, source, "has a placeholder that cannot be resolved (" + ex.getMessage() + ")");
+			throw invalid(description, attribute, source,
+					"has a placeholder that cannot be resolved (" + ex.getMessage() + ")");
 		}
 		if (resolved == null || resolved.isBlank()) {
 			throw invalid(description, attribute, source, "resolves to an empty value");

@@ -11,26 +11,35 @@ import dev.redlock.annotation.LeaseLostAction;
 import dev.redlock.annotation.OnLocked;
 
 /**
- * The resolved attributes of one {@code @DistributedLock} method: placeholders resolved, durations parsed, the key
- * expressions and condition parsed, the fallback method found, once.
+ * The resolved attributes of one {@code @DistributedLock} method: placeholders resolved,
+ * durations parsed, the key expressions and condition parsed, the fallback method found,
+ * once.
  *
  * @param name lock name, for logs and metrics
- * @param keys parsed key expressions (one for {@code key}, several for {@code keys}); empty to lock the name itself
+ * @param keys parsed key expressions (one for {@code key}, several for {@code keys});
+ * empty to lock the name itself
  * @param keySources the key expressions as written, for error messages
  * @param condition parsed condition, or {@code null} to lock on every call
  * @param conditionSource the condition as written, empty when there is none
  * @param ttl time-to-live, or {@code null} for the configured default
  * @param waitTime wait time, or {@code null} for the configured default
  * @param method the most specific method, whose parameter names the expressions use
- * @param description the method as {@code SimpleClassName.method(ParamType, …)}, for messages
- * @param autoRenew whether to renew the lease while the method runs, or {@code null} for the configured default
- * @param maxHold longest time a renewed lease is kept alive, or {@code null} for the configured default
+ * @param description the method as {@code SimpleClassName.method(ParamType, …)}, for
+ * messages
+ * @param autoRenew whether to renew the lease while the method runs, or {@code null} for
+ * the configured default
+ * @param maxHold longest time a renewed lease is kept alive, or {@code null} for the
+ * configured default
  * @param onLeaseLost what to do when the method returns after its lease was lost
  * @param onLocked what to do when the lock cannot be acquired
- * @param fallback the method to run instead when {@code onLocked} is {@link OnLocked#FALLBACK}, else {@code null}
- * @param holdAtLeast least time the lock stays taken after acquisition, or {@code null} for none
- * @param asynchronous whether the method returns a {@code CompletionStage}, whose completion ends the call
- * @param reactive whether the method returns a reactive type (with Reactor present), locked per subscription
+ * @param fallback the method to run instead when {@code onLocked} is
+ * {@link OnLocked#FALLBACK}, else {@code null}
+ * @param holdAtLeast least time the lock stays taken after acquisition, or {@code null}
+ * for none
+ * @param asynchronous whether the method returns a {@code CompletionStage}, whose
+ * completion ends the call
+ * @param reactive whether the method returns a reactive type (with Reactor present),
+ * locked per subscription
  * @param fencing whether the locks come with fencing tokens
  */
 public record LockAttributes(String name, List<Expression> keys, List<String> keySources,
@@ -41,7 +50,8 @@ public record LockAttributes(String name, List<Expression> keys, List<String> ke
 
 	/**
 	 * Returns the only key expression, for a method with one {@code key}.
-	 * @return the expression, or {@code null} when the method locks its name or several keys
+	 * @return the expression, or {@code null} when the method locks its name or several
+	 * keys
 	 */
 	public @Nullable Expression key() {
 		return (this.keys.size() == 1) ? this.keys.get(0) : null;
@@ -49,7 +59,8 @@ public record LockAttributes(String name, List<Expression> keys, List<String> ke
 
 	/**
 	 * Returns the key expressions as written.
-	 * @return one expression, or several joined with {@code ", "}; empty when the method locks its name
+	 * @return one expression, or several joined with {@code ", "}; empty when the method
+	 * locks its name
 	 */
 	public String keySource() {
 		return String.join(", ", this.keySources);

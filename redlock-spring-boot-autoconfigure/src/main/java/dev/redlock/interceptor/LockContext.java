@@ -13,10 +13,11 @@ import dev.redlock.core.Redlock;
 
 /**
  * The locks held by the current logical call: the leases of the
- * {@link dev.redlock.annotation.DistributedLock @DistributedLock} methods running on this thread, innermost first.
+ * {@link dev.redlock.annotation.DistributedLock @DistributedLock} methods running on this
+ * thread, innermost first.
  *
  * <pre>{@code
- * @DistributedLock(key = "'report:' + #day", ttl = "30s", autoRenew = Renewal.ON)
+ * &#64;DistributedLock(key = "'report:' + #day", ttl = "30s", autoRenew = Renewal.ON)
  * public void build(LocalDate day) {
  *     Lease lease = LockContext.currentLease().orElseThrow();
  *     for (Part part : parts(day)) {
@@ -28,17 +29,22 @@ import dev.redlock.core.Redlock;
  * }
  * }</pre>
  *
- * <p><strong>Reentrancy.</strong> An annotated call whose resource is already held by the same logical call (on the
- * same {@link Redlock}) joins that lease instead of acquiring it again, which would wait for itself: it runs at once,
- * and only the call that acquired the lease releases it. The logical call is the thread the outer call runs on,
- * platform or virtual. <strong>Work handed to another thread is a different logical call</strong>: an inner call
- * there would wait for the outer lock like any other caller (and deadlock if the outer call waits for that work).
- * Hand the context over explicitly with {@link #wrap(Runnable)} or {@link #wrap(Callable)}; a task that runs after
- * the outer lease was released or lost does not join it, but acquires the lock itself.
+ * <p>
+ * <strong>Reentrancy.</strong> An annotated call whose resource is already held by the
+ * same logical call (on the same {@link Redlock}) joins that lease instead of acquiring
+ * it again, which would wait for itself: it runs at once, and only the call that acquired
+ * the lease releases it. The logical call is the thread the outer call runs on, platform
+ * or virtual. <strong>Work handed to another thread is a different logical call</strong>:
+ * an inner call there would wait for the outer lock like any other caller (and deadlock
+ * if the outer call waits for that work). Hand the context over explicitly with
+ * {@link #wrap(Runnable)} or {@link #wrap(Callable)}; a task that runs after the outer
+ * lease was released or lost does not join it, but acquires the lock itself.
  *
- * <p>The {@link Lease} itself is not tied to a thread: pass it to other threads, virtual threads or asynchronous
- * tasks, where {@link Lease#isLost()}, {@link Lease#remainingValidity()} and {@link Lease#onLost(Runnable)} work as
- * on the calling thread.
+ * <p>
+ * The {@link Lease} itself is not tied to a thread: pass it to other threads, virtual
+ * threads or asynchronous tasks, where {@link Lease#isLost()},
+ * {@link Lease#remainingValidity()} and {@link Lease#onLost(Runnable)} work as on the
+ * calling thread.
  */
 public final class LockContext {
 
@@ -48,8 +54,8 @@ public final class LockContext {
 	}
 
 	/**
-	 * Returns the lease of the innermost {@code @DistributedLock} call running on this thread (the first of its
-	 * leases, in canonical order, for a call with several keys).
+	 * Returns the lease of the innermost {@code @DistributedLock} call running on this
+	 * thread (the first of its leases, in canonical order, for a call with several keys).
 	 * @return the lease, or empty outside such a call
 	 */
 	public static Optional<Lease> currentLease() {
@@ -58,15 +64,18 @@ public final class LockContext {
 	}
 
 	/**
-	 * Returns the fencing token of the innermost {@code @DistributedLock(fencing = true)} call running on this thread.
-	 * @return the token of {@link #currentLease()}, or empty outside such a call or for a lock without one
+	 * Returns the fencing token of the innermost {@code @DistributedLock(fencing = true)}
+	 * call running on this thread.
+	 * @return the token of {@link #currentLease()}, or empty outside such a call or for a
+	 * lock without one
 	 */
 	public static OptionalLong fencingToken() {
 		return currentLease().map(Lease::fencingToken).orElse(OptionalLong.empty());
 	}
 
 	/**
-	 * Returns every lease the current logical call holds, innermost call first, each once.
+	 * Returns every lease the current logical call holds, innermost call first, each
+	 * once.
 	 * @return the leases; empty outside a {@code @DistributedLock} call
 	 */
 	public static List<Lease> heldLeases() {
@@ -82,8 +91,8 @@ public final class LockContext {
 	}
 
 	/**
-	 * Returns how many calls of the current logical call hold a lease: 1 for the call that acquired it, one more for
-	 * each nested call that joined it.
+	 * Returns how many calls of the current logical call hold a lease: 1 for the call
+	 * that acquired it, one more for each nested call that joined it.
 	 * @param lease a lease
 	 * @return the count; 0 when this logical call does not hold it
 	 */
@@ -98,8 +107,8 @@ public final class LockContext {
 	}
 
 	/**
-	 * Returns a task that runs with the locks this logical call holds now, so that an annotated call inside it joins
-	 * them rather than waiting for them.
+	 * Returns a task that runs with the locks this logical call holds now, so that an
+	 * annotated call inside it joins them rather than waiting for them.
 	 * @param task the task to hand to another thread
 	 * @return the task, carrying the current context
 	 */
@@ -118,7 +127,8 @@ public final class LockContext {
 	}
 
 	/**
-	 * Returns a task that runs with the locks this logical call holds now; see {@link #wrap(Runnable)}.
+	 * Returns a task that runs with the locks this logical call holds now; see
+	 * {@link #wrap(Runnable)}.
 	 * @param task the task to hand to another thread
 	 * @param <T> the task's result type
 	 * @return the task, carrying the current context
@@ -138,8 +148,8 @@ public final class LockContext {
 	}
 
 	/**
-	 * Finds a lease this logical call holds on a resource and can join: acquired from the same {@link Redlock},
-	 * still valid.
+	 * Finds a lease this logical call holds on a resource and can join: acquired from the
+	 * same {@link Redlock}, still valid.
 	 */
 	static @Nullable Lease joinable(Redlock redlock, String resource) {
 		for (Frame frame = current.get(); frame != null; frame = frame.parent) {
@@ -154,7 +164,10 @@ public final class LockContext {
 		return null;
 	}
 
-	/** Enters a call holding the given leases (acquired or joined); returns the frame to {@link #exit} with. */
+	/**
+	 * Enters a call holding the given leases (acquired or joined); returns the frame to
+	 * {@link #exit} with.
+	 */
 	static @Nullable Frame enter(Redlock redlock, List<Lease> leases) {
 		Frame previous = current.get();
 		current.set(new Frame(previous, redlock, leases));

@@ -28,7 +28,8 @@ import org.springframework.expression.TypedValue;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 
 /**
- * Evaluates the key expression of a {@code @DistributedLock} call into the resource to lock.
+ * Evaluates the key expression of a {@code @DistributedLock} call into the resource to
+ * lock.
  */
 final class LockKeyEvaluator {
 
@@ -36,10 +37,16 @@ final class LockKeyEvaluator {
 
 	private final ParameterNameDiscoverer parameterNameDiscoverer = new DefaultParameterNameDiscoverer();
 
-	/** Parameter names per method, discovered once: discovery reflects on every call otherwise. */
+	/**
+	 * Parameter names per method, discovered once: discovery reflects on every call
+	 * otherwise.
+	 */
 	private final Map<Method, String[]> parameterNames = new ConcurrentHashMap<>();
 
-	/** What every call's context has in common: accessors, conversion, and {@code @bean} references. */
+	/**
+	 * What every call's context has in common: accessors, conversion, and {@code @bean}
+	 * references.
+	 */
 	private final StandardEvaluationContext shared = new StandardEvaluationContext();
 
 	LockKeyEvaluator(@Nullable BeanFactory beanFactory) {
@@ -49,9 +56,11 @@ final class LockKeyEvaluator {
 	}
 
 	/**
-	 * Returns the resources to lock for one call, in the canonical order they are acquired in: sorted, without
-	 * duplicates. The lock name alone when the method has no key expression.
-	 * @throws IllegalArgumentException if an expression fails or yields null or an empty string
+	 * Returns the resources to lock for one call, in the canonical order they are
+	 * acquired in: sorted, without duplicates. The lock name alone when the method has no
+	 * key expression.
+	 * @throws IllegalArgumentException if an expression fails or yields null or an empty
+	 * string
 	 */
 	List<String> resources(LockAttributes attributes, Object[] args, Object target, Class<?> targetClass) {
 		List<Expression> keys = attributes.keys();
@@ -71,7 +80,8 @@ final class LockKeyEvaluator {
 
 	/**
 	 * Returns whether this call is to be locked: {@code true} without a condition.
-	 * @throws IllegalArgumentException if the condition fails or yields anything but a boolean
+	 * @throws IllegalArgumentException if the condition fails or yields anything but a
+	 * boolean
 	 */
 	boolean conditionHolds(LockAttributes attributes, Object[] args, Object target, Class<?> targetClass) {
 		Expression condition = attributes.condition();
@@ -106,8 +116,8 @@ final class LockKeyEvaluator {
 			value = key.getValue(context);
 		}
 		catch (EvaluationException ex) {
-			throw new IllegalArgumentException(message(attributes, attribute, source,
-					"could not be evaluated: " + ex.getMessage()), ex);
+			throw new IllegalArgumentException(
+					message(attributes, attribute, source, "could not be evaluated: " + ex.getMessage()), ex);
 		}
 		String resource = (value != null) ? value.toString() : null;
 		if (resource == null || resource.isEmpty()) {
@@ -130,9 +140,10 @@ final class LockKeyEvaluator {
 	}
 
 	/**
-	 * The evaluation context of one call: the call's root object and arguments, everything else (accessors, type
-	 * conversion, the bean resolver) from one context shared by all calls, so a call allocates almost nothing.
-	 * Arguments are variables by parameter name and as {@code #a0}/{@code #p0}; variables an expression assigns live
+	 * The evaluation context of one call: the call's root object and arguments,
+	 * everything else (accessors, type conversion, the bean resolver) from one context
+	 * shared by all calls, so a call allocates almost nothing. Arguments are variables by
+	 * parameter name and as {@code #a0}/{@code #p0}; variables an expression assigns live
 	 * only in this call.
 	 */
 	private static final class CallContext implements EvaluationContext {

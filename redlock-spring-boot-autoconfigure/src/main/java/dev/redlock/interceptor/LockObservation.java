@@ -6,9 +6,11 @@ import dev.redlock.core.Lease;
 import dev.redlock.core.ReleaseOutcome;
 
 /**
- * The observation of one call of a {@link dev.redlock.annotation.DistributedLock @DistributedLock} method, started by
- * {@link LockObserver#start}. The interceptor calls, in this order: {@link #acquired} or {@link #notAcquired}; if
- * acquired, {@link #releasing} then {@link #released} or {@link #releaseFailed}; finally {@link #finished}, always.
+ * The observation of one call of a
+ * {@link dev.redlock.annotation.DistributedLock @DistributedLock} method, started by
+ * {@link LockObserver#start}. The interceptor calls, in this order: {@link #acquired} or
+ * {@link #notAcquired}; if acquired, {@link #releasing} then {@link #released} or
+ * {@link #releaseFailed}; finally {@link #finished}, always.
  */
 public interface LockObservation {
 
@@ -31,23 +33,24 @@ public interface LockObservation {
 	}
 
 	/**
-	 * The lock was not acquired and the call was skipped ({@link dev.redlock.annotation.OnLocked#SKIP}); follows
-	 * {@link #notAcquired}.
+	 * The lock was not acquired and the call was skipped
+	 * ({@link dev.redlock.annotation.OnLocked#SKIP}); follows {@link #notAcquired}.
 	 */
 	default void skipped() {
 	}
 
 	/**
-	 * The lock was not acquired and the fallback method runs instead ({@link dev.redlock.annotation.OnLocked#FALLBACK});
-	 * follows {@link #notAcquired}.
+	 * The lock was not acquired and the fallback method runs instead
+	 * ({@link dev.redlock.annotation.OnLocked#FALLBACK}); follows {@link #notAcquired}.
 	 */
 	default void fellBack() {
 	}
 
 	/**
-	 * The method has returned on the calling thread, but the call goes on (its {@code CompletionStage} or publisher
-	 * has not completed): whatever was put in scope on the calling thread for the call must be taken out now, on this
-	 * thread. {@link #finished} follows later, possibly on another thread.
+	 * The method has returned on the calling thread, but the call goes on (its
+	 * {@code CompletionStage} or publisher has not completed): whatever was put in scope
+	 * on the calling thread for the call must be taken out now, on this thread.
+	 * {@link #finished} follows later, possibly on another thread.
 	 */
 	default void leaveScope() {
 	}

@@ -24,8 +24,9 @@ import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.ReleaseOutcome;
 
 /**
- * One call that acquires locks: acquisition in canonical order within one wait time, the method, and the
- * release, at once or when the returned {@code CompletionStage} completes.
+ * One call that acquires locks: acquisition in canonical order within one wait time, the
+ * method, and the release, at once or when the returned {@code CompletionStage}
+ * completes.
  */
 final class LockedCall {
 
@@ -45,8 +46,8 @@ final class LockedCall {
 		this.observation = observation;
 	}
 
-	@Nullable Object run(MethodInvocation invocation, Object target, Object[] args, List<String> resources,
-			List<Lease> joined) throws Throwable {
+	@Nullable Object run(MethodInvocation invocation, Object target, Object[] args, List<String> resources, List<Lease> joined)
+			throws Throwable {
 		try {
 			acquireAll(resources);
 		}
@@ -75,7 +76,8 @@ final class LockedCall {
 		}
 		LockContext.exit(outer);
 		if (this.attributes.asynchronous() && result instanceof CompletionStage<?> stage) {
-			// the lock is held until the asynchronous work is done, or its future cancelled
+			// the lock is held until the asynchronous work is done, or its future
+			// cancelled
 			this.observation.leaveScope();
 			stage.whenComplete((value, failure) -> finishQuietly(unwrap(failure)));
 			return result;
@@ -87,7 +89,10 @@ final class LockedCall {
 		return result;
 	}
 
-	/** The call goes on after the method returned on the calling thread: see {@link LockObservation#leaveScope()}. */
+	/**
+	 * The call goes on after the method returned on the calling thread: see
+	 * {@link LockObservation#leaveScope()}.
+	 */
 	void leaveScope() {
 		this.observation.leaveScope();
 	}
@@ -98,8 +103,8 @@ final class LockedCall {
 	}
 
 	/**
-	 * Acquires every resource, in the given (canonical) order, all within the one wait time; releases those
-	 * already acquired if one fails.
+	 * Acquires every resource, in the given (canonical) order, all within the one wait
+	 * time; releases those already acquired if one fails.
 	 */
 	void acquireAll(List<String> resources) {
 		RedlockSettings settings = this.redlock.settings();
@@ -135,19 +140,21 @@ final class LockedCall {
 		this.observation.acquired(this.acquired.get(0));
 	}
 
-	/** The first leases of several must not have run out while the later ones were acquired. */
+	/**
+	 * The first leases of several must not have run out while the later ones were
+	 * acquired.
+	 */
 	private void checkStillValid() {
 		for (Lease lease : this.acquired) {
 			if (!lease.isValid()) {
-				throw new LockNotAcquiredException(lease.resource(), Reason.VALIDITY_EXHAUSTED,
-						this.acquired.size(), lease.heldFor(), List.of(), List.of(), null);
+				throw new LockNotAcquiredException(lease.resource(), Reason.VALIDITY_EXHAUSTED, this.acquired.size(),
+						lease.heldFor(), List.of(), List.of(), null);
 			}
 		}
 	}
 
 	/** The lock could not be had: throw, skip or fall back, as the annotation says. */
-	@Nullable Object whenLocked(LockNotAcquiredException notAcquired, Object target, Object[] args)
-			throws Throwable {
+	@Nullable Object whenLocked(LockNotAcquiredException notAcquired, Object target, Object[] args) throws Throwable {
 		this.observation.notAcquired(notAcquired);
 		switch (this.attributes.onLocked()) {
 			case SKIP -> {
@@ -178,14 +185,17 @@ final class LockedCall {
 		}
 	}
 
-	/** Releases (after the minimum hold, if any) and reports; returns the loss to throw, if any. */
+	/**
+	 * Releases (after the minimum hold, if any) and reports; returns the loss to throw,
+	 * if any.
+	 */
 	private @Nullable LeaseLostException finish(@Nullable Throwable failure) {
 		LeaseLostException lost = null;
-		Duration holdAtLeast = (this.attributes.holdAtLeast() != null) ? this.attributes.holdAtLeast()
-				: Duration.ZERO;
+		Duration holdAtLeast = (this.attributes.holdAtLeast() != null) ? this.attributes.holdAtLeast() : Duration.ZERO;
 		for (int i = this.acquired.size() - 1; i >= 0; i--) {
 			Lease lease = this.acquired.get(i);
-			// the time held up to the release, read only for a lease already lost (the release may find it lost)
+			// the time held up to the release, read only for a lease already lost (the
+			// release may find it lost)
 			Duration heldFor = lease.isLost() ? lease.heldFor() : null;
 			release(lease, holdAtLeast, this.attributes, this.observation);
 			LeaseLostException loss = lost(lease, heldFor, this.attributes, failure);
@@ -197,7 +207,10 @@ final class LockedCall {
 		return lost;
 	}
 
-	/** The end of an asynchronous call, on whatever thread completed it: nothing may escape. */
+	/**
+	 * The end of an asynchronous call, on whatever thread completed it: nothing may
+	 * escape.
+	 */
 	void finishQuietly(@Nullable Throwable failure) {
 		try {
 			finish(failure);
@@ -208,14 +221,14 @@ final class LockedCall {
 		}
 	}
 
-
 	private static @Nullable Throwable unwrap(@Nullable Throwable failure) {
 		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
 	}
 
 	/**
-	 * Logs a lease lost before the method returned, and returns the exception to throw for it: {@code null} with
-	 * {@link LeaseLostAction#LOG}, or when the method threw (the loss is then added to its exception as suppressed).
+	 * Logs a lease lost before the method returned, and returns the exception to throw
+	 * for it: {@code null} with {@link LeaseLostAction#LOG}, or when the method threw
+	 * (the loss is then added to its exception as suppressed).
 	 */
 	private static @Nullable LeaseLostException lost(Lease lease, @Nullable Duration heldBeforeRelease,
 			LockAttributes attributes, @Nullable Throwable failure) {
@@ -224,9 +237,11 @@ final class LockedCall {
 		}
 		Duration heldFor = (heldBeforeRelease != null) ? heldBeforeRelease : lease.heldFor();
 		String reason = lease.lossReason().map(LossReason::tag).orElse("lost");
-		logger.warn("Lock '{}' was lost before {} {} ({}; {} ms held, TTL {} ms): another caller may have run at the "
-				+ "same time; raise the ttl or renew the lease", attributes.name(), attributes.description(),
-				(failure != null) ? "threw" : "returned", reason, heldFor.toMillis(), lease.ttl().toMillis());
+		logger.warn(
+				"Lock '{}' was lost before {} {} ({}; {} ms held, TTL {} ms): another caller may have run at the "
+						+ "same time; raise the ttl or renew the lease",
+				attributes.name(), attributes.description(), (failure != null) ? "threw" : "returned", reason,
+				heldFor.toMillis(), lease.ttl().toMillis());
 		if (attributes.onLeaseLost() != LeaseLostAction.THROW) {
 			return null;
 		}

@@ -16,11 +16,12 @@ import dev.redlock.annotation.OnLocked;
 import dev.redlock.core.LockNotAcquiredException;
 
 /**
- * Locks around reactive return types ({@code Mono}, {@code Flux} and whatever else Spring's
- * {@link ReactiveAdapterRegistry} adapts): the lock is acquired when the result is subscribed to, not when the method
- * is called, and released when it completes, fails or is cancelled. Acquisition and release block on the nodes, so
- * they run on Reactor's bounded elastic scheduler, never on the subscriber's thread. Loaded only when Reactor is on the
- * classpath.
+ * Locks around reactive return types ({@code Mono}, {@code Flux} and whatever else
+ * Spring's {@link ReactiveAdapterRegistry} adapts): the lock is acquired when the result
+ * is subscribed to, not when the method is called, and released when it completes, fails
+ * or is cancelled. Acquisition and release block on the nodes, so they run on Reactor's
+ * bounded elastic scheduler, never on the subscriber's thread. Loaded only when Reactor
+ * is on the classpath.
  */
 final class ReactiveLocks {
 
@@ -60,21 +61,24 @@ final class ReactiveLocks {
 			call.leaveScope();
 			return Mono.fromCallable(() -> acquire(call, resources))
 				.subscribeOn(Schedulers.boundedElastic())
-				// cancelled while acquiring: the locks arrive after nobody wants them, so release them at once
+				// cancelled while acquiring: the locks arrive after nobody wants them, so
+				// release them at once
 				.doOnDiscard(Optional.class, (outcome) -> {
 					if (outcome.isEmpty()) {
 						call.finishQuietly(null);
 					}
 				})
 				.flatMapMany((failure) -> failure.isPresent() ? whenLocked(call, failure.get(), target, args)
-						: Flux.usingWhen(Mono.just(call), (held) -> Flux.from(source),
-								(held) -> finish(held, null), (held, error) -> finish(held, error),
-								(held) -> finish(held, null)));
+						: Flux.usingWhen(Mono.just(call), (held) -> Flux.from(source), (held) -> finish(held, null),
+								(held, error) -> finish(held, error), (held) -> finish(held, null)));
 		});
 		return adapter.fromPublisher(locked);
 	}
 
-	/** Acquires; a refusal is returned, not thrown, so the strategy for it can choose what to emit. */
+	/**
+	 * Acquires; a refusal is returned, not thrown, so the strategy for it can choose what
+	 * to emit.
+	 */
 	private static Optional<LockNotAcquiredException> acquire(LockedCall call, List<String> resources) {
 		try {
 			call.acquireAll(resources);

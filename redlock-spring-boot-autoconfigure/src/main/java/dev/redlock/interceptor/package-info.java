@@ -1,5 +1,6 @@
 /**
- * Interception of {@link dev.redlock.annotation.DistributedLock @DistributedLock} methods.
+ * Interception of {@link dev.redlock.annotation.DistributedLock @DistributedLock}
+ * methods.
  */
 @NullMarked
 package dev.redlock.interceptor;

@@ -8,11 +8,13 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import dev.redlock.core.Redlock;
 
 /**
- * Registers the meters read from the {@link Redlock} itself: the {@code redlock.held} gauge, how many leases this
- * instance holds now (acquired, not released, still within their validity), the {@code redlock.waiters} gauge, how many of its threads wait for a
- * lock now, and the {@code redlock.listener.failures} counter, how many times a listener threw (each failure is logged and changes
- * nothing else). It is a binder rather than part of {@link RedlockMetricsListener} because it reads the
- * {@link Redlock}, which is built with the listener.
+ * Registers the meters read from the {@link Redlock} itself: the {@code redlock.held}
+ * gauge, how many leases this instance holds now (acquired, not released, still within
+ * their validity), the {@code redlock.waiters} gauge, how many of its threads wait for a
+ * lock now, and the {@code redlock.listener.failures} counter, how many times a listener
+ * threw (each failure is logged and changes nothing else). It is a binder rather than
+ * part of {@link RedlockMetricsListener} because it reads the {@link Redlock}, which is
+ * built with the listener.
  */
 public final class RedlockHeldLeasesMeterBinder implements MeterBinder {
 

@@ -14,43 +14,102 @@ import dev.redlock.core.RedlockListener;
 import dev.redlock.core.ReleaseOutcome;
 
 /**
- * Records what a {@link dev.redlock.core.Redlock} does as Micrometer meters. Names and tags are a contract:
+ * Records what a {@link dev.redlock.core.Redlock} does as Micrometer meters. Names and
+ * tags are a contract:
  *
  * <table>
  * <caption>Meters</caption>
- * <tr><th>name</th><th>type</th><th>tags</th><th>what it measures</th></tr>
- * <tr><td>{@code redlock.acquire}</td><td>Timer</td><td>{@code lock}, {@code outcome} = {@code acquired} |
- * {@code contended} | {@code no_quorum} | {@code error}</td><td>one sample per acquisition, retries
- * included</td></tr>
- * <tr><td>{@code redlock.wait}</td><td>Timer</td><td>{@code lock}, {@code outcome} as for {@code redlock.acquire}
- * </td><td>time spent waiting for the lock: until the attempt that won began (zero when the first attempt won at
- * once), or the whole call when it failed</td></tr>
- * <tr><td>{@code redlock.acquire.attempts}</td><td>DistributionSummary</td><td>{@code lock}</td><td>rounds needed per
- * acquisition, whatever its outcome</td></tr>
- * <tr><td>{@code redlock.validity.remaining}</td><td>DistributionSummary, milliseconds</td><td>{@code lock}</td>
- * <td>validity left at the moment of a successful acquisition</td></tr>
- * <tr><td>{@code redlock.held.duration}</td><td>Timer</td><td>{@code lock}</td><td>how long leases were held, from
- * acquisition to release</td></tr>
- * <tr><td>{@code redlock.release}</td><td>Counter</td><td>{@code lock}, {@code outcome} = {@code released} |
- * {@code expired} | {@code unknown}</td><td>releases and what the nodes said</td></tr>
- * <tr><td>{@code redlock.extend}</td><td>Counter</td><td>{@code lock}, {@code outcome} = {@code extended} |
- * {@code failed} | {@code expired}</td><td>extension attempts</td></tr>
- * <tr><td>{@code redlock.lease.lost}</td><td>Counter</td><td>{@code lock}</td><td>leases lost, once each: a renewal
- * or extension failed, the validity ran out before release, or the release found the lock expired; the work may
- * have overlapped with another holder's</td></tr>
- * <tr><td>{@code redlock.node.requests}</td><td>Timer</td><td>{@code node} = {@code host:port}, {@code command} =
- * {@code acquire} | {@code release} | {@code extend} | {@code ping}, {@code outcome} = {@code ok} |
- * {@code rejected} | {@code timeout} | {@code error}</td><td>each node's part in each round</td></tr>
- * <tr><td>{@code redlock.held}</td><td>Gauge</td><td>none</td><td>leases this instance holds now; registered by
- * {@link RedlockHeldLeasesMeterBinder}</td></tr>
- * <tr><td>{@code redlock.waiters}</td><td>Gauge</td><td>none</td><td>threads of this instance waiting for a lock
- * now; registered by {@link RedlockHeldLeasesMeterBinder}</td></tr>
+ * <tr>
+ * <th>name</th>
+ * <th>type</th>
+ * <th>tags</th>
+ * <th>what it measures</th>
+ * </tr>
+ * <tr>
+ * <td>{@code redlock.acquire}</td>
+ * <td>Timer</td>
+ * <td>{@code lock}, {@code outcome} = {@code acquired} | {@code contended} |
+ * {@code no_quorum} | {@code error}</td>
+ * <td>one sample per acquisition, retries included</td>
+ * </tr>
+ * <tr>
+ * <td>{@code redlock.wait}</td>
+ * <td>Timer</td>
+ * <td>{@code lock}, {@code outcome} as for {@code redlock.acquire}</td>
+ * <td>time spent waiting for the lock: until the attempt that won began (zero when the
+ * first attempt won at once), or the whole call when it failed</td>
+ * </tr>
+ * <tr>
+ * <td>{@code redlock.acquire.attempts}</td>
+ * <td>DistributionSummary</td>
+ * <td>{@code lock}</td>
+ * <td>rounds needed per acquisition, whatever its outcome</td>
+ * </tr>
+ * <tr>
+ * <td>{@code redlock.validity.remaining}</td>
+ * <td>DistributionSummary, milliseconds</td>
+ * <td>{@code lock}</td>
+ * <td>validity left at the moment of a successful acquisition</td>
+ * </tr>
+ * <tr>
+ * <td>{@code redlock.held.duration}</td>
+ * <td>Timer</td>
+ * <td>{@code lock}</td>
+ * <td>how long leases were held, from acquisition to release</td>
+ * </tr>
+ * <tr>
+ * <td>{@code redlock.release}</td>
+ * <td>Counter</td>
+ * <td>{@code lock}, {@code outcome} = {@code released} | {@code expired} |
+ * {@code unknown}</td>
+ * <td>releases and what the nodes said</td>
+ * </tr>
+ * <tr>
+ * <td>{@code redlock.extend}</td>
+ * <td>Counter</td>
+ * <td>{@code lock}, {@code outcome} = {@code extended} | {@code failed} |
+ * {@code expired}</td>
+ * <td>extension attempts</td>
+ * </tr>
+ * <tr>
+ * <td>{@code redlock.lease.lost}</td>
+ * <td>Counter</td>
+ * <td>{@code lock}</td>
+ * <td>leases lost, once each: a renewal or extension failed, the validity ran out before
+ * release, or the release found the lock expired; the work may have overlapped with
+ * another holder's</td>
+ * </tr>
+ * <tr>
+ * <td>{@code redlock.node.requests}</td>
+ * <td>Timer</td>
+ * <td>{@code node} = {@code host:port}, {@code command} = {@code acquire} |
+ * {@code release} | {@code extend} | {@code ping}, {@code outcome} = {@code ok} |
+ * {@code rejected} | {@code timeout} | {@code error}</td>
+ * <td>each node's part in each round</td>
+ * </tr>
+ * <tr>
+ * <td>{@code redlock.held}</td>
+ * <td>Gauge</td>
+ * <td>none</td>
+ * <td>leases this instance holds now; registered by
+ * {@link RedlockHeldLeasesMeterBinder}</td>
+ * </tr>
+ * <tr>
+ * <td>{@code redlock.waiters}</td>
+ * <td>Gauge</td>
+ * <td>none</td>
+ * <td>threads of this instance waiting for a lock now; registered by
+ * {@link RedlockHeldLeasesMeterBinder}</td>
+ * </tr>
  * </table>
  *
- * <p>{@code lock} is the lock's <em>name</em> (bounded), never the evaluated key. {@code node} never carries
- * credentials. Percentile histograms and percentiles of the timers come from the usual Boot properties, for example
- * {@code management.metrics.distribution.percentiles-histogram.redlock.acquire=true}. The meters of a lock name are
- * registered on its first event and then reused, so recording allocates no meter ids.
+ * <p>
+ * {@code lock} is the lock's <em>name</em> (bounded), never the evaluated key.
+ * {@code node} never carries credentials. Percentile histograms and percentiles of the
+ * timers come from the usual Boot properties, for example
+ * {@code management.metrics.distribution.percentiles-histogram.redlock.acquire=true}. The
+ * meters of a lock name are registered on its first event and then reused, so recording
+ * allocates no meter ids.
  */
 public final class RedlockMetricsListener implements RedlockListener {
 

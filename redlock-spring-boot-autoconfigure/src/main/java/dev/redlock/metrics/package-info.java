@@ -1,6 +1,6 @@
 /**
- * Micrometer meters for Redlock: a {@link dev.redlock.core.RedlockListener} that records the locks' work, and the
- * gauge of held leases.
+ * Micrometer meters for Redlock: a {@link dev.redlock.core.RedlockListener} that records
+ * the locks' work, and the gauge of held leases.
  */
 @NullMarked
 package dev.redlock.metrics;

@@ -14,21 +14,24 @@ import dev.redlock.interceptor.LockObservation;
 import dev.redlock.interceptor.LockObserver;
 
 /**
- * Observes each {@link dev.redlock.annotation.DistributedLock @DistributedLock} call as Micrometer Observations, so
- * that a tracer turns them into spans:
+ * Observes each {@link dev.redlock.annotation.DistributedLock @DistributedLock} call as
+ * Micrometer Observations, so that a tracer turns them into spans:
  * <ul>
- * <li>{@value #LOCK} spans the whole call: acquisition, method and release. It is in scope while the method runs,
- * so the method's own observations and spans are its children. Low-cardinality key {@code lock} (the lock name),
- * high-cardinality key {@code resource} (the evaluated key).</li>
- * <li>{@value #ACQUIRE}, its child: the acquisition, retries included. Keys {@code lock} and {@code outcome} =
- * {@code acquired} | {@code contended} | {@code no_quorum} | {@code error}.</li>
- * <li>{@value #RELEASE}, its child: the release. Keys {@code lock} and {@code outcome} = {@code released} |
- * {@code expired} | {@code unknown} | {@code error}.</li>
+ * <li>{@value #LOCK} spans the whole call: acquisition, method and release. It is in
+ * scope while the method runs, so the method's own observations and spans are its
+ * children. Low-cardinality key {@code lock} (the lock name), high-cardinality key
+ * {@code resource} (the evaluated key).</li>
+ * <li>{@value #ACQUIRE}, its child: the acquisition, retries included. Keys {@code lock}
+ * and {@code outcome} = {@code acquired} | {@code contended} | {@code no_quorum} |
+ * {@code error}.</li>
+ * <li>{@value #RELEASE}, its child: the release. Keys {@code lock} and {@code outcome} =
+ * {@code released} | {@code expired} | {@code unknown} | {@code error}.</li>
  * </ul>
- * The names are not those of the listener's meters ({@code redlock.acquire}, ...) on purpose: with Boot's metrics on,
- * every observation also becomes a timer of its own name, and two meters of one name with different tags would
- * collide. {@link Lease#extend()} and the programmatic {@link dev.redlock.core.Redlock} API are not observed (the
- * core has no Micrometer dependency); the listener's meters cover them.
+ * The names are not those of the listener's meters ({@code redlock.acquire}, ...) on
+ * purpose: with Boot's metrics on, every observation also becomes a timer of its own
+ * name, and two meters of one name with different tags would collide.
+ * {@link Lease#extend()} and the programmatic {@link dev.redlock.core.Redlock} API are
+ * not observed (the core has no Micrometer dependency); the listener's meters cover them.
  */
 public final class ObservationLockObserver implements LockObserver {
 
@@ -91,14 +94,20 @@ public final class ObservationLockObserver implements LockObserver {
 
 		private final Observation lock;
 
-		/** Open on the calling thread until the method returns (or the call ends, if sooner). */
+		/**
+		 * Open on the calling thread until the method returns (or the call ends, if
+		 * sooner).
+		 */
 		private Observation.@Nullable Scope scope;
 
 		private final Observation acquire;
 
 		private @Nullable Observation release;
 
-		/** How the call went, as the whole call's {@code outcome}: every such observation carries one. */
+		/**
+		 * How the call went, as the whole call's {@code outcome}: every such observation
+		 * carries one.
+		 */
 		private String outcome = "locked";
 
 		Call(String lockName, Observation lock, Observation.Scope scope, Observation acquire) {

@@ -11,15 +11,19 @@ import dev.redlock.core.Lease;
 import dev.redlock.core.Redlock;
 
 /**
- * A ShedLock {@link LockProvider} on Redlock: ShedLock's {@code @SchedulerLock} jobs get a lock held by a quorum of
- * independent Redis nodes instead of one database or one Redis server. Swap it in as the {@code LockProvider} bean
- * (the starter does so when ShedLock is on the classpath and no other provider is defined).
+ * A ShedLock {@link LockProvider} on Redlock: ShedLock's {@code @SchedulerLock} jobs get
+ * a lock held by a quorum of independent Redis nodes instead of one database or one Redis
+ * server. Swap it in as the {@code LockProvider} bean (the starter does so when ShedLock
+ * is on the classpath and no other provider is defined).
  *
- * <p>Each job name is a lock: resource {@code shedlock:<name>}, lock name (in metrics) {@code <name>}, one attempt
- * without waiting, as ShedLock expects. {@code lockAtMostFor} bounds the hold. When it is longer than the restart
- * quarantine (which caps every TTL), the lock is taken with the quarantine as its TTL and renewed while the job runs,
- * up to {@code lockAtMostFor}; a crashed instance's lock then runs out sooner, never later. {@code lockAtLeastFor}
- * keeps the lock after a fast run (the key is left to expire then), up to the lock's TTL.
+ * <p>
+ * Each job name is a lock: resource {@code shedlock:<name>}, lock name (in metrics)
+ * {@code <name>}, one attempt without waiting, as ShedLock expects. {@code lockAtMostFor}
+ * bounds the hold. When it is longer than the restart quarantine (which caps every TTL),
+ * the lock is taken with the quarantine as its TTL and renewed while the job runs, up to
+ * {@code lockAtMostFor}; a crashed instance's lock then runs out sooner, never later.
+ * {@code lockAtLeastFor} keeps the lock after a fast run (the key is left to expire
+ * then), up to the lock's TTL.
  */
 public final class RedlockLockProvider implements LockProvider {
 
@@ -49,7 +53,10 @@ public final class RedlockLockProvider implements LockProvider {
 			});
 	}
 
-	/** {@code lockAtMostFor}, or the restart quarantine when that is shorter (a TTL may not exceed it). */
+	/**
+	 * {@code lockAtMostFor}, or the restart quarantine when that is shorter (a TTL may
+	 * not exceed it).
+	 */
 	private Duration ttlFor(Duration atMost) {
 		Duration quarantine = this.redlock.settings().restartQuarantine();
 		return (!quarantine.isZero() && quarantine.compareTo(atMost) < 0) ? quarantine : atMost;

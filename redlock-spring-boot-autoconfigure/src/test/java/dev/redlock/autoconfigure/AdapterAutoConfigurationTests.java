@@ -18,8 +18,9 @@ import dev.redlock.autoconfigure.shedlock.RedlockShedLockAutoConfiguration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Spring Integration and ShedLock adapters are there when their library is, and back off for the application's
- * own bean or without their library. No node is contacted: the beans are only created.
+ * The Spring Integration and ShedLock adapters are there when their library is, and back
+ * off for the application's own bean or without their library. No node is contacted: the
+ * beans are only created.
  */
 class AdapterAutoConfigurationTests {
 
@@ -42,7 +43,8 @@ class AdapterAutoConfigurationTests {
 		this.runner.withBean(LockRegistry.class, DefaultLockRegistry::new)
 			.withBean(LockProvider.class, () -> own)
 			.run((context) -> {
-				assertThat(context).doesNotHaveBean(RedlockLockRegistry.class).doesNotHaveBean(RedlockLockProvider.class);
+				assertThat(context).doesNotHaveBean(RedlockLockRegistry.class)
+					.doesNotHaveBean(RedlockLockProvider.class);
 				assertThat(context.getBean(LockProvider.class)).isSameAs(own);
 			});
 	}

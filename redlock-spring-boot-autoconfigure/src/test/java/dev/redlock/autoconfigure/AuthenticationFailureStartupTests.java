@@ -25,9 +25,9 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Five masters, some with a wrong password in {@code redlock.nodes}: a minority is a warning, as a node that is down
- * is, and the application starts and locks on the others; a quorum's worth fails startup naming them. The password
- * shows nowhere.
+ * Five masters, some with a wrong password in {@code redlock.nodes}: a minority is a
+ * warning, as a node that is down is, and the application starts and locks on the others;
+ * a quorum's worth fails startup naming them. The password shows nowhere.
  */
 @WithRedisNodes(count = 5)
 @ExtendWith(OutputCaptureExtension.class)
@@ -96,7 +96,8 @@ class AuthenticationFailureStartupTests {
 			RedisNode node = nodes.node(i);
 			node.command("ACL", "SETUSER", "locker", "on", ">" + PASSWORD, "~*", "+@all");
 			String password = (i < nodes.size() - wrong) ? PASSWORD : WRONG;
-			properties.add("redlock.nodes[" + i + "]=redis://locker:" + password + "@" + node.host() + ":" + node.port());
+			properties
+				.add("redlock.nodes[" + i + "]=redis://locker:" + password + "@" + node.host() + ":" + node.port());
 		}
 		return properties.toArray(String[]::new);
 	}

@@ -11,10 +11,11 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
- * The auto-configuration packages hold only wiring: auto-configurations, properties, the factory that turns
- * properties into a {@code Redlock}, the registrar of the annotation's proxies and the failure analyzer. The runtime
- * classes a user may also use by hand (meters, health, endpoint, adapters, observation) live in packages named for
- * their job, which know nothing of the wiring.
+ * The auto-configuration packages hold only wiring: auto-configurations, properties, the
+ * factory that turns properties into a {@code Redlock}, the registrar of the annotation's
+ * proxies and the failure analyzer. The runtime classes a user may also use by hand
+ * (meters, health, endpoint, adapters, observation) live in packages named for their job,
+ * which know nothing of the wiring.
  */
 class AutoConfigurationPackagesTests {
 

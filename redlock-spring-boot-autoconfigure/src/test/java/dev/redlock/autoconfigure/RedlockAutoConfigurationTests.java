@@ -73,8 +73,7 @@ class RedlockAutoConfigurationTests {
 	@Test
 	void defaultsMatchTheCoreDefaults() {
 		this.runner.withPropertyValues(THREE_NODES).run((context) -> {
-			assertThat(context.getBean(Redlock.class).settings())
-				.isEqualTo(RedlockSettings.defaults());
+			assertThat(context.getBean(Redlock.class).settings()).isEqualTo(RedlockSettings.defaults());
 			assertThat(context.getBean(DistributedLockAdvisor.class).getOrder())
 				.isEqualTo(RedlockProperties.DEFAULT_INTERCEPTOR_ORDER);
 		});
@@ -125,10 +124,12 @@ class RedlockAutoConfigurationTests {
 
 	@Test
 	void startsAndInterceptsWithoutMicrometerOrActuatorOnTheClasspath() {
-		this.runner.withConfiguration(AutoConfigurations.of(RedlockMetricsAutoConfiguration.class,
+		this.runner
+			.withConfiguration(AutoConfigurations.of(RedlockMetricsAutoConfiguration.class,
 					RedlockObservationAutoConfiguration.class))
 			.withPropertyValues(THREE_NODES)
-			// nothing listens on the nodes' ports: an intercepted call fails fast without a quorum
+			// nothing listens on the nodes' ports: an intercepted call fails fast without
+			// a quorum
 			.withPropertyValues("redlock.default-wait-time=0s")
 			.withBean(Inventory.class)
 			.withClassLoader(new FilteredClassLoader("io.micrometer", "org.springframework.boot.actuate",
@@ -183,8 +184,7 @@ class RedlockAutoConfigurationTests {
 	void driftFactorOutsideZeroToOneFails() {
 		assertFailure(this.runner.withPropertyValues(THREE_NODES).withPropertyValues("redlock.clock-drift-factor=1"),
 				"redlock.clock-drift-factor", "below 1");
-		assertFailure(
-				this.runner.withPropertyValues(THREE_NODES).withPropertyValues("redlock.clock-drift-factor=-0.5"),
+		assertFailure(this.runner.withPropertyValues(THREE_NODES).withPropertyValues("redlock.clock-drift-factor=-0.5"),
 				"redlock.clock-drift-factor", "at least 0");
 	}
 
@@ -209,12 +209,14 @@ class RedlockAutoConfigurationTests {
 
 	@Test
 	void autoConfigurationIsRegistered() {
-		assertThat(ImportCandidates
-			.load(AutoConfiguration.class, getClass().getClassLoader())
-			.getCandidates()).contains(RedlockAutoConfiguration.class.getName());
+		assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
+			.contains(RedlockAutoConfiguration.class.getName());
 	}
 
-	/** Public: the proxy class is defined by the filtered class loader, in another runtime package. */
+	/**
+	 * Public: the proxy class is defined by the filtered class loader, in another runtime
+	 * package.
+	 */
 	public static class Inventory {
 
 		private int counted;

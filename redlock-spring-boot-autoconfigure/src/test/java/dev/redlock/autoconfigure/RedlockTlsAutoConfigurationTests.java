@@ -21,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@code redlock.ssl.bundle} names a Spring Boot SSL bundle whose trust material checks {@code rediss://} nodes.
+ * {@code redlock.ssl.bundle} names a Spring Boot SSL bundle whose trust material checks
+ * {@code rediss://} nodes.
  */
 class RedlockTlsAutoConfigurationTests {
 
@@ -43,8 +44,9 @@ class RedlockTlsAutoConfigurationTests {
 	@Test
 	void sslBundleTrustsTheNodesCertificate() {
 		this.runner.withPropertyValues(tlsNodes())
-			.withPropertyValues("spring.ssl.bundle.pem.redis.truststore.certificate=file:"
-					+ TestCertificates.get().caCertificate(), "redlock.ssl.bundle=redis")
+			.withPropertyValues(
+					"spring.ssl.bundle.pem.redis.truststore.certificate=file:" + TestCertificates.get().caCertificate(),
+					"redlock.ssl.bundle=redis")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				Redlock redlock = context.getBean(Redlock.class);

@@ -23,8 +23,9 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The startup check of the nodes: a server listed twice under different addresses and a replica fail startup naming
- * the node's property; an unreachable node, an even count and an evicting memory policy are warnings.
+ * The startup check of the nodes: a server listed twice under different addresses and a
+ * replica fail startup naming the node's property; an unreachable node, an even count and
+ * an evicting memory policy are warnings.
  */
 @WithRedisNodes(count = 3)
 @ExtendWith(OutputCaptureExtension.class)
@@ -74,8 +75,7 @@ class StartupVerificationTests {
 	}
 
 	@Test
-	void anUnreachableMinorityAnEvenCountAndAnEvictingPolicyAreOnlyWarnings(RedisNodes nodes,
-			CapturedOutput output) {
+	void anUnreachableMinorityAnEvenCountAndAnEvictingPolicyAreOnlyWarnings(RedisNodes nodes, CapturedOutput output) {
 		nodes.node(1).command("CONFIG", "SET", "maxmemory-policy", "volatile-lru");
 		nodes.node(2).kill();
 		try {

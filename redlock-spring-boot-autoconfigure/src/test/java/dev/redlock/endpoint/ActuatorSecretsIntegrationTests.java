@@ -33,9 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Node passwords never appear in Actuator's responses or in the log, with every endpoint exposed and every value
- * shown: one node takes a password, one an ACL user, and one is configured with a wrong password so that an
- * authentication error is reported.
+ * Node passwords never appear in Actuator's responses or in the log, with every endpoint
+ * exposed and every value shown: one node takes a password, one an ACL user, and one is
+ * configured with a wrong password so that an authentication error is reported.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=*", "management.endpoint.env.show-values=always",
@@ -81,7 +81,8 @@ class ActuatorSecretsIntegrationTests {
 
 	@AfterAll
 	static void stopNodes() {
-		// these nodes are this class's own: the kit cannot talk to them any more, so stop rather than reset them
+		// these nodes are this class's own: the kit cannot talk to them any more, so stop
+		// rather than reset them
 		nodes.close();
 	}
 
@@ -99,7 +100,8 @@ class ActuatorSecretsIntegrationTests {
 		String healthAfterFailure = get("/actuator/health");
 		String redlock = get("/actuator/redlock");
 
-		// the responses are the real ones: they name the nodes, and show the authentication error
+		// the responses are the real ones: they name the nodes, and show the
+		// authentication error
 		assertThat(health).contains("\"redlock\":{\"details\":{\"quorum\":2,\"reachable\":2",
 				hostAndPort(nodes.node(2)), "WRONGPASS");
 		assertThat(redlockWhileHeld).contains("\"resource\":\"order:1\"", hostAndPort(nodes.node(0)));
@@ -129,11 +131,10 @@ class ActuatorSecretsIntegrationTests {
 	}
 
 	private String get(String path) throws IOException, InterruptedException {
-		HttpResponse<String> response = this.http.send(
-				HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
-					.timeout(Duration.ofSeconds(10))
-					.build(),
-				HttpResponse.BodyHandlers.ofString());
+		HttpResponse<String> response = this.http
+			.send(HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
+				.timeout(Duration.ofSeconds(10))
+				.build(), HttpResponse.BodyHandlers.ofString());
 		assertThat(response.statusCode()).as("GET %s: %s", path, response.body()).isIn(200, 503);
 		return response.body();
 	}

@@ -93,7 +93,8 @@ class RedlockEndpointTests {
 		assertThat(this.endpoint.redlock().nodes()).extracting(NodeCounters::node)
 			.containsExactlyElementsOf(this.nodes.uris());
 		NodeCounters first = this.endpoint.redlock().nodes().get(0);
-		// granted the lease and released it; refused the second attempt (the other instance has its own counters)
+		// granted the lease and released it; refused the second attempt (the other
+		// instance has its own counters)
 		assertThat(first.ok()).isEqualTo(2);
 		assertThat(first.rejected()).isEqualTo(1);
 		assertThat(first.timeouts() + first.errors()).isZero();

@@ -26,7 +26,8 @@ class RedlockNodesSanitizingFunctionTests {
 
 	@Test
 	void masksPasswordsHoldingAtSignsAndSlashesWhole() {
-		assertThat(sanitize("redlock.nodes[0]", "redis://u:p@ss/w@rd@10.0.0.5:6379")).isEqualTo("redis://******@10.0.0.5:6379");
+		assertThat(sanitize("redlock.nodes[0]", "redis://u:p@ss/w@rd@10.0.0.5:6379"))
+			.isEqualTo("redis://******@10.0.0.5:6379");
 	}
 
 	@Test

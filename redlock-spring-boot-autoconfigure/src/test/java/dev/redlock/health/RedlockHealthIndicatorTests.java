@@ -29,7 +29,9 @@ class RedlockHealthIndicatorTests {
 
 	private static final Duration NODE_TIMEOUT = Duration.ofMillis(200);
 
-	/** Allowance on top of the node timeout for scheduling and parsing on a busy machine. */
+	/**
+	 * Allowance on top of the node timeout for scheduling and parsing on a busy machine.
+	 */
 	private static final Duration MARGIN = Duration.ofMillis(600);
 
 	private RedisNodes nodes;
@@ -57,14 +59,15 @@ class RedlockHealthIndicatorTests {
 			.withRestartQuarantine(quarantine);
 		try (Redlock quarantining = Redlock.builder().nodes(this.nodes.uris()).settings(settings).build()) {
 			this.indicator = new RedlockHealthIndicator(quarantining);
-			// the kit's nodes may have been started moments ago: wait until every one of them counts
+			// the kit's nodes may have been started moments ago: wait until every one of
+			// them counts
 			awaitHealth((health) -> Integer.valueOf(3).equals(health.getDetails().get("counting")),
 					quarantine.plusSeconds(5));
 			this.nodes.node(0).restart();
 			this.nodes.node(1).restart();
 
-			Health outOfService = awaitHealth((health) -> Integer.valueOf(3).equals(health.getDetails().get("reachable")),
-					Duration.ofSeconds(1));
+			Health outOfService = awaitHealth(
+					(health) -> Integer.valueOf(3).equals(health.getDetails().get("reachable")), Duration.ofSeconds(1));
 			assertThat(outOfService.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
 			assertThat(outOfService.getDetails()).containsEntry("quorum", 2).containsEntry("counting", 1);
 			List<Map<String, Object>> details = nodeDetails(outOfService);
@@ -74,11 +77,13 @@ class RedlockHealthIndicatorTests {
 			}
 			assertThat(details.get(2)).doesNotContainKey("quarantineRemainingMs");
 
-			// the two quarantines end a moment apart: UP comes with the first, all three count after the second
+			// the two quarantines end a moment apart: UP comes with the first, all three
+			// count after the second
 			Health up = awaitHealth((health) -> Integer.valueOf(3).equals(health.getDetails().get("counting")),
 					quarantine.plusSeconds(2));
 			assertThat(up.getStatus()).isEqualTo(Status.UP);
-			assertThat(nodeDetails(up)).allSatisfy((node) -> assertThat(node).doesNotContainKey("quarantineRemainingMs"));
+			assertThat(nodeDetails(up))
+				.allSatisfy((node) -> assertThat(node).doesNotContainKey("quarantineRemainingMs"));
 		}
 	}
 
@@ -103,8 +108,8 @@ class RedlockHealthIndicatorTests {
 				.containsEntry("role", "master")
 				.containsKeys("latencyMs", "version", "uptimeSeconds")
 				.doesNotContainKeys("error", "problem");
-			assertThat(node.get("latencyMs")).isInstanceOfSatisfying(BigDecimal.class,
-					(latency) -> assertThat(latency).isBetween(BigDecimal.ZERO, BigDecimal.valueOf(NODE_TIMEOUT.toMillis())));
+			assertThat(node.get("latencyMs")).isInstanceOfSatisfying(BigDecimal.class, (latency) -> assertThat(latency)
+				.isBetween(BigDecimal.ZERO, BigDecimal.valueOf(NODE_TIMEOUT.toMillis())));
 			assertThat((String) node.get("version")).matches("\\d+\\.\\d+\\.\\d+");
 			assertThat(node.get("uptimeSeconds")).isInstanceOfSatisfying(Long.class,
 					(uptime) -> assertThat(uptime).isNotNegative());
@@ -129,7 +134,8 @@ class RedlockHealthIndicatorTests {
 
 		this.nodes.node(0).restart();
 		this.nodes.node(2).restart();
-		// a node that refused a connection is left alone for a short backoff before the next attempt
+		// a node that refused a connection is left alone for a short backoff before the
+		// next attempt
 		Health up = awaitHealth((health) -> Integer.valueOf(3).equals(health.getDetails().get("reachable")),
 				Duration.ofSeconds(5));
 		assertThat(up.getStatus()).isEqualTo(Status.UP);
@@ -138,7 +144,8 @@ class RedlockHealthIndicatorTests {
 	@Test
 	void pausedNodeIsUnreachableAndTheCheckReturnsWithinTheNodeTimeout() {
 		RedisNode frozen = this.nodes.node(1);
-		this.indicator.health(); // open a connection to every node first: the frozen node then gets a request
+		this.indicator.health(); // open a connection to every node first: the frozen node
+									// then gets a request
 		frozen.pause();
 		try {
 			long start = System.nanoTime();
@@ -189,8 +196,7 @@ class RedlockHealthIndicatorTests {
 			Health withoutSecondMaster = this.indicator.health();
 			assertThat(withoutSecondMaster.getStatus()).isEqualTo(Status.DOWN);
 			assertThat(withoutSecondMaster.getDetails()).containsEntry("reachable", 1);
-			assertThat(nodeDetails(withoutSecondMaster).get(2)).containsEntry("reachable", true)
-				.containsKey("problem");
+			assertThat(nodeDetails(withoutSecondMaster).get(2)).containsEntry("reachable", true).containsKey("problem");
 		}
 		finally {
 			replica.command("REPLICAOF", "NO", "ONE");

@@ -22,8 +22,9 @@ import dev.redlock.test.RedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Spring Integration's leader election on the Redlock lock registry, with two application contexts on the same
- * three nodes: one leader at a time, and leadership moves to the other when the leader's context stops.
+ * Spring Integration's leader election on the Redlock lock registry, with two application
+ * contexts on the same three nodes: one leader at a time, and leadership moves to the
+ * other when the leader's context stops.
  */
 class LeaderElectionTests {
 
@@ -35,7 +36,8 @@ class LeaderElectionTests {
 				ConfigurableApplicationContext second = start(nodes, leadership, "second")) {
 			assertThat(first.getBean(LockRegistry.class)).isInstanceOf(RedlockLockRegistry.class);
 			String leader = leadership.awaitLeaderOtherThan(null, 10);
-			// both run their heartbeats for a while: the other never becomes leader meanwhile
+			// both run their heartbeats for a while: the other never becomes leader
+			// meanwhile
 			assertThat(leadership.awaitLeaderOtherThan(leader, 2)).isNull();
 			(leader.equals("first") ? first : second).close();
 			String next = leadership.awaitLeaderOtherThan(leader, 10);
@@ -53,7 +55,9 @@ class LeaderElectionTests {
 					"--redlock.default-ttl=5s", "--instance=" + instance, "--spring.main.banner-mode=off");
 	}
 
-	/** Who leads, as the candidates are told; the most leaders there ever were at once. */
+	/**
+	 * Who leads, as the candidates are told; the most leaders there ever were at once.
+	 */
 	static final class Leadership {
 
 		private final Set<String> leaders = new HashSet<>();
@@ -61,9 +65,10 @@ class LeaderElectionTests {
 		private int mostAtOnce;
 
 		/**
-		 * Spring Integration unlocks first and publishes the revocation after, so the next leader may be granted in
-		 * between: a previous leader that is revoked within a second of the grant does not count as a second leader
-		 * at once (a real second leader would keep leading, heartbeat after heartbeat).
+		 * Spring Integration unlocks first and publishes the revocation after, so the
+		 * next leader may be granted in between: a previous leader that is revoked within
+		 * a second of the grant does not count as a second leader at once (a real second
+		 * leader would keep leading, heartbeat after heartbeat).
 		 */
 		synchronized void granted(String instance) {
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
@@ -89,7 +94,10 @@ class LeaderElectionTests {
 			return this.mostAtOnce;
 		}
 
-		/** Waits for a leader other than the given one; {@code null} if there is none within the time. */
+		/**
+		 * Waits for a leader other than the given one; {@code null} if there is none
+		 * within the time.
+		 */
 		synchronized String awaitLeaderOtherThan(String excluded, long seconds) throws InterruptedException {
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
 			while (true) {

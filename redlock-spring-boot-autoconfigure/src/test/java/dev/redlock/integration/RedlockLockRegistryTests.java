@@ -17,8 +17,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The registry's locks on three real nodes: reentrant for their thread, exclusive across threads and across
- * processes (two registries on two {@code Redlock} instances), released by the last {@code unlock()}.
+ * The registry's locks on three real nodes: reentrant for their thread, exclusive across
+ * threads and across processes (two registries on two {@code Redlock} instances),
+ * released by the last {@code unlock()}.
  */
 class RedlockLockRegistryTests {
 
@@ -68,12 +69,14 @@ class RedlockLockRegistryTests {
 		RedlockLockRegistry registry = new RedlockLockRegistry(this.here, Duration.ofMillis(1500));
 		Lock lock = registry.obtain("leader");
 		lock.lock();
-		// the lease is lost behind the holder's back: the key vanishes from every node, and someone else takes it
+		// the lease is lost behind the holder's back: the key vanishes from every node,
+		// and someone else takes it
 		this.nodes.nodes()
 			.forEach((node) -> node.command("DEL", "redlock:" + RedlockLockRegistry.RESOURCE_PREFIX + "leader"));
 		Lock theirs = new RedlockLockRegistry(this.elsewhere).obtain("leader");
 		assertThat(theirs.tryLock()).isTrue();
-		// the holder's next renewal (a third of the TTL) finds the lease gone; from then on its heartbeat, locking
+		// the holder's next renewal (a third of the TTL) finds the lease gone; from then
+		// on its heartbeat, locking
 		// again, fails to take it afresh, and the holder holds nothing any more
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
 		boolean stillHeld = true;

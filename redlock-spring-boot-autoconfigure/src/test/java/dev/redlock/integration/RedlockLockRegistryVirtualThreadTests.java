@@ -32,9 +32,10 @@ import dev.redlock.test.RedlockTestNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The auto-configured Spring Integration {@link LockRegistry} used from virtual threads of Boot's
- * {@code applicationTaskExecutor} ({@code spring.threads.virtual.enabled=true}), on three real Redis nodes, together
- * with a second registry on its own {@link Redlock} standing for another process.
+ * The auto-configured Spring Integration {@link LockRegistry} used from virtual threads
+ * of Boot's {@code applicationTaskExecutor}
+ * ({@code spring.threads.virtual.enabled=true}), on three real Redis nodes, together with
+ * a second registry on its own {@link Redlock} standing for another process.
  */
 @SpringBootTest(properties = "spring.threads.virtual.enabled=true")
 @RedlockTestNodes(count = 3)
@@ -109,8 +110,9 @@ class RedlockLockRegistryVirtualThreadTests {
 		assertThat(section.count()).as("no update lost").isEqualTo(tasks);
 		assertThat(section.maxInside()).as("most holders at once").isEqualTo(1);
 		assertThat(keysOnNodes(KEY + "vt")).isZero();
-		System.out.printf("[virtual threads] lock registry: %d lock/unlock from %d virtual threads in 2 processes: "
-				+ "%d ms%n", tasks, tasks, tookMillis);
+		System.out.printf(
+				"[virtual threads] lock registry: %d lock/unlock from %d virtual threads in 2 processes: " + "%d ms%n",
+				tasks, tasks, tookMillis);
 	}
 
 	@Test
@@ -132,8 +134,8 @@ class RedlockLockRegistryVirtualThreadTests {
 				lock.unlock();
 			}
 		}).get(30, TimeUnit.SECONDS);
-		assertThat(seen).isEqualTo(
-				"again: true, other virtual thread: false, other process: false, on nodes after one unlock: 3");
+		assertThat(seen)
+			.isEqualTo("again: true, other virtual thread: false, other process: false, on nodes after one unlock: 3");
 		assertThat(keysOnNodes(KEY + "reentrant")).isZero();
 	}
 

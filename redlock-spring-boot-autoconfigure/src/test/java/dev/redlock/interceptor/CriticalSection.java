@@ -3,9 +3,10 @@ package dev.redlock.interceptor;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A critical section that loses updates unless callers exclude each other: it reads a counter, yields the thread
- * (a virtual thread gives up its carrier, so another can run in between), then writes it back; it also counts how
- * many callers were inside at once. Shared by the tests that lock from virtual threads.
+ * A critical section that loses updates unless callers exclude each other: it reads a
+ * counter, yields the thread (a virtual thread gives up its carrier, so another can run
+ * in between), then writes it back; it also counts how many callers were inside at once.
+ * Shared by the tests that lock from virtual threads.
  */
 public final class CriticalSection {
 
@@ -28,7 +29,10 @@ public final class CriticalSection {
 		}
 	}
 
-	/** How many times the section ran, as its own counter says: lower than the calls if updates were lost. */
+	/**
+	 * How many times the section ran, as its own counter says: lower than the calls if
+	 * updates were lost.
+	 */
 	public int count() {
 		return this.count;
 	}

@@ -34,7 +34,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * {@code @DistributedLock} end to end: a Spring Boot application on three real Redis nodes.
+ * {@code @DistributedLock} end to end: a Spring Boot application on three real Redis
+ * nodes.
  */
 @SpringBootTest(properties = { "orders.lock-ttl=7s", "redlock.default-wait-time=0s" })
 @RedlockTestNodes(count = 3)
@@ -94,7 +95,8 @@ class DistributedLockIntegrationTests {
 	@Test
 	void argumentValuesAreDataNotExpressions() {
 		this.orders.byName("T(java.lang.System).exit(1)");
-		assertThat(this.orders.observations()).containsExactly("redlock:order:T(java.lang.System).exit(1) held on 3 nodes");
+		assertThat(this.orders.observations())
+			.containsExactly("redlock:order:T(java.lang.System).exit(1) held on 3 nodes");
 	}
 
 	@Test
@@ -218,7 +220,8 @@ class DistributedLockIntegrationTests {
 		public void transactional(String id) {
 		}
 
-		// state is read through methods: the bean is a class proxy whose own fields are unused
+		// state is read through methods: the bean is a class proxy whose own fields are
+		// unused
 		public List<String> observations() {
 			return this.observations;
 		}

@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * What the interceptor tells a {@link LockObserver}, and that a failing one changes nothing, on real nodes.
+ * What the interceptor tells a {@link LockObserver}, and that a failing one changes
+ * nothing, on real nodes.
  */
 @WithRedisNodes(count = 3)
 class DistributedLockInterceptorObservationTests {

@@ -32,8 +32,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * Renewal, the lease-lost signal, {@link LockContext} and every exception path of {@code @DistributedLock}, on three
- * real Redis nodes with TTLs of 300 ms.
+ * Renewal, the lease-lost signal, {@link LockContext} and every exception path of
+ * {@code @DistributedLock}, on three real Redis nodes with TTLs of 300 ms.
  */
 @SpringBootTest(properties = { "redlock.default-wait-time=0s", "jobs.max-hold=600ms" })
 @RedlockTestNodes(count = 3)
@@ -88,21 +88,23 @@ class DistributedLockRenewalTests {
 		int before = this.jobs.calls().get();
 		this.jobs.contender("a");
 		assertThat(this.jobs.calls()).hasValue(before + 1);
-		System.out.printf("[renewal] @DistributedLock(ttl = 300ms, autoRenew = ON): held %d ms, %d renewals, "
-				+ "%d callers refused meanwhile%n", lease.heldFor().toMillis(), lease.extensionAttempts(), refused);
+		System.out.printf(
+				"[renewal] @DistributedLock(ttl = 300ms, autoRenew = ON): held %d ms, %d renewals, "
+						+ "%d callers refused meanwhile%n",
+				lease.heldFor().toMillis(), lease.extensionAttempts(), refused);
 	}
 
 	@Test
 	void methodThatOutrunsItsLeaseThrowsLeaseLostAfterItRan() {
-		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(() -> this.jobs.outrun("b"))
-			.satisfies((ex) -> {
-				assertThat(ex.getMessage()).contains("Lock 'outrun' on 'outrun:b' was lost before JobService.outrun(String) returned")
-					.contains("it ran longer than its lease")
-					.contains("TTL 300 ms");
-				assertThat(ex.lockName()).isEqualTo("outrun");
-				assertThat(ex.heldFor()).isGreaterThan(TTL);
-				assertThat(ex.ttl()).isEqualTo(TTL);
-			});
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(() -> this.jobs.outrun("b")).satisfies((ex) -> {
+			assertThat(ex.getMessage())
+				.contains("Lock 'outrun' on 'outrun:b' was lost before JobService.outrun(String) returned")
+				.contains("it ran longer than its lease")
+				.contains("TTL 300 ms");
+			assertThat(ex.lockName()).isEqualTo("outrun");
+			assertThat(ex.heldFor()).isGreaterThan(TTL);
+			assertThat(ex.ttl()).isEqualTo(TTL);
+		});
 		assertThat(this.jobs.calls()).hasValue(1);
 		assertThat(keysOnNodes()).isZero();
 		assertThat(lost("outrun")).isEqualTo(1);
@@ -112,8 +114,7 @@ class DistributedLockRenewalTests {
 	void methodExceptionWinsAndCarriesTheLossAsSuppressed() {
 		assertThatIllegalStateException().isThrownBy(() -> this.jobs.outrunAndFail("c"))
 			.withMessage("the method's own failure")
-			.satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement()
-				.isInstanceOf(LeaseLostException.class));
+			.satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement().isInstanceOf(LeaseLostException.class));
 		assertThat(lost("outrunAndFail")).isEqualTo(1);
 	}
 
@@ -181,7 +182,10 @@ class DistributedLockRenewalTests {
 	}
 
 	private double lost(String lock) {
-		return this.meters.find("redlock.lease.lost").tag("lock", lock).counters().stream()
+		return this.meters.find("redlock.lease.lost")
+			.tag("lock", lock)
+			.counters()
+			.stream()
 			.mapToDouble((counter) -> counter.count())
 			.sum();
 	}
@@ -276,10 +280,11 @@ class DistributedLockRenewalTests {
 			Lease lease = LockContext.currentLease().orElseThrow();
 			// the lease works from any thread, though the context is this thread's
 			Boolean validElsewhere = CompletableFuture.supplyAsync(lease::isValid).join();
-			Boolean contextElsewhere = CompletableFuture.supplyAsync(() -> LockContext.currentLease().isPresent()).join();
+			Boolean contextElsewhere = CompletableFuture.supplyAsync(() -> LockContext.currentLease().isPresent())
+				.join();
 			if (!validElsewhere || contextElsewhere || !lease.isValid()) {
-				throw new IllegalStateException("valid elsewhere: " + validElsewhere + ", context elsewhere: "
-						+ contextElsewhere);
+				throw new IllegalStateException(
+						"valid elsewhere: " + validElsewhere + ", context elsewhere: " + contextElsewhere);
 			}
 			return lease;
 		}

@@ -16,7 +16,8 @@ import dev.redlock.autoconfigure.RedlockAutoConfiguration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * An invalid {@code @DistributedLock} fails the application at startup, naming the method and attribute.
+ * An invalid {@code @DistributedLock} fails the application at startup, naming the method
+ * and attribute.
  */
 class InvalidAnnotationStartupTests {
 
@@ -44,36 +45,41 @@ class InvalidAnnotationStartupTests {
 	void skippingAMethodThatReturnsAPrimitiveFailsStartup() {
 		this.runner.withBean(SkipPrimitive.class).run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(rootMessage(context.getStartupFailure())).contains("SkipPrimitive.count()", "'onLocked'",
-					"SKIP", "int");
+			assertThat(rootMessage(context.getStartupFailure())).contains("SkipPrimitive.count()", "'onLocked'", "SKIP",
+					"int");
 		});
 	}
 
 	@Test
 	void aFallbackThatIsMissingOrDoesNotFitFailsStartup() {
-		this.runner.withBean(FallbackWithoutName.class).run((context) -> assertThat(
-				rootMessage(context.getStartupFailure())).contains("FallbackWithoutName.work(String)", "'fallback'"));
-		this.runner.withBean(FallbackNotFound.class).run((context) -> assertThat(
-				rootMessage(context.getStartupFailure())).contains("FallbackNotFound.work(String)", "'fallback'",
-						"\"cached\"", "cached(String)"));
-		this.runner.withBean(FallbackWrongType.class).run((context) -> assertThat(
-				rootMessage(context.getStartupFailure())).contains("FallbackWrongType.work(String)", "returns Integer"));
-		this.runner.withBean(FallbackWithoutStrategy.class).run((context) -> assertThat(
-				rootMessage(context.getStartupFailure())).contains("FallbackWithoutStrategy.work(String)",
-						"only used with onLocked = FALLBACK"));
+		this.runner.withBean(FallbackWithoutName.class)
+			.run((context) -> assertThat(rootMessage(context.getStartupFailure()))
+				.contains("FallbackWithoutName.work(String)", "'fallback'"));
+		this.runner.withBean(FallbackNotFound.class)
+			.run((context) -> assertThat(rootMessage(context.getStartupFailure()))
+				.contains("FallbackNotFound.work(String)", "'fallback'", "\"cached\"", "cached(String)"));
+		this.runner.withBean(FallbackWrongType.class)
+			.run((context) -> assertThat(rootMessage(context.getStartupFailure()))
+				.contains("FallbackWrongType.work(String)", "returns Integer"));
+		this.runner.withBean(FallbackWithoutStrategy.class)
+			.run((context) -> assertThat(rootMessage(context.getStartupFailure()))
+				.contains("FallbackWithoutStrategy.work(String)", "only used with onLocked = FALLBACK"));
 	}
 
 	@Test
 	void conflictingOrInvalidAttributesFailStartup() {
-		this.runner.withBean(KeyAndKeys.class).run((context) -> assertThat(
-				rootMessage(context.getStartupFailure())).contains("KeyAndKeys.work(String, String)", "'keys'", "'key'"));
-		this.runner.withBean(HoldLongerThanTtl.class).run((context) -> assertThat(
-				rootMessage(context.getStartupFailure())).contains("HoldLongerThanTtl.work()", "'holdAtLeast'", "ttl"));
-		this.runner.withBean(BadCondition.class).run((context) -> assertThat(
-				rootMessage(context.getStartupFailure())).contains("BadCondition.work(int)", "'condition'"));
-		this.runner.withBean(PlainFuture.class).run((context) -> assertThat(
-				rootMessage(context.getStartupFailure())).contains("PlainFuture.work()", "Future",
-						"CompletableFuture"));
+		this.runner.withBean(KeyAndKeys.class)
+			.run((context) -> assertThat(rootMessage(context.getStartupFailure()))
+				.contains("KeyAndKeys.work(String, String)", "'keys'", "'key'"));
+		this.runner.withBean(HoldLongerThanTtl.class)
+			.run((context) -> assertThat(rootMessage(context.getStartupFailure())).contains("HoldLongerThanTtl.work()",
+					"'holdAtLeast'", "ttl"));
+		this.runner.withBean(BadCondition.class)
+			.run((context) -> assertThat(rootMessage(context.getStartupFailure())).contains("BadCondition.work(int)",
+					"'condition'"));
+		this.runner.withBean(PlainFuture.class)
+			.run((context) -> assertThat(rootMessage(context.getStartupFailure())).contains("PlainFuture.work()",
+					"Future", "CompletableFuture"));
 	}
 
 	@Test

@@ -99,9 +99,9 @@ class LockAttributeSourceTests {
 
 	@Test
 	void placeholderResolvingToGarbageShowsTheResolvedValue() {
-		LockAttributeSource garbage = new LockAttributeSource(
-				new StandardEnvironment()::resolveRequiredPlaceholders);
-		assertThatIllegalStateException().isThrownBy(() -> garbage.find(Invalid.class.getMethod("javaHomeTtl"), Invalid.class))
+		LockAttributeSource garbage = new LockAttributeSource(new StandardEnvironment()::resolveRequiredPlaceholders);
+		assertThatIllegalStateException()
+			.isThrownBy(() -> garbage.find(Invalid.class.getMethod("javaHomeTtl"), Invalid.class))
 			.withMessageContaining("'ttl'")
 			.withMessageContaining("resolved to");
 	}
@@ -223,7 +223,8 @@ class LockAttributeSourceTests {
 	@Test
 	void unparsableMaxHoldNamesMethodAndAttribute() {
 		assertThatIllegalStateException().isThrownBy(() -> find(Renewing.class, "badMaxHold"))
-			.withMessageContaining("Invalid @DistributedLock on Renewing.badMaxHold(): attribute 'maxHold' = \"forever\"")
+			.withMessageContaining(
+					"Invalid @DistributedLock on Renewing.badMaxHold(): attribute 'maxHold' = \"forever\"")
 			.withMessageContaining("not a duration");
 	}
 

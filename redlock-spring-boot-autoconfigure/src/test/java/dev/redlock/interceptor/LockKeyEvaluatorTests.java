@@ -9,12 +9,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * The variables a key expression sees: each argument by its parameter name and as {@code #a0}/{@code #p0}, and the
- * root object.
+ * The variables a key expression sees: each argument by its parameter name and as
+ * {@code #a0}/{@code #p0}, and the root object.
  */
 class LockKeyEvaluatorTests {
 
-	private final LockAttributeSource source = new LockAttributeSource(new MockEnvironment()::resolveRequiredPlaceholders);
+	private final LockAttributeSource source = new LockAttributeSource(
+			new MockEnvironment()::resolveRequiredPlaceholders);
 
 	private final LockKeyEvaluator evaluator = new LockKeyEvaluator(null);
 
@@ -37,8 +38,7 @@ class LockKeyEvaluatorTests {
 	}
 
 	private String resource(String method, Object... args) throws NoSuchMethodException {
-		LockAttributes attributes = this.source.find(Keys.class.getMethod(method, String.class, int.class),
-				Keys.class);
+		LockAttributes attributes = this.source.find(Keys.class.getMethod(method, String.class, int.class), Keys.class);
 		return this.evaluator.resources(attributes, args, new Keys(), Keys.class).get(0);
 	}
 

@@ -35,8 +35,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * What {@code @DistributedLock} does beyond one lock around one call, on three real Redis nodes: failure strategies,
- * conditions, asynchronous methods, reentrancy and several keys at once.
+ * What {@code @DistributedLock} does beyond one lock around one call, on three real Redis
+ * nodes: failure strategies, conditions, asynchronous methods, reentrancy and several
+ * keys at once.
  */
 @SpringBootTest(properties = "redlock.default-wait-time=0s")
 @RedlockTestNodes(count = 3)
@@ -134,7 +135,8 @@ class LockSemanticsTests {
 
 	@Test
 	void aNestedCallWithTheSameKeyJoinsTheOuterLeaseAndOnlyTheOutermostReleases() {
-		// outer and inner are different beans, both locking 'doc:' + id; a wait of 0 s would fail if inner waited
+		// outer and inner are different beans, both locking 'doc:' + id; a wait of 0 s
+		// would fail if inner waited
 		List<String> seen = this.outer.edit("7");
 		assertThat(seen).containsExactly("outer holds 1", "inner holds 2", "after inner: still on 3 nodes");
 		assertThat(lockKeys("redlock:doc:7")).isZero();
@@ -232,7 +234,10 @@ class LockSemanticsTests {
 
 		private final AtomicInteger runs = new AtomicInteger();
 
-		/** How often a locked method ran (a method: the test holds a proxy, whose fields are not the bean's). */
+		/**
+		 * How often a locked method ran (a method: the test holds a proxy, whose fields
+		 * are not the bean's).
+		 */
 		AtomicInteger runs() {
 			return this.runs;
 		}
@@ -343,7 +348,9 @@ class LockSemanticsTests {
 			Lease lease = LockContext.currentLease().orElseThrow();
 			seen.add("outer holds " + LockContext.holdCount(lease));
 			seen.add(this.inner.edit(id));
-			long onNodes = this.nodes.nodes().stream().filter((node) -> "1".equals(node.command("EXISTS", lease.key())))
+			long onNodes = this.nodes.nodes()
+				.stream()
+				.filter((node) -> "1".equals(node.command("EXISTS", lease.key())))
 				.count();
 			seen.add("after inner: still on " + onNodes + " nodes");
 			return seen;
@@ -399,7 +406,10 @@ class LockSemanticsTests {
 			return this.balances.get(account);
 		}
 
-		/** A read, a pause and a write per account: without the locks, concurrent transfers lose updates. */
+		/**
+		 * A read, a pause and a write per account: without the locks, concurrent
+		 * transfers lose updates.
+		 */
 		@DistributedLock(keys = { "'acct:' + #from", "'acct:' + #to" }, ttl = "10s", waitTime = "30s")
 		public void transfer(String from, String to, int amount) {
 			this.maxInside.accumulateAndGet(this.inside.incrementAndGet(), Math::max);

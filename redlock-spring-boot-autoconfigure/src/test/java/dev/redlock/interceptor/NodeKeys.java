@@ -28,8 +28,8 @@ final class NodeKeys {
 	}
 
 	/**
-	 * Waits until the key is gone from every node: a release returns once a quorum has deleted it, and the other
-	 * nodes delete it a moment later, off the caller's thread.
+	 * Waits until the key is gone from every node: a release returns once a quorum has
+	 * deleted it, and the other nodes delete it a moment later, off the caller's thread.
 	 */
 	static void awaitReleased(RedisNodes nodes, String key) {
 		awaitTrue(key + " is gone from every node", () -> holding(nodes, key) == 0);

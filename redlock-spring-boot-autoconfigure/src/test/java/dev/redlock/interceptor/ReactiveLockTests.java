@@ -29,8 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Reactive return types, on three real Redis nodes: each subscription holds the lock from the moment it subscribes
- * until the publisher completes, fails or is cancelled.
+ * Reactive return types, on three real Redis nodes: each subscription holds the lock from
+ * the moment it subscribes until the publisher completes, fails or is cancelled.
  */
 @SpringBootTest(properties = "redlock.default-wait-time=0s")
 @RedlockTestNodes(count = 3)
@@ -66,11 +66,13 @@ class ReactiveLockTests {
 
 	@Test
 	void aFailedOrCancelledSubscriptionReleases() throws InterruptedException {
-		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(
-				() -> this.reports.build("2", Mono.error(new IllegalStateException("broken"))).block(Duration.ofSeconds(5)));
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> this.reports.build("2", Mono.error(new IllegalStateException("broken")))
+				.block(Duration.ofSeconds(5)));
 		NodeKeys.awaitTrue("released on failure", () -> lockKeys("redlock:report:2") == 0);
 		CountDownLatch running = new CountDownLatch(1);
-		Disposable subscription = this.reports.build("2", Mono.<String>never().doOnSubscribe((s) -> running.countDown()))
+		Disposable subscription = this.reports
+			.build("2", Mono.<String>never().doOnSubscribe((s) -> running.countDown()))
 			.subscribe();
 		assertThat(running.await(5, TimeUnit.SECONDS)).as("the work starts once the lock is held").isTrue();
 		assertThat(lockKeys("redlock:report:2")).isEqualTo(3);

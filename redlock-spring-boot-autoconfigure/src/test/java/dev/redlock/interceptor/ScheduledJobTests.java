@@ -31,9 +31,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * A scheduled job on two instances of an application (two contexts on the same three nodes), firing at the same
- * instants: every tick runs on exactly one of them. {@code holdAtLeast} keeps the lock past the job's fast run, so
- * the instance that fires a few milliseconds later finds it still taken and skips.
+ * A scheduled job on two instances of an application (two contexts on the same three
+ * nodes), firing at the same instants: every tick runs on exactly one of them.
+ * {@code holdAtLeast} keeps the lock past the job's fast run, so the instance that fires
+ * a few milliseconds later finds it still taken and skips.
  */
 class ScheduledJobTests {
 
@@ -47,7 +48,10 @@ class ScheduledJobTests {
 		assertEachContestedTickRanOnce(ticks);
 	}
 
-	/** The same with ShedLock's {@code @SchedulerLock}, on the {@code LockProvider} the starter defines. */
+	/**
+	 * The same with ShedLock's {@code @SchedulerLock}, on the {@code LockProvider} the
+	 * starter defines.
+	 */
 	@Test
 	void shedLockJobsRunEachTickOnceOnTheRedlockLockProvider() throws InterruptedException {
 		Ticks ticks = runTwoInstances(ShedLockJobApplication.class);
@@ -71,7 +75,8 @@ class ScheduledJobTests {
 	}
 
 	private static void assertEachContestedTickRanOnce(Ticks ticks) {
-		// a tick that is still running or being refused when the contexts close may be incomplete: look at the others
+		// a tick that is still running or being refused when the contexts close may be
+		// incomplete: look at the others
 		ticks.attempts.forEach((second, attempts) -> {
 			if (attempts.get() == 2) {
 				assertThat(ticks.runs.get(second)).as("runs in second %d", second).hasValue(1);
@@ -163,7 +168,10 @@ class ScheduledJobTests {
 			this.ticks = ticks;
 		}
 
-		/** Fast: done in well under a millisecond, long before the other instance's scheduler fires. */
+		/**
+		 * Fast: done in well under a millisecond, long before the other instance's
+		 * scheduler fires.
+		 */
 		@Scheduled(cron = "* * * * * *")
 		@DistributedLock(name = LOCK, ttl = "5s", holdAtLeast = "500ms", waitTime = "0s", onLocked = OnLocked.SKIP)
 		public void run() {

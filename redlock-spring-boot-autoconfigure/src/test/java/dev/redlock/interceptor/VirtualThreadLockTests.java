@@ -43,9 +43,10 @@ import static org.assertj.core.api.Assertions.fail;
 
 /**
  * {@code @DistributedLock} and leases on virtual threads, in an application with
- * {@code spring.threads.virtual.enabled=true} (so Boot's {@code applicationTaskExecutor} runs each task on a new
- * virtual thread), on three real Redis nodes: mutual exclusion among many virtual threads, renewal while the holder's
- * virtual thread is parked, and interrupts.
+ * {@code spring.threads.virtual.enabled=true} (so Boot's {@code applicationTaskExecutor}
+ * runs each task on a new virtual thread), on three real Redis nodes: mutual exclusion
+ * among many virtual threads, renewal while the holder's virtual thread is parked, and
+ * interrupts.
  */
 @SpringBootTest(properties = { "spring.threads.virtual.enabled=true", "redlock.default-wait-time=0s" })
 @RedlockTestNodes(count = 3)
@@ -155,7 +156,8 @@ class VirtualThreadLockTests {
 							if (!lease.isValid() || NodeKeys.holding(this.nodes, lease.key()) < 2) {
 								throw new IllegalStateException("not held while renewed: " + lease);
 							}
-							// parks the virtual thread until the lease is lost or 50 ms have passed: the renewal
+							// parks the virtual thread until the lease is lost or 50 ms
+							// have passed: the renewal
 							// does not need it
 							if (lossSignal.await(50, TimeUnit.MILLISECONDS)) {
 								throw new IllegalStateException("lost while renewed: " + lease);
@@ -182,8 +184,10 @@ class VirtualThreadLockTests {
 
 	@Test
 	void aVirtualThreadInterruptedInsideTheMethodStillReleasesTheLockAndKeepsItsInterrupt() throws Exception {
-		// on a virtual thread, a socket read that has to wait while the interrupt flag is set fails (the JDK closes the
-		// socket): a release on such a thread must not depend on it, every time, so the call is made 20 times
+		// on a virtual thread, a socket read that has to wait while the interrupt flag is
+		// set fails (the JDK closes the
+		// socket): a release on such a thread must not depend on it, every time, so the
+		// call is made 20 times
 		int calls = 20;
 		Map<ReleaseOutcome, Integer> outcomes = new EnumMap<>(ReleaseOutcome.class);
 		List<String> wrong = new ArrayList<>();
@@ -198,7 +202,8 @@ class VirtualThreadLockTests {
 			outcomes.merge(call.lease().release(), 1, Integer::sum);
 			if (!call.interruptFlag() || !call.virtual() || holding > 1 || call.lease().isLost()) {
 				wrong.add(id + ": interrupt flag " + call.interruptFlag() + ", virtual " + call.virtual()
-						+ ", nodes holding the key right after the call " + holding + ", lost " + call.lease().isLost());
+						+ ", nodes holding the key right after the call " + holding + ", lost "
+						+ call.lease().isLost());
 			}
 		}
 		assertThat(this.jobs.calls()).as("the method ran every time").hasValue(calls);
@@ -246,8 +251,8 @@ class VirtualThreadLockTests {
 			});
 			waiter.start();
 			// parked between two attempts, or in one: it waits for the lock
-			NodeKeys.awaitTrue("the waiter waits for the lock", () -> waiter.getState() == Thread.State.WAITING
-					|| waiter.getState() == Thread.State.TIMED_WAITING);
+			NodeKeys.awaitTrue("the waiter waits for the lock",
+					() -> waiter.getState() == Thread.State.WAITING || waiter.getState() == Thread.State.TIMED_WAITING);
 			assertThat(waiting).as("still waiting for the lock").isNotDone();
 			long interruptedAt = System.nanoTime();
 			waiter.interrupt();
@@ -272,7 +277,9 @@ class VirtualThreadLockTests {
 	record InterruptedCall(Lease lease, boolean interruptFlag, boolean virtual) {
 	}
 
-	/** Waits for the future to end, at most for the given time; its outcome is read later. */
+	/**
+	 * Waits for the future to end, at most for the given time; its outcome is read later.
+	 */
 	private static void awaitQuietly(Future<?> future, Duration atMost) throws InterruptedException {
 		try {
 			future.get(atMost.toMillis(), TimeUnit.MILLISECONDS);

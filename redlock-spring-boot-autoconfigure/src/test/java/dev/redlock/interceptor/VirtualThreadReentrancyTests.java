@@ -35,11 +35,12 @@ import dev.redlock.test.RedlockTestNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Reentrancy of {@code @DistributedLock} ({@link LockContext}, a thread local) with virtual threads, on three real
- * Redis nodes: what joins the outer lock and what does not. The outer call runs on a virtual thread of Boot's
- * {@code applicationTaskExecutor} ({@code spring.threads.virtual.enabled=true}) and holds {@code 'doc:' + id}; the
- * inner calls lock the same key with a wait time of 0 s unless said otherwise, so an inner call that does not join
- * is refused at once.
+ * Reentrancy of {@code @DistributedLock} ({@link LockContext}, a thread local) with
+ * virtual threads, on three real Redis nodes: what joins the outer lock and what does
+ * not. The outer call runs on a virtual thread of Boot's {@code applicationTaskExecutor}
+ * ({@code spring.threads.virtual.enabled=true}) and holds {@code 'doc:' + id}; the inner
+ * calls lock the same key with a wait time of 0 s unless said otherwise, so an inner call
+ * that does not join is refused at once.
  */
 @SpringBootTest(properties = { "spring.threads.virtual.enabled=true", "redlock.default-wait-time=0s" })
 @RedlockTestNodes(count = 3)
@@ -75,13 +76,15 @@ class VirtualThreadReentrancyTests {
 
 	@Test
 	void aNestedCallOnTheSameKeyFromTheSameVirtualThreadJoinsTheOuterLease() throws Exception {
-		// 32 virtual threads on 2 or so carriers, each parked inside its lock: contexts follow the virtual thread
+		// 32 virtual threads on 2 or so carriers, each parked inside its lock: contexts
+		// follow the virtual thread
 		List<Future<String>> calls = new ArrayList<>();
 		for (int i = 0; i < 32; i++) {
 			String id = "nested-" + i;
 			calls.add(this.executor.submit(() -> this.outer.holding(id, () -> {
 				String joined = this.inner.touch(id);
-				// gives the carrier to another virtual thread: the context must follow this one, not the carrier
+				// gives the carrier to another virtual thread: the context must follow
+				// this one, not the carrier
 				Thread.yield();
 				String after = LockContext.currentLease().orElseThrow().resource();
 				return joined + ", then " + after + ", virtual: " + VirtualThreads.isVirtual(Thread.currentThread());
@@ -105,17 +108,25 @@ class VirtualThreadReentrancyTests {
 
 	@Test
 	void aCompletableFutureContinuationOnAnotherThreadDoesNotSeeTheOuterLock() throws Exception {
-		List<String> seen = onVirtualThread(() -> this.outer.holding("2", () -> List.of(
-				CompletableFuture.supplyAsync(() -> attempt(() -> this.inner.touch("2")), this.otherVirtualThreads)
-					.join(),
-				CompletableFuture.completedFuture("2")
-					.thenApplyAsync((id) -> attempt(() -> this.inner.touch(id)), this.otherVirtualThreads)
-					.join(),
-				// the common pool's platform threads are no different
-				CompletableFuture.supplyAsync(() -> attempt(() -> this.inner.touch("2"))).join(),
-				// with onLocked = SKIP the inner method is skipped: it returns null without running
-				String.valueOf(CompletableFuture.supplyAsync(() -> this.inner.touchOrSkip("2"), this.otherVirtualThreads)
-					.join()))));
+		List<String> seen = onVirtualThread(
+				() -> this.outer
+					.holding("2",
+							() -> List.of(
+									CompletableFuture
+										.supplyAsync(() -> attempt(() -> this.inner.touch("2")),
+												this.otherVirtualThreads)
+										.join(),
+									CompletableFuture.completedFuture("2")
+										.thenApplyAsync((id) -> attempt(() -> this.inner.touch(id)),
+												this.otherVirtualThreads)
+										.join(),
+									// the common pool's platform threads are no different
+									CompletableFuture.supplyAsync(() -> attempt(() -> this.inner.touch("2"))).join(),
+									// with onLocked = SKIP the inner method is skipped:
+									// it returns null without running
+									String.valueOf(CompletableFuture
+										.supplyAsync(() -> this.inner.touchOrSkip("2"), this.otherVirtualThreads)
+										.join()))));
 		assertThat(seen).containsExactly("refused: CONTENDED", "refused: CONTENDED", "refused: CONTENDED", "null");
 		assertThat(this.inner.runs()).isEmpty();
 		NodeKeys.awaitReleased(this.nodes, "redlock:doc:2");
@@ -123,11 +134,13 @@ class VirtualThreadReentrancyTests {
 
 	@Test
 	void anOuterCallThatWaitsForTheOtherThreadWaitsOutTheInnerWaitTimeAndTheInnerCallFails() throws Exception {
-		// a deadlock bounded by the inner call's wait time: it waits for the lock its own caller holds, then gives up
+		// a deadlock bounded by the inner call's wait time: it waits for the lock its own
+		// caller holds, then gives up
 		long start = System.nanoTime();
-		String seen = onVirtualThread(() -> this.outer.holding("3", () -> CompletableFuture
-			.supplyAsync(() -> attempt(() -> this.inner.touchWaiting("3")), this.otherVirtualThreads)
-			.join()));
+		String seen = onVirtualThread(() -> this.outer.holding("3",
+				() -> CompletableFuture
+					.supplyAsync(() -> attempt(() -> this.inner.touchWaiting("3")), this.otherVirtualThreads)
+					.join()));
 		Duration took = Duration.ofNanos(System.nanoTime() - start);
 		assertThat(seen).isEqualTo("refused: CONTENDED");
 		assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(500));
@@ -137,14 +150,17 @@ class VirtualThreadReentrancyTests {
 	@Test
 	void continuationsRunOnTheCallingVirtualThreadAndTasksHandedTheContextJoin() throws Exception {
 		List<String> seen = onVirtualThread(() -> this.outer.holding("4", () -> {
-			// LockContext.wrap, called on the holding thread, hands its context over to another thread
+			// LockContext.wrap, called on the holding thread, hands its context over to
+			// another thread
 			Callable<String> handedOver = LockContext.wrap(() -> this.inner.touch("4"));
 			return List.of(
-					// a continuation of a completed future runs at once, on the calling thread
+					// a continuation of a completed future runs at once, on the calling
+					// thread
 					CompletableFuture.completedFuture("4").thenApply(this.inner::touch).join(),
 					this.otherVirtualThreads.submit(handedOver).get(),
 					CompletableFuture.supplyAsync(() -> call(handedOver), this.otherVirtualThreads).join(),
-					// wrapped too late: on the other thread, which has no context to hand over
+					// wrapped too late: on the other thread, which has no context to hand
+					// over
 					CompletableFuture
 						.supplyAsync(() -> attempt(LockContext.wrap(() -> this.inner.touch("4"))),
 								this.otherVirtualThreads)
@@ -158,27 +174,29 @@ class VirtualThreadReentrancyTests {
 
 	@Test
 	void aMonoSubscribedOnTheCallingThreadJoinsButOneSubscribedOnAnotherSchedulerDoesNot() throws Exception {
-		List<String> seen = onVirtualThread(() -> this.outer.holding("5", () -> List.of(
-				Mono.fromCallable(() -> this.inner.touch("5")).block(Duration.ofSeconds(10)),
-				Mono.fromCallable(() -> attempt(() -> this.inner.touch("5")))
-					.subscribeOn(Schedulers.fromExecutorService(this.otherVirtualThreads))
-					.block(Duration.ofSeconds(10)),
-				Mono.fromCallable(() -> attempt(() -> this.inner.touch("5")))
-					.subscribeOn(Schedulers.boundedElastic())
-					.block(Duration.ofSeconds(10)))));
+		List<String> seen = onVirtualThread(() -> this.outer.holding("5",
+				() -> List.of(Mono.fromCallable(() -> this.inner.touch("5")).block(Duration.ofSeconds(10)),
+						Mono.fromCallable(() -> attempt(() -> this.inner.touch("5")))
+							.subscribeOn(Schedulers.fromExecutorService(this.otherVirtualThreads))
+							.block(Duration.ofSeconds(10)),
+						Mono.fromCallable(() -> attempt(() -> this.inner.touch("5")))
+							.subscribeOn(Schedulers.boundedElastic())
+							.block(Duration.ofSeconds(10)))));
 		assertThat(seen).containsExactly("in doc:5, hold count 2", "refused: CONTENDED", "refused: CONTENDED");
 		assertThat(this.inner.runs()).hasSize(1);
 	}
 
 	@Test
 	void anAnnotatedMonoMethodNeverJoinsEvenWhenSubscribedOnTheHoldingThread() throws Exception {
-		// reactive methods lock per subscription, on Reactor's bounded elastic threads: there is no thread to follow
+		// reactive methods lock per subscription, on Reactor's bounded elastic threads:
+		// there is no thread to follow
 		String seen = onVirtualThread(() -> this.outer.holding("6",
 				() -> attempt(() -> this.inner.touchLater("6").block(Duration.ofSeconds(10)))));
 		assertThat(seen).isEqualTo("refused: CONTENDED");
 		assertThat(this.inner.runs()).isEmpty();
 		NodeKeys.awaitReleased(this.nodes, "redlock:doc:6");
-		// on its own, the same call takes the lock, and its work runs without a lease in LockContext
+		// on its own, the same call takes the lock, and its work runs without a lease in
+		// LockContext
 		assertThat(this.inner.touchLater("6").block(Duration.ofSeconds(10))).isEqualTo("ran, no lease in the context");
 		assertThat(this.inner.runs()).containsExactly("6");
 	}
@@ -260,7 +278,10 @@ class VirtualThreadReentrancyTests {
 			return Mono.fromCallable(() -> ran(id));
 		}
 
-		/** Records the run; says which lease the context holds, and how many calls hold it. */
+		/**
+		 * Records the run; says which lease the context holds, and how many calls hold
+		 * it.
+		 */
 		private String ran(String id) {
 			this.runs.add(id);
 			Lease lease = LockContext.currentLease().orElse(null);

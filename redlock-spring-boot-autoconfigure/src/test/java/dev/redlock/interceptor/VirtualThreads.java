@@ -10,8 +10,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Virtual threads for tests compiled for Java 17: the Java 21 API is reached through reflection, so these methods
- * work only on a JDK 21 or later. Tests that use them carry {@code @EnabledForJreRange(min = JRE.JAVA_21)}.
+ * Virtual threads for tests compiled for Java 17: the Java 21 API is reached through
+ * reflection, so these methods work only on a JDK 21 or later. Tests that use them carry
+ * {@code @EnabledForJreRange(min = JRE.JAVA_21)}.
  */
 public final class VirtualThreads {
 
@@ -19,8 +20,8 @@ public final class VirtualThreads {
 	}
 
 	/**
-	 * Returns a factory of unstarted virtual threads named {@code prefix0}, {@code prefix1}, ...
-	 * ({@code Thread.ofVirtual().name(prefix, 0).factory()}).
+	 * Returns a factory of unstarted virtual threads named {@code prefix0},
+	 * {@code prefix1}, ... ({@code Thread.ofVirtual().name(prefix, 0).factory()}).
 	 * @param prefix the start of each thread's name
 	 * @return the factory
 	 */
@@ -38,7 +39,8 @@ public final class VirtualThreads {
 
 	/**
 	 * Returns an executor that runs each task on a new virtual thread
-	 * ({@code Executors.newThreadPerTaskExecutor(factory(prefix))}); the caller shuts it down.
+	 * ({@code Executors.newThreadPerTaskExecutor(factory(prefix))}); the caller shuts it
+	 * down.
 	 * @param prefix the start of each thread's name
 	 * @return the executor
 	 */

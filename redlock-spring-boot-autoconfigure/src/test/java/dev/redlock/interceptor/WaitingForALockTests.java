@@ -30,9 +30,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * Every way of waiting for a lock in a Boot application wakes when another application instance (here a second
- * {@code Redlock} on the same nodes) releases it: the retry delay is set far beyond the bound each waiter is given,
- * so only the nodes' release notices can make it in time.
+ * Every way of waiting for a lock in a Boot application wakes when another application
+ * instance (here a second {@code Redlock} on the same nodes) releases it: the retry delay
+ * is set far beyond the bound each waiter is given, so only the nodes' release notices
+ * can make it in time.
  */
 @SpringBootTest(properties = "redlock.retry-delay=20s")
 @RedlockTestNodes(count = 3)
@@ -84,8 +85,8 @@ class WaitingForALockTests {
 
 	@Test
 	void anAnnotatedMethodReturningAFuture() throws Exception {
-		assertWokenByTheRelease("job:async", () -> CompletableFuture.supplyAsync(() -> this.jobs.runAsync("async"))
-			.thenCompose((future) -> future));
+		assertWokenByTheRelease("job:async",
+				() -> CompletableFuture.supplyAsync(() -> this.jobs.runAsync("async")).thenCompose((future) -> future));
 	}
 
 	@Test
@@ -124,9 +125,11 @@ class WaitingForALockTests {
 				}));
 	}
 
-	/** Holds the resource elsewhere, starts the waiter, releases once it waits, and expects it done in time. */
-	private void assertWokenByTheRelease(String resource, Supplier<CompletableFuture<String>> waiter)
-			throws Exception {
+	/**
+	 * Holds the resource elsewhere, starts the waiter, releases once it waits, and
+	 * expects it done in time.
+	 */
+	private void assertWokenByTheRelease(String resource, Supplier<CompletableFuture<String>> waiter) throws Exception {
 		Lease held = this.otherInstance.acquire(resource, TTL, Duration.ZERO);
 		CompletableFuture<String> waiting = waiter.get();
 		awaitWaiting(resource);
@@ -134,7 +137,10 @@ class WaitingForALockTests {
 		assertThat(waiting.get(BOUND_SECONDS, TimeUnit.SECONDS)).isEqualTo("done");
 	}
 
-	/** Until a thread of the application's {@code Redlock} waits, subscribed on every node to the key's releases. */
+	/**
+	 * Until a thread of the application's {@code Redlock} waits, subscribed on every node
+	 * to the key's releases.
+	 */
 	private void awaitWaiting(String resource) {
 		String channel = "redlock-released:" + this.redlock.settings().keyPrefix() + resource;
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);

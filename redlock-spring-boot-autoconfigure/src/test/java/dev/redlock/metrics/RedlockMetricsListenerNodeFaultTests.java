@@ -17,7 +17,8 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The {@code redlock.node.requests} tags of nodes that fail, on real nodes this class alone uses.
+ * The {@code redlock.node.requests} tags of nodes that fail, on real nodes this class
+ * alone uses.
  */
 @WithRedisNodes(count = 3)
 class RedlockMetricsListenerNodeFaultTests {
@@ -64,7 +65,8 @@ class RedlockMetricsListenerNodeFaultTests {
 		return Redlock.builder()
 			.nodes(nodes.uris())
 			.settings(RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO))
-			.listener(new RedlockMetricsListener(this.meters)).build();
+			.listener(new RedlockMetricsListener(this.meters))
+			.build();
 	}
 
 	private static void acquireAndRelease(Redlock redlock, String resource) {

@@ -34,9 +34,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * The meters of annotated calls in a Spring Boot application with Boot's own metrics and observation
- * auto-configuration, on three real Redis nodes. Node faults are in {@link RedlockMetricsListenerNodeFaultTests},
- * on nodes of their own: a killed node would break the pooled connections of every other context that shares these.
+ * The meters of annotated calls in a Spring Boot application with Boot's own metrics and
+ * observation auto-configuration, on three real Redis nodes. Node faults are in
+ * {@link RedlockMetricsListenerNodeFaultTests}, on nodes of their own: a killed node
+ * would break the pooled connections of every other context that shares these.
  */
 @SpringBootTest(properties = { "redlock.default-wait-time=0s",
 		"management.metrics.distribution.percentiles-histogram.redlock.acquire=true",
@@ -95,10 +96,10 @@ class RedlockMetricsListenerTests {
 		assertThat(this.meters.get("redlock.acquire.attempts").tag("lock", "purchase").summary().max()).isEqualTo(1);
 		assertThat(this.meters.get("redlock.validity.remaining").tag("lock", "purchase").summary().count())
 			.isEqualTo(calls - contended);
-		assertThat(this.meters.get("redlock.validity.remaining").tag("lock", "purchase").summary().max())
-			.isPositive()
+		assertThat(this.meters.get("redlock.validity.remaining").tag("lock", "purchase").summary().max()).isPositive()
 			.isLessThanOrEqualTo(10_000);
-		// the programmatic holder has its own name, so the annotated method's meters count only its calls
+		// the programmatic holder has its own name, so the annotated method's meters
+		// count only its calls
 		assertThat(acquireTimer("unnamed", "acquired").count()).isGreaterThanOrEqualTo(contended);
 	}
 
@@ -113,9 +114,9 @@ class RedlockMetricsListenerTests {
 	@Test
 	void waitTimerAndWaitersGaugeShowAThreadWaitingForALockHeldElsewhere() throws Exception {
 		Lease held = this.redlock.acquire("sku:waited", Duration.ofSeconds(10), Duration.ZERO);
-		CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> this.redlock
-			.acquire("waited", "sku:waited", Duration.ofSeconds(10), Duration.ofSeconds(30))
-			.release());
+		CompletableFuture<Void> waiting = CompletableFuture
+			.runAsync(() -> this.redlock.acquire("waited", "sku:waited", Duration.ofSeconds(10), Duration.ofSeconds(30))
+				.release());
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
 		while (this.meters.get("redlock.waiters").gauge().value() != 1) {
 			if (System.nanoTime() - deadline > 0) {
@@ -131,8 +132,10 @@ class RedlockMetricsListenerTests {
 		assertThat(waited.totalTime(TimeUnit.NANOSECONDS)).isPositive();
 		// a lock taken at once was not waited for
 		this.shop.purchase(1);
-		assertThat(this.meters.get("redlock.wait").tags("lock", "purchase", "outcome", "acquired").timer().max(
-				TimeUnit.NANOSECONDS)).isZero();
+		assertThat(this.meters.get("redlock.wait")
+			.tags("lock", "purchase", "outcome", "acquired")
+			.timer()
+			.max(TimeUnit.NANOSECONDS)).isZero();
 	}
 
 	@Test
@@ -176,8 +179,10 @@ class RedlockMetricsListenerTests {
 	@Test
 	void acquireTimerTakesItsDistributionFromBootProperties() {
 		this.shop.restock(300);
-		// the simple registry computes percentiles client-side; the histogram buckets that
-		// percentiles-histogram turns on are published only by registries with aggregable percentiles (Prometheus)
+		// the simple registry computes percentiles client-side; the histogram buckets
+		// that
+		// percentiles-histogram turns on are published only by registries with aggregable
+		// percentiles (Prometheus)
 		HistogramSnapshot snapshot = acquireTimer("restock", "acquired").takeSnapshot();
 		assertThat(snapshot.percentileValues()).extracting(ValueAtPercentile::percentile).containsExactly(0.99);
 		assertThat(this.meters.get("redlock.acquire.percentile")
@@ -189,9 +194,11 @@ class RedlockMetricsListenerTests {
 	@Test
 	void observationMetersDoNotCollideWithTheListenersMeters() {
 		this.shop.restock(400);
-		// Boot turns every observation into a timer of its name: the lock's observations are there...
+		// Boot turns every observation into a timer of its name: the lock's observations
+		// are there...
 		assertThat(this.meters.find("redlock.lock").tag("lock", "restock").timers()).isNotEmpty();
-		// ...and under names of their own, so each of the listener's meters keeps exactly its documented tags
+		// ...and under names of their own, so each of the listener's meters keeps exactly
+		// its documented tags
 		assertTagKeys("redlock.acquire", "lock", "outcome");
 		assertTagKeys("redlock.release", "lock", "outcome");
 		assertTagKeys("redlock.wait", "lock", "outcome");
@@ -206,7 +213,8 @@ class RedlockMetricsListenerTests {
 		List<Meter> found = List.copyOf(this.meters.find(name).meters());
 		assertThat(found).as(name).isNotEmpty();
 		for (Meter meter : found) {
-			assertThat(meter.getId().getTags()).extracting(Tag::getKey).as(meter.getId().toString())
+			assertThat(meter.getId().getTags()).extracting(Tag::getKey)
+				.as(meter.getId().toString())
 				.containsExactlyInAnyOrder(keys);
 		}
 	}
@@ -230,7 +238,10 @@ class RedlockMetricsListenerTests {
 
 	}
 
-	/** {@code purchase} is called only by the test that counts exactly; the other tests use {@code restock}. */
+	/**
+	 * {@code purchase} is called only by the test that counts exactly; the other tests
+	 * use {@code restock}.
+	 */
 	static class ShopService {
 
 		private int purchases;
@@ -245,7 +256,10 @@ class RedlockMetricsListenerTests {
 			return probe.getAsDouble();
 		}
 
-		/** Waits, with a deadline, until the lock's key has expired on every node, so the release finds it gone. */
+		/**
+		 * Waits, with a deadline, until the lock's key has expired on every node, so the
+		 * release finds it gone.
+		 */
 		@DistributedLock(name = "slow", key = "#resource", ttl = "300ms")
 		public void outrunsItsLease(String resource, String key, RedisNodes nodes) {
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);

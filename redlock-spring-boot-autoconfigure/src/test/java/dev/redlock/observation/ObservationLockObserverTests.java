@@ -176,7 +176,10 @@ class ObservationLockObserverTests {
 			this.registry = registry;
 		}
 
-		/** Runs an observation of its own and returns the observation in scope while it ran. */
+		/**
+		 * Runs an observation of its own and returns the observation in scope while it
+		 * ran.
+		 */
 		@DistributedLock(name = "document", key = "'doc:' + #id", ttl = "10s")
 		public @Nullable Observation edit(String id) {
 			Observation current = this.registry.getCurrentObservation();

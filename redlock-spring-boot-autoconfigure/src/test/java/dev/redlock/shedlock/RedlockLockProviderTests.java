@@ -21,8 +21,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * The ShedLock provider on three real nodes: one holder per job name, {@code lockAtLeastFor}, extension, and a
- * {@code lockAtMostFor} beyond the restart quarantine.
+ * The ShedLock provider on three real nodes: one holder per job name,
+ * {@code lockAtLeastFor}, extension, and a {@code lockAtMostFor} beyond the restart
+ * quarantine.
  */
 class RedlockLockProviderTests {
 
@@ -80,7 +81,8 @@ class RedlockLockProviderTests {
 		long until = System.nanoTime() + quarantine.multipliedBy(2).toNanos();
 		while (System.nanoTime() - until < 0) {
 			assertThat(provider.lock(job(Duration.ofMinutes(5), Duration.ZERO))).isEmpty();
-			// a poll every few milliseconds, not a busy loop that would starve the renewal thread on a small machine
+			// a poll every few milliseconds, not a busy loop that would starve the
+			// renewal thread on a small machine
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
 		}
 		lock.unlock();
@@ -90,7 +92,8 @@ class RedlockLockProviderTests {
 	private RedlockLockProvider provider(Duration quarantine) {
 		this.redlock = Redlock.builder()
 			.nodes(this.nodes.uris())
-			.settings(RedlockSettings.defaults().withDefaultTtl(Duration.ofSeconds(1)).withRestartQuarantine(quarantine))
+			.settings(
+					RedlockSettings.defaults().withDefaultTtl(Duration.ofSeconds(1)).withRestartQuarantine(quarantine))
 			.build();
 		return new RedlockLockProvider(this.redlock);
 	}

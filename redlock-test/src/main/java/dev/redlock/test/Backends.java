@@ -14,242 +14,265 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
-/** Chooses where Redis comes from: Testcontainers, a {@code redis-server} on PATH, or the embedded-redis binary. */
+/**
+ * Chooses where Redis comes from: Testcontainers, a {@code redis-server} on PATH, or the
+ * embedded-redis binary.
+ */
 final class Backends {
 
-    static final String TESTCONTAINERS = "testcontainers";
-    static final String PATH = "path";
-    static final String EMBEDDED = "embedded";
+	static final String TESTCONTAINERS = "testcontainers";
+	static final String PATH = "path";
+	static final String EMBEDDED = "embedded";
 
-    static final String HOW_TO_GET_REDIS = "install redis-server (e.g. apt-get install redis-server), "
-            + "or keep com.github.codemonstur:embedded-redis on the test classpath, or start a Docker engine";
+	static final String HOW_TO_GET_REDIS = "install redis-server (e.g. apt-get install redis-server), "
+			+ "or keep com.github.codemonstur:embedded-redis on the test classpath, or start a Docker engine";
 
-    private static final String DOCKER_FACTORY_CLASS = "org.testcontainers.DockerClientFactory";
+	private static final String DOCKER_FACTORY_CLASS = "org.testcontainers.DockerClientFactory";
 
-    private static volatile @Nullable Boolean dockerAvailable;
-    private static @Nullable Path extractedEmbedded;
+	private static volatile @Nullable Boolean dockerAvailable;
 
-    /** A chosen backend; {@code executable} is set for {@code path} and {@code embedded}. */
-    record Choice(String name, @Nullable Path executable, @Nullable String resource) {
-    }
+	private static @Nullable Path extractedEmbedded;
 
-    private Backends() {
-    }
+	/**
+	 * A chosen backend; {@code executable} is set for {@code path} and {@code embedded}.
+	 */
+	record Choice(String name, @Nullable Path executable, @Nullable String resource) {
+	}
 
-    /** Chooses with the system property {@value RedisNodes#BACKEND_PROPERTY}, the real PATH and class path. */
-    static Choice select() {
-        return select(System.getProperty(RedisNodes.BACKEND_PROPERTY),
-                Backends::isDockerAvailable,
-                () -> findOnPath(System.getenv("PATH")),
-                () -> embeddedResource(System.getProperty("os.name", ""), System.getProperty("os.arch", "")));
-    }
+	private Backends() {
+	}
 
-    /**
-     * The selection logic, with its inputs passed in so tests can vary them.
-     *
-     * @param forced the requested backend, or null/blank for the automatic order
-     * @throws IllegalStateException when the requested backend, or any backend, is not available
-     */
-    static Choice select(@Nullable String forced, BooleanSupplier docker, Supplier<@Nullable Path> onPath,
-            Supplier<@Nullable String> embedded) {
-        String wanted = forced == null ? "" : forced.trim().toLowerCase(Locale.ROOT);
-        switch (wanted) {
-            case "": {
-                if (docker.getAsBoolean()) {
-                    return new Choice(TESTCONTAINERS, null, null);
-                }
-                Path exe = onPath.get();
-                if (exe != null) {
-                    return new Choice(PATH, exe, null);
-                }
-                String resource = embedded.get();
-                if (resource != null) {
-                    return new Choice(EMBEDDED, null, resource);
-                }
-                throw new IllegalStateException("No Redis available for tests: " + HOW_TO_GET_REDIS);
-            }
-            case TESTCONTAINERS:
-                if (!docker.getAsBoolean()) {
-                    throw new IllegalStateException(RedisNodes.BACKEND_PROPERTY + "=" + TESTCONTAINERS
-                            + " but Testcontainers is not on the class path or no Docker engine answers; "
-                            + HOW_TO_GET_REDIS);
-                }
-                return new Choice(TESTCONTAINERS, null, null);
-            case PATH: {
-                Path exe = onPath.get();
-                if (exe == null) {
-                    throw new IllegalStateException(RedisNodes.BACKEND_PROPERTY + "=" + PATH
-                            + " but there is no redis-server on PATH; " + HOW_TO_GET_REDIS);
-                }
-                return new Choice(PATH, exe, null);
-            }
-            case EMBEDDED: {
-                String resource = embedded.get();
-                if (resource == null) {
-                    throw new IllegalStateException(RedisNodes.BACKEND_PROPERTY + "=" + EMBEDDED
-                            + " but no embedded-redis binary for this OS/architecture is on the class path; "
-                            + HOW_TO_GET_REDIS);
-                }
-                return new Choice(EMBEDDED, null, resource);
-            }
-            default:
-                throw new IllegalStateException("Unknown " + RedisNodes.BACKEND_PROPERTY + "=" + forced
-                        + "; use one of " + TESTCONTAINERS + ", " + PATH + ", " + EMBEDDED);
-        }
-    }
+	/**
+	 * Chooses with the system property {@value RedisNodes#BACKEND_PROPERTY}, the real
+	 * PATH and class path.
+	 */
+	static Choice select() {
+		return select(System.getProperty(RedisNodes.BACKEND_PROPERTY), Backends::isDockerAvailable,
+				() -> findOnPath(System.getenv("PATH")),
+				() -> embeddedResource(System.getProperty("os.name", ""), System.getProperty("os.arch", "")));
+	}
 
-    /** Starts one node of the chosen backend. */
-    static ManagedNode startNode(Choice choice) {
-        return startNode(choice, null);
-    }
+	/**
+	 * The selection logic, with its inputs passed in so tests can vary them.
+	 * @param forced the requested backend, or null/blank for the automatic order
+	 * @throws IllegalStateException when the requested backend, or any backend, is not
+	 * available
+	 */
+	static Choice select(@Nullable String forced, BooleanSupplier docker, Supplier<@Nullable Path> onPath,
+			Supplier<@Nullable String> embedded) {
+		String wanted = forced == null ? "" : forced.trim().toLowerCase(Locale.ROOT);
+		switch (wanted) {
+			case "": {
+				if (docker.getAsBoolean()) {
+					return new Choice(TESTCONTAINERS, null, null);
+				}
+				Path exe = onPath.get();
+				if (exe != null) {
+					return new Choice(PATH, exe, null);
+				}
+				String resource = embedded.get();
+				if (resource != null) {
+					return new Choice(EMBEDDED, null, resource);
+				}
+				throw new IllegalStateException("No Redis available for tests: " + HOW_TO_GET_REDIS);
+			}
+			case TESTCONTAINERS:
+				if (!docker.getAsBoolean()) {
+					throw new IllegalStateException(RedisNodes.BACKEND_PROPERTY + "=" + TESTCONTAINERS
+							+ " but Testcontainers is not on the class path or no Docker engine answers; "
+							+ HOW_TO_GET_REDIS);
+				}
+				return new Choice(TESTCONTAINERS, null, null);
+			case PATH: {
+				Path exe = onPath.get();
+				if (exe == null) {
+					throw new IllegalStateException(RedisNodes.BACKEND_PROPERTY + "=" + PATH
+							+ " but there is no redis-server on PATH; " + HOW_TO_GET_REDIS);
+				}
+				return new Choice(PATH, exe, null);
+			}
+			case EMBEDDED: {
+				String resource = embedded.get();
+				if (resource == null) {
+					throw new IllegalStateException(RedisNodes.BACKEND_PROPERTY + "=" + EMBEDDED
+							+ " but no embedded-redis binary for this OS/architecture is on the class path; "
+							+ HOW_TO_GET_REDIS);
+				}
+				return new Choice(EMBEDDED, null, resource);
+			}
+			default:
+				throw new IllegalStateException("Unknown " + RedisNodes.BACKEND_PROPERTY + "=" + forced
+						+ "; use one of " + TESTCONTAINERS + ", " + PATH + ", " + EMBEDDED);
+		}
+	}
 
-    /** Starts one node of the chosen backend, serving TLS too when certificates are given. */
-    static ManagedNode startNode(Choice choice, @Nullable TestCertificates tls) {
-        switch (choice.name()) {
-            case TESTCONTAINERS:
-                if (tls != null) {
-                    throw new IllegalStateException("TLS nodes need a local redis-server: run with -D"
-                            + RedisNodes.BACKEND_PROPERTY + "=" + EMBEDDED + " or " + PATH);
-                }
-                return ContainerRedisNode.start();
-            case PATH:
-                return ProcessRedisNode.start(requireNonNull(choice.executable()), tls);
-            case EMBEDDED:
-                return ProcessRedisNode.start(extractEmbedded(requireNonNull(choice.resource())), tls);
-            default:
-                throw new IllegalStateException("unknown backend " + choice.name());
-        }
-    }
+	/** Starts one node of the chosen backend. */
+	static ManagedNode startNode(Choice choice) {
+		return startNode(choice, null);
+	}
 
-    /**
-     * Looks for an executable {@code redis-server} in the directories of a PATH value.
-     *
-     * @return its path, or null if there is none
-     */
-    static @Nullable Path findOnPath(@Nullable String pathValue) {
-        if (pathValue == null || pathValue.isBlank()) {
-            return null;
-        }
-        for (String dir : pathValue.split(File.pathSeparator)) {
-            if (dir.isBlank()) {
-                continue;
-            }
-            try {
-                Path candidate = Path.of(dir, "redis-server");
-                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                    return candidate;
-                }
-            } catch (RuntimeException ignored) {
-                // malformed PATH entry
-            }
-        }
-        return null;
-    }
+	/**
+	 * Starts one node of the chosen backend, serving TLS too when certificates are given.
+	 */
+	static ManagedNode startNode(Choice choice, @Nullable TestCertificates tls) {
+		switch (choice.name()) {
+			case TESTCONTAINERS:
+				if (tls != null) {
+					throw new IllegalStateException("TLS nodes need a local redis-server: run with -D"
+							+ RedisNodes.BACKEND_PROPERTY + "=" + EMBEDDED + " or " + PATH);
+				}
+				return ContainerRedisNode.start();
+			case PATH:
+				return ProcessRedisNode.start(requireNonNull(choice.executable()), tls);
+			case EMBEDDED:
+				return ProcessRedisNode.start(extractEmbedded(requireNonNull(choice.resource())), tls);
+			default:
+				throw new IllegalStateException("unknown backend " + choice.name());
+		}
+	}
 
-    /**
-     * The name of the embedded-redis resource for an OS and architecture, if it is on the class path.
-     *
-     * @return the resource name, or null if there is no binary for this platform
-     */
-    static @Nullable String embeddedResource(String osName, String osArch) {
-        String name = embeddedResourceName(osName, osArch);
-        return name != null && findResource(name) != null ? name : null;
-    }
+	/**
+	 * Looks for an executable {@code redis-server} in the directories of a PATH value.
+	 * @return its path, or null if there is none
+	 */
+	static @Nullable Path findOnPath(@Nullable String pathValue) {
+		if (pathValue == null || pathValue.isBlank()) {
+			return null;
+		}
+		for (String dir : pathValue.split(File.pathSeparator)) {
+			if (dir.isBlank()) {
+				continue;
+			}
+			try {
+				Path candidate = Path.of(dir, "redis-server");
+				if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+					return candidate;
+				}
+			}
+			catch (RuntimeException ignored) {
+				// malformed PATH entry
+			}
+		}
+		return null;
+	}
 
-    /** Maps {@code os.name}/{@code os.arch} to a binary bundled in embedded-redis 1.4.4, or null. */
-    static @Nullable String embeddedResourceName(String osName, String osArch) {
-        String os = osName.toLowerCase(Locale.ROOT);
-        String arch = osArch.toLowerCase(Locale.ROOT);
-        boolean amd64 = arch.equals("amd64") || arch.equals("x86_64");
-        boolean arm64 = arch.equals("aarch64") || arch.equals("arm64");
-        boolean x86 = arch.equals("x86") || arch.equals("i386") || arch.equals("i486") || arch.equals("i586")
-                || arch.equals("i686");
-        if (os.contains("linux")) {
-            if (amd64) {
-                return "redis-server-6.2.6-v5-linux-amd64";
-            }
-            if (arm64) {
-                return "redis-server-6.2.7-linux-arm64";
-            }
-            if (x86) {
-                return "redis-server-6.2.7-linux-386";
-            }
-        } else if (os.contains("mac") || os.contains("darwin")) {
-            if (amd64) {
-                return "redis-server-6.2.6-v5-darwin-amd64";
-            }
-            if (arm64) {
-                return "redis-server-6.2.6-v5-darwin-arm64";
-            }
-        }
-        return null;
-    }
+	/**
+	 * The name of the embedded-redis resource for an OS and architecture, if it is on the
+	 * class path.
+	 * @return the resource name, or null if there is no binary for this platform
+	 */
+	static @Nullable String embeddedResource(String osName, String osArch) {
+		String name = embeddedResourceName(osName, osArch);
+		return name != null && findResource(name) != null ? name : null;
+	}
 
-    /** Extracts the bundled binary once per JVM into a temp directory that is deleted on exit. */
-    static synchronized Path extractEmbedded(String resource) {
-        Path done = extractedEmbedded;
-        if (done != null && Files.isExecutable(done)) {
-            return done;
-        }
-        URL url = findResource(resource);
-        if (url == null) {
-            throw new IllegalStateException("resource " + resource + " not found; " + HOW_TO_GET_REDIS);
-        }
-        try {
-            Path dir = Files.createTempDirectory("redlock-test-redis-bin-");
-            dir.toFile().deleteOnExit(); // registered first, so deleted after the file
-            Path exe = dir.resolve("redis-server");
-            exe.toFile().deleteOnExit();
-            try (InputStream in = url.openStream()) {
-                Files.copy(in, exe, StandardCopyOption.REPLACE_EXISTING);
-            }
-            if (!exe.toFile().setExecutable(true, true)) {
-                throw new IllegalStateException("could not make " + exe + " executable");
-            }
-            extractedEmbedded = exe;
-            return exe;
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not extract " + resource, e);
-        }
-    }
+	/**
+	 * Maps {@code os.name}/{@code os.arch} to a binary bundled in embedded-redis 1.4.4,
+	 * or null.
+	 */
+	static @Nullable String embeddedResourceName(String osName, String osArch) {
+		String os = osName.toLowerCase(Locale.ROOT);
+		String arch = osArch.toLowerCase(Locale.ROOT);
+		boolean amd64 = arch.equals("amd64") || arch.equals("x86_64");
+		boolean arm64 = arch.equals("aarch64") || arch.equals("arm64");
+		boolean x86 = arch.equals("x86") || arch.equals("i386") || arch.equals("i486") || arch.equals("i586")
+				|| arch.equals("i686");
+		if (os.contains("linux")) {
+			if (amd64) {
+				return "redis-server-6.2.6-v5-linux-amd64";
+			}
+			if (arm64) {
+				return "redis-server-6.2.7-linux-arm64";
+			}
+			if (x86) {
+				return "redis-server-6.2.7-linux-386";
+			}
+		}
+		else if (os.contains("mac") || os.contains("darwin")) {
+			if (amd64) {
+				return "redis-server-6.2.6-v5-darwin-amd64";
+			}
+			if (arm64) {
+				return "redis-server-6.2.6-v5-darwin-arm64";
+			}
+		}
+		return null;
+	}
 
-    /** Whether Testcontainers is on the class path and a Docker engine answers; asked once per JVM. */
-    static boolean isDockerAvailable() {
-        Boolean known = dockerAvailable;
-        if (known != null) {
-            return known;
-        }
-        synchronized (Backends.class) {
-            if (dockerAvailable == null) {
-                dockerAvailable = isClassPresent(DOCKER_FACTORY_CLASS) && ContainerRedisNode.isDockerAvailable();
-            }
-            return requireNonNull(dockerAvailable);
-        }
-    }
+	/**
+	 * Extracts the bundled binary once per JVM into a temp directory that is deleted on
+	 * exit.
+	 */
+	static synchronized Path extractEmbedded(String resource) {
+		Path done = extractedEmbedded;
+		if (done != null && Files.isExecutable(done)) {
+			return done;
+		}
+		URL url = findResource(resource);
+		if (url == null) {
+			throw new IllegalStateException("resource " + resource + " not found; " + HOW_TO_GET_REDIS);
+		}
+		try {
+			Path dir = Files.createTempDirectory("redlock-test-redis-bin-");
+			dir.toFile().deleteOnExit(); // registered first, so deleted after the file
+			Path exe = dir.resolve("redis-server");
+			exe.toFile().deleteOnExit();
+			try (InputStream in = url.openStream()) {
+				Files.copy(in, exe, StandardCopyOption.REPLACE_EXISTING);
+			}
+			if (!exe.toFile().setExecutable(true, true)) {
+				throw new IllegalStateException("could not make " + exe + " executable");
+			}
+			extractedEmbedded = exe;
+			return exe;
+		}
+		catch (IOException e) {
+			throw new UncheckedIOException("could not extract " + resource, e);
+		}
+	}
 
-    static boolean isClassPresent(String className) {
-        try {
-            Class.forName(className, false, Backends.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
-    }
+	/**
+	 * Whether Testcontainers is on the class path and a Docker engine answers; asked once
+	 * per JVM.
+	 */
+	static boolean isDockerAvailable() {
+		Boolean known = dockerAvailable;
+		if (known != null) {
+			return known;
+		}
+		synchronized (Backends.class) {
+			if (dockerAvailable == null) {
+				dockerAvailable = isClassPresent(DOCKER_FACTORY_CLASS) && ContainerRedisNode.isDockerAvailable();
+			}
+			return requireNonNull(dockerAvailable);
+		}
+	}
 
-    private static @Nullable URL findResource(String name) {
-        ClassLoader own = Backends.class.getClassLoader();
-        URL url = own == null ? null : own.getResource(name);
-        if (url == null) {
-            ClassLoader context = Thread.currentThread().getContextClassLoader();
-            url = context == null ? null : context.getResource(name);
-        }
-        return url;
-    }
+	static boolean isClassPresent(String className) {
+		try {
+			Class.forName(className, false, Backends.class.getClassLoader());
+			return true;
+		}
+		catch (ClassNotFoundException | LinkageError e) {
+			return false;
+		}
+	}
 
-    private static <T> T requireNonNull(@Nullable T value) {
-        if (value == null) {
-            throw new IllegalStateException("internal error: missing value");
-        }
-        return value;
-    }
+	private static @Nullable URL findResource(String name) {
+		ClassLoader own = Backends.class.getClassLoader();
+		URL url = own == null ? null : own.getResource(name);
+		if (url == null) {
+			ClassLoader context = Thread.currentThread().getContextClassLoader();
+			url = context == null ? null : context.getResource(name);
+		}
+		return url;
+	}
+
+	private static <T> T requireNonNull(@Nullable T value) {
+		if (value == null) {
+			throw new IllegalStateException("internal error: missing value");
+		}
+		return value;
+	}
+
 }

@@ -8,193 +8,208 @@ import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.utility.DockerImageName;
 
 /**
- * A Redis server in a Docker container (backend {@code testcontainers}). Loaded only when Testcontainers is on the
- * class path. A restart starts a new container, so the mapped port may change.
+ * A Redis server in a Docker container (backend {@code testcontainers}). Loaded only when
+ * Testcontainers is on the class path. A restart starts a new container, so the mapped
+ * port may change.
  */
 final class ContainerRedisNode implements ManagedNode {
 
-    private static final DockerImageName IMAGE = DockerImageName.parse("redis:7-alpine");
-    private static final int REDIS_PORT = 6379;
-    private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
+	private static final DockerImageName IMAGE = DockerImageName.parse("redis:7-alpine");
 
-    private @Nullable GenericContainer<?> container;
-    private String host = ProcessRedisNode.LOOPBACK;
-    private int port;
-    private boolean paused;
-    private boolean stopped;
+	private static final int REDIS_PORT = 6379;
 
-    private ContainerRedisNode() {
-    }
+	private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
 
-    static boolean isDockerAvailable() {
-        try {
-            return DockerClientFactory.instance().isDockerAvailable();
-        } catch (Throwable e) {
-            return false;
-        }
-    }
+	private @Nullable GenericContainer<?> container;
 
-    static ContainerRedisNode start() {
-        ContainerRedisNode node = new ContainerRedisNode();
-        Cleanup.track(node);
-        try {
-            node.launch();
-            return node;
-        } catch (RuntimeException | Error e) {
-            node.stop();
-            throw e;
-        }
-    }
+	private String host = ProcessRedisNode.LOOPBACK;
 
-    @Override
-    public synchronized String host() {
-        return host;
-    }
+	private int port;
 
-    @Override
-    public synchronized int port() {
-        return port;
-    }
+	private boolean paused;
 
-    @Override
-    public synchronized boolean isRunning() {
-        GenericContainer<?> c = container;
-        try {
-            return c != null && c.isRunning();
-        } catch (RuntimeException e) {
-            return false;
-        }
-    }
+	private boolean stopped;
 
-    @Override
-    public synchronized boolean isPaused() {
-        return paused && isRunning();
-    }
+	private ContainerRedisNode() {
+	}
 
-    @Override
-    public synchronized void kill() {
-        GenericContainer<?> c = container;
-        paused = false;
-        if (c == null || !isRunning()) {
-            return;
-        }
-        c.getDockerClient().killContainerCmd(c.getContainerId()).exec();
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (isRunning()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("container " + c.getContainerId() + " still runs after docker kill");
-            }
-            sleepBriefly();
-        }
-    }
+	static boolean isDockerAvailable() {
+		try {
+			return DockerClientFactory.instance().isDockerAvailable();
+		}
+		catch (Throwable e) {
+			return false;
+		}
+	}
 
-    @Override
-    public synchronized void pause() {
-        GenericContainer<?> c = container;
-        if (c == null || !isRunning()) {
-            throw new IllegalStateException("node " + uri() + " is not running");
-        }
-        c.getDockerClient().pauseContainerCmd(c.getContainerId()).exec();
-        paused = true;
-    }
+	static ContainerRedisNode start() {
+		ContainerRedisNode node = new ContainerRedisNode();
+		Cleanup.track(node);
+		try {
+			node.launch();
+			return node;
+		}
+		catch (RuntimeException | Error e) {
+			node.stop();
+			throw e;
+		}
+	}
 
-    @Override
-    public synchronized void resume() {
-        GenericContainer<?> c = container;
-        if (!paused || c == null) {
-            return;
-        }
-        c.getDockerClient().unpauseContainerCmd(c.getContainerId()).exec();
-        paused = false;
-    }
+	@Override
+	public synchronized String host() {
+		return host;
+	}
 
-    @Override
-    public synchronized void restart() {
-        if (stopped) {
-            throw new IllegalStateException("node " + uri() + " was stopped by close()");
-        }
-        if (paused) {
-            resume();
-        }
-        GenericContainer<?> old = container;
-        container = null;
-        if (old != null) {
-            old.stop();
-        }
-        launch();
-    }
+	@Override
+	public synchronized int port() {
+		return port;
+	}
 
-    @Override
-    public void stop() {
-        GenericContainer<?> c;
-        synchronized (this) {
-            if (stopped) {
-                return;
-            }
-            stopped = true;
-            c = container;
-            container = null;
-        }
-        try {
-            if (c != null) {
-                if (paused) {
-                    try {
-                        c.getDockerClient().unpauseContainerCmd(c.getContainerId()).exec();
-                    } catch (RuntimeException ignored) {
-                        // stop() removes it anyway
-                    }
-                }
-                c.stop();
-            }
-        } catch (Throwable ignored) {
-            // never throws; Testcontainers' reaper removes what is left
-        } finally {
-            synchronized (this) {
-                paused = false;
-            }
-            Cleanup.untrack(this);
-        }
-    }
+	@Override
+	public synchronized boolean isRunning() {
+		GenericContainer<?> c = container;
+		try {
+			return c != null && c.isRunning();
+		}
+		catch (RuntimeException e) {
+			return false;
+		}
+	}
 
-    @Override
-    public String toString() {
-        return "redis container " + uri();
-    }
+	@Override
+	public synchronized boolean isPaused() {
+		return paused && isRunning();
+	}
 
-    private void launch() {
-        GenericContainer<?> c = new GenericContainer<>(IMAGE)
-                .withExposedPorts(REDIS_PORT)
-                .withCommand("redis-server", "--save", "", "--appendonly", "no");
-        c.start();
-        synchronized (this) {
-            container = c;
-            host = c.getHost();
-            port = c.getMappedPort(REDIS_PORT);
-            paused = false;
-        }
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        while (true) {
-            try {
-                if ("PONG".equals(Resp.call(host, port, Duration.ofMillis(500), "PING"))) {
-                    return;
-                }
-            } catch (RuntimeException notYet) {
-                // not ready yet
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("redis container " + c.getContainerId() + " did not answer PING; "
-                        + "log:\n" + c.getLogs());
-            }
-            sleepBriefly();
-        }
-    }
+	@Override
+	public synchronized void kill() {
+		GenericContainer<?> c = container;
+		paused = false;
+		if (c == null || !isRunning()) {
+			return;
+		}
+		c.getDockerClient().killContainerCmd(c.getContainerId()).exec();
+		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (isRunning()) {
+			if (System.nanoTime() - deadline > 0) {
+				throw new IllegalStateException("container " + c.getContainerId() + " still runs after docker kill");
+			}
+			sleepBriefly();
+		}
+	}
 
-    private static void sleepBriefly() {
-        try {
-            Thread.sleep(20);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for a Redis container", e);
-        }
-    }
+	@Override
+	public synchronized void pause() {
+		GenericContainer<?> c = container;
+		if (c == null || !isRunning()) {
+			throw new IllegalStateException("node " + uri() + " is not running");
+		}
+		c.getDockerClient().pauseContainerCmd(c.getContainerId()).exec();
+		paused = true;
+	}
+
+	@Override
+	public synchronized void resume() {
+		GenericContainer<?> c = container;
+		if (!paused || c == null) {
+			return;
+		}
+		c.getDockerClient().unpauseContainerCmd(c.getContainerId()).exec();
+		paused = false;
+	}
+
+	@Override
+	public synchronized void restart() {
+		if (stopped) {
+			throw new IllegalStateException("node " + uri() + " was stopped by close()");
+		}
+		if (paused) {
+			resume();
+		}
+		GenericContainer<?> old = container;
+		container = null;
+		if (old != null) {
+			old.stop();
+		}
+		launch();
+	}
+
+	@Override
+	public void stop() {
+		GenericContainer<?> c;
+		synchronized (this) {
+			if (stopped) {
+				return;
+			}
+			stopped = true;
+			c = container;
+			container = null;
+		}
+		try {
+			if (c != null) {
+				if (paused) {
+					try {
+						c.getDockerClient().unpauseContainerCmd(c.getContainerId()).exec();
+					}
+					catch (RuntimeException ignored) {
+						// stop() removes it anyway
+					}
+				}
+				c.stop();
+			}
+		}
+		catch (Throwable ignored) {
+			// never throws; Testcontainers' reaper removes what is left
+		}
+		finally {
+			synchronized (this) {
+				paused = false;
+			}
+			Cleanup.untrack(this);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "redis container " + uri();
+	}
+
+	private void launch() {
+		GenericContainer<?> c = new GenericContainer<>(IMAGE).withExposedPorts(REDIS_PORT)
+			.withCommand("redis-server", "--save", "", "--appendonly", "no");
+		c.start();
+		synchronized (this) {
+			container = c;
+			host = c.getHost();
+			port = c.getMappedPort(REDIS_PORT);
+			paused = false;
+		}
+		long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+		while (true) {
+			try {
+				if ("PONG".equals(Resp.call(host, port, Duration.ofMillis(500), "PING"))) {
+					return;
+				}
+			}
+			catch (RuntimeException notYet) {
+				// not ready yet
+			}
+			if (System.nanoTime() - deadline > 0) {
+				throw new IllegalStateException(
+						"redis container " + c.getContainerId() + " did not answer PING; " + "log:\n" + c.getLogs());
+			}
+			sleepBriefly();
+		}
+	}
+
+	private static void sleepBriefly() {
+		try {
+			Thread.sleep(20);
+		}
+		catch (InterruptedException e) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("interrupted while waiting for a Redis container", e);
+		}
+	}
+
 }

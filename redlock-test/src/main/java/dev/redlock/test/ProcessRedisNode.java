@@ -17,400 +17,437 @@ import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
 
-/** A {@code redis-server} run as a child process of this JVM (backends {@code path} and {@code embedded}). */
+/**
+ * A {@code redis-server} run as a child process of this JVM (backends {@code path} and
+ * {@code embedded}).
+ */
 final class ProcessRedisNode implements ManagedNode {
 
-    static final String LOOPBACK = "127.0.0.1";
-    private static final Duration READY_TIMEOUT = Duration.ofSeconds(10);
-    private static final Duration PROBE_TIMEOUT = Duration.ofMillis(250);
-    private static final long POLL_MILLIS = 15;
-    private static final Duration STOP_GRACE = Duration.ofSeconds(2);
-    private static final int PORT_ATTEMPTS = 5;
+	static final String LOOPBACK = "127.0.0.1";
 
-    /** Thrown when the server could not bind its port (taken by someone else). */
-    static final class PortInUseException extends IllegalStateException {
-        private static final long serialVersionUID = 1L;
+	private static final Duration READY_TIMEOUT = Duration.ofSeconds(10);
 
-        PortInUseException(String message) {
-            super(message);
-        }
-    }
+	private static final Duration PROBE_TIMEOUT = Duration.ofMillis(250);
 
-    private final Path executable;
-    private final Path dir;
-    private final int port;
-    private final @Nullable TestCertificates tls;
-    private final int tlsPort;
-    private @Nullable Process process;
-    private boolean paused;
-    private boolean stopped;
+	private static final long POLL_MILLIS = 15;
 
-    private ProcessRedisNode(Path executable, Path dir, int port, @Nullable TestCertificates tls, int tlsPort) {
-        this.executable = executable;
-        this.dir = dir;
-        this.port = port;
-        this.tls = tls;
-        this.tlsPort = tlsPort;
-    }
+	private static final Duration STOP_GRACE = Duration.ofSeconds(2);
 
-    /** Starts a server on a free loopback port, trying another port when the chosen one is taken meanwhile. */
-    static ProcessRedisNode start(Path executable) {
-        return start(executable, null);
-    }
+	private static final int PORT_ATTEMPTS = 5;
 
-    /**
-     * Starts a server on a free loopback port; with certificates, it also serves TLS on a second free port.
-     */
-    static ProcessRedisNode start(Path executable, @Nullable TestCertificates tls) {
-        PortInUseException last = null;
-        for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
-            ProcessRedisNode node = new ProcessRedisNode(executable, createDir(), freePort(), tls,
-                    (tls != null) ? freePort() : -1);
-            Cleanup.track(node);
-            try {
-                node.launch();
-                return node;
-            } catch (PortInUseException e) {
-                node.stop();
-                last = e;
-            } catch (RuntimeException | Error e) {
-                node.stop();
-                throw e;
-            }
-        }
-        throw new IllegalStateException("could not find a free port for redis-server after " + PORT_ATTEMPTS
-                + " attempts", last);
-    }
+	/** Thrown when the server could not bind its port (taken by someone else). */
+	static final class PortInUseException extends IllegalStateException {
 
-    @Override
-    public String host() {
-        return LOOPBACK;
-    }
+		private static final long serialVersionUID = 1L;
 
-    @Override
-    public synchronized int port() {
-        return port;
-    }
+		PortInUseException(String message) {
+			super(message);
+		}
 
-    @Override
-    public int tlsPort() {
-        if (tls == null) {
-            throw new IllegalStateException("node " + uri() + " was not started with TLS (RedisNodes.startTls)");
-        }
-        return tlsPort;
-    }
+	}
 
-    /**
-     * The process id of the current (or last) server process.
-     *
-     * @return the pid, or -1 if no process was started
-     */
-    synchronized long pid() {
-        Process p = process;
-        return p == null ? -1 : p.pid();
-    }
+	private final Path executable;
 
-    @Override
-    public synchronized boolean isRunning() {
-        Process p = process;
-        return p != null && p.isAlive();
-    }
+	private final Path dir;
 
-    @Override
-    public synchronized boolean isPaused() {
-        return paused && isRunning();
-    }
+	private final int port;
 
-    @Override
-    public synchronized void kill() {
-        Process p = process;
-        paused = false;
-        if (p == null || !p.isAlive()) {
-            return;
-        }
-        p.destroyForcibly(); // SIGKILL on Linux and macOS; also ends a stopped process
-        if (!waitFor(p, Duration.ofSeconds(10))) {
-            throw new IllegalStateException("redis-server pid " + p.pid() + " did not die after SIGKILL");
-        }
-    }
+	private final @Nullable TestCertificates tls;
 
-    @Override
-    public synchronized void pause() {
-        Process p = requireRunning();
-        signal(p, "STOP");
-        paused = true;
-        awaitProcState(p.pid(), 'T');
-    }
+	private final int tlsPort;
 
-    @Override
-    public synchronized void resume() {
-        Process p = process;
-        if (!paused || p == null) {
-            return;
-        }
-        if (p.isAlive()) {
-            signal(p, "CONT");
-        }
-        paused = false;
-    }
+	private @Nullable Process process;
 
-    @Override
-    public synchronized void restart() {
-        if (stopped) {
-            throw new IllegalStateException("node " + uri() + " was stopped by close()");
-        }
-        kill();
-        PortInUseException last = null;
-        for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
-            try {
-                launch();
-                return;
-            } catch (PortInUseException e) {
-                last = e;
-                sleep(Duration.ofMillis(100L * (attempt + 1)));
-            }
-        }
-        throw new IllegalStateException("could not restart redis-server on port " + port, last);
-    }
+	private boolean paused;
 
-    @Override
-    public void stop() {
-        Process p;
-        synchronized (this) {
-            if (stopped) {
-                return;
-            }
-            stopped = true;
-            p = process;
-        }
-        try {
-            if (p != null && p.isAlive()) {
-                if (paused) {
-                    try {
-                        signal(p, "CONT"); // a stopped process ignores SIGTERM until continued
-                    } catch (RuntimeException ignored) {
-                        // fall through to SIGTERM / SIGKILL
-                    }
-                }
-                p.destroy();
-                if (!waitFor(p, STOP_GRACE)) {
-                    p.destroyForcibly();
-                    waitFor(p, STOP_GRACE);
-                }
-            }
-        } catch (Throwable ignored) {
-            // never throws
-        } finally {
-            synchronized (this) {
-                paused = false;
-            }
-            deleteRecursively(dir);
-            Cleanup.untrack(this);
-        }
-    }
+	private boolean stopped;
 
-    @Override
-    public String toString() {
-        return "redis-server " + uri() + " (pid " + pid() + ", " + executable + ")";
-    }
+	private ProcessRedisNode(Path executable, Path dir, int port, @Nullable TestCertificates tls, int tlsPort) {
+		this.executable = executable;
+		this.dir = dir;
+		this.port = port;
+		this.tls = tls;
+		this.tlsPort = tlsPort;
+	}
 
-    // ---------------------------------------------------------------------------------------------------------------
+	/**
+	 * Starts a server on a free loopback port, trying another port when the chosen one is
+	 * taken meanwhile.
+	 */
+	static ProcessRedisNode start(Path executable) {
+		return start(executable, null);
+	}
 
-    private void launch() {
-        Path log = dir.resolve("redis.log");
-        List<String> cmd = new ArrayList<>(List.of(executable.toString(),
-                "--port", Integer.toString(port),
-                "--bind", LOOPBACK,
-                "--save", "",
-                "--appendonly", "no",
-                "--dir", dir.toString()));
-        if (tls != null) {
-            // the plain port stays open for the kit's own commands; clients under test use the TLS port
-            cmd.addAll(List.of("--tls-port", Integer.toString(tlsPort),
-                    "--tls-cert-file", tls.serverCertificate().toString(),
-                    "--tls-key-file", tls.serverKey().toString(),
-                    "--tls-ca-cert-file", tls.caCertificate().toString(),
-                    "--tls-auth-clients", "no"));
-        }
-        Process p;
-        try {
-            p = new ProcessBuilder(cmd)
-                    .directory(dir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(log.toFile())
-                    .start();
-            p.getOutputStream().close();
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not start " + executable, e);
-        }
-        synchronized (this) {
-            process = p;
-            paused = false;
-        }
-        awaitReady(p, log);
-    }
+	/**
+	 * Starts a server on a free loopback port; with certificates, it also serves TLS on a
+	 * second free port.
+	 */
+	static ProcessRedisNode start(Path executable, @Nullable TestCertificates tls) {
+		PortInUseException last = null;
+		for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
+			ProcessRedisNode node = new ProcessRedisNode(executable, createDir(), freePort(), tls,
+					(tls != null) ? freePort() : -1);
+			Cleanup.track(node);
+			try {
+				node.launch();
+				return node;
+			}
+			catch (PortInUseException e) {
+				node.stop();
+				last = e;
+			}
+			catch (RuntimeException | Error e) {
+				node.stop();
+				throw e;
+			}
+		}
+		throw new IllegalStateException(
+				"could not find a free port for redis-server after " + PORT_ATTEMPTS + " attempts", last);
+	}
 
-    private void awaitReady(Process p, Path log) {
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        while (true) {
-            if (!p.isAlive()) {
-                String tail = tail(log);
-                String message = "redis-server on port " + port + " exited with code " + p.exitValue()
-                        + "; log " + log + ":\n" + tail;
-                if (tail.contains("Address already in use")) {
-                    throw new PortInUseException(message);
-                }
-                throw new IllegalStateException(message);
-            }
-            try {
-                Object pong = Resp.call(LOOPBACK, port, PROBE_TIMEOUT, "PING");
-                if ("PONG".equals(pong)) {
-                    if (answeredByOurProcess(p)) {
-                        return;
-                    }
-                    p.destroyForcibly();
-                    waitFor(p, STOP_GRACE);
-                    throw new PortInUseException("port " + port + " is served by another Redis process");
-                }
-            } catch (UncheckedIOException notYet) {
-                // not listening yet
-            }
-            if (System.nanoTime() - deadline > 0) {
-                p.destroyForcibly();
-                waitFor(p, STOP_GRACE);
-                throw new IllegalStateException("redis-server on port " + port + " did not answer PING within "
-                        + READY_TIMEOUT.toSeconds() + " s; log " + log + ":\n" + tail(log));
-            }
-            sleep(Duration.ofMillis(POLL_MILLIS));
-        }
-    }
+	@Override
+	public String host() {
+		return LOOPBACK;
+	}
 
-    /** Makes sure the server that answered is ours and not a stranger on a reused port. */
-    private boolean answeredByOurProcess(Process p) {
-        Object info = Resp.call(LOOPBACK, port, PROBE_TIMEOUT, "INFO", "server");
-        if (!(info instanceof String text)) {
-            return true; // cannot tell: trust it
-        }
-        for (String line : text.split("\r?\n")) {
-            if (line.startsWith("process_id:")) {
-                return line.substring("process_id:".length()).trim().equals(Long.toString(p.pid()));
-            }
-        }
-        return true;
-    }
+	@Override
+	public synchronized int port() {
+		return port;
+	}
 
-    private Process requireRunning() {
-        Process p = process;
-        if (p == null || !p.isAlive()) {
-            throw new IllegalStateException("node " + uri() + " is not running");
-        }
-        return p;
-    }
+	@Override
+	public int tlsPort() {
+		if (tls == null) {
+			throw new IllegalStateException("node " + uri() + " was not started with TLS (RedisNodes.startTls)");
+		}
+		return tlsPort;
+	}
 
-    /** Sends a signal to our own child process with {@code kill -SIG pid}. */
-    private static void signal(Process p, String signal) {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid()))
-                    .redirectErrorStream(true)
-                    .start();
-            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            if (!waitFor(kill, Duration.ofSeconds(10)) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + signal + " " + p.pid() + " failed: " + output);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not run kill -" + signal + " " + p.pid(), e);
-        }
-    }
+	/**
+	 * The process id of the current (or last) server process.
+	 * @return the pid, or -1 if no process was started
+	 */
+	synchronized long pid() {
+		Process p = process;
+		return p == null ? -1 : p.pid();
+	}
 
-    /** On Linux, waits (up to 1 s) until /proc shows the process in the given state; elsewhere returns at once. */
-    private static void awaitProcState(long pid, char state) {
-        Path stat = Path.of("/proc", Long.toString(pid), "stat");
-        if (!Files.isReadable(stat)) {
-            return;
-        }
-        long deadline = System.nanoTime() + Duration.ofSeconds(1).toNanos();
-        while (System.nanoTime() - deadline < 0) {
-            try {
-                String content = Files.readString(stat);
-                int close = content.lastIndexOf(')');
-                if (close < 0 || close + 2 >= content.length() || content.charAt(close + 2) == state) {
-                    return;
-                }
-            } catch (IOException e) {
-                return;
-            }
-            sleep(Duration.ofMillis(5));
-        }
-    }
+	@Override
+	public synchronized boolean isRunning() {
+		Process p = process;
+		return p != null && p.isAlive();
+	}
 
-    private static boolean waitFor(Process p, Duration timeout) {
-        boolean interrupted = false;
-        long deadline = System.nanoTime() + timeout.toNanos();
-        try {
-            while (true) {
-                try {
-                    return p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
+	@Override
+	public synchronized boolean isPaused() {
+		return paused && isRunning();
+	}
 
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for redis-server",
-                    new InterruptedIOException());
-        }
-    }
+	@Override
+	public synchronized void kill() {
+		Process p = process;
+		paused = false;
+		if (p == null || !p.isAlive()) {
+			return;
+		}
+		p.destroyForcibly(); // SIGKILL on Linux and macOS; also ends a stopped process
+		if (!waitFor(p, Duration.ofSeconds(10))) {
+			throw new IllegalStateException("redis-server pid " + p.pid() + " did not die after SIGKILL");
+		}
+	}
 
-    static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not find a free loopback port", e);
-        }
-    }
+	@Override
+	public synchronized void pause() {
+		Process p = requireRunning();
+		signal(p, "STOP");
+		paused = true;
+		awaitProcState(p.pid(), 'T');
+	}
 
-    private static Path createDir() {
-        try {
-            return Files.createTempDirectory("redlock-test-redis-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not create a temp directory for redis-server", e);
-        }
-    }
+	@Override
+	public synchronized void resume() {
+		Process p = process;
+		if (!paused || p == null) {
+			return;
+		}
+		if (p.isAlive()) {
+			signal(p, "CONT");
+		}
+		paused = false;
+	}
 
-    static String tail(Path log) {
-        try {
-            String[] lines = new String(Files.readAllBytes(log), StandardCharsets.UTF_8).split("\r?\n");
-            List<String> last = new ArrayList<>(List.of(lines).subList(Math.max(0, lines.length - 30), lines.length));
-            return String.join("\n", last);
-        } catch (IOException | UncheckedIOException e) {
-            return "(log unreadable: " + e + ")";
-        }
-    }
+	@Override
+	public synchronized void restart() {
+		if (stopped) {
+			throw new IllegalStateException("node " + uri() + " was stopped by close()");
+		}
+		kill();
+		PortInUseException last = null;
+		for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
+			try {
+				launch();
+				return;
+			}
+			catch (PortInUseException e) {
+				last = e;
+				sleep(Duration.ofMillis(100L * (attempt + 1)));
+			}
+		}
+		throw new IllegalStateException("could not restart redis-server on port " + port, last);
+	}
 
-    static void deleteRecursively(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> {
-                try {
-                    Files.deleteIfExists(path);
-                } catch (IOException ignored) {
-                    // best effort
-                }
-            });
-        } catch (IOException | UncheckedIOException ignored) {
-            // best effort
-        }
-    }
+	@Override
+	public void stop() {
+		Process p;
+		synchronized (this) {
+			if (stopped) {
+				return;
+			}
+			stopped = true;
+			p = process;
+		}
+		try {
+			if (p != null && p.isAlive()) {
+				if (paused) {
+					try {
+						signal(p, "CONT"); // a stopped process ignores SIGTERM until
+											// continued
+					}
+					catch (RuntimeException ignored) {
+						// fall through to SIGTERM / SIGKILL
+					}
+				}
+				p.destroy();
+				if (!waitFor(p, STOP_GRACE)) {
+					p.destroyForcibly();
+					waitFor(p, STOP_GRACE);
+				}
+			}
+		}
+		catch (Throwable ignored) {
+			// never throws
+		}
+		finally {
+			synchronized (this) {
+				paused = false;
+			}
+			deleteRecursively(dir);
+			Cleanup.untrack(this);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "redis-server " + uri() + " (pid " + pid() + ", " + executable + ")";
+	}
+
+	// ---------------------------------------------------------------------------------------------------------------
+
+	private void launch() {
+		Path log = dir.resolve("redis.log");
+		List<String> cmd = new ArrayList<>(List.of(executable.toString(), "--port", Integer.toString(port), "--bind",
+				LOOPBACK, "--save", "", "--appendonly", "no", "--dir", dir.toString()));
+		if (tls != null) {
+			// the plain port stays open for the kit's own commands; clients under test
+			// use the TLS port
+			cmd.addAll(List.of("--tls-port", Integer.toString(tlsPort), "--tls-cert-file",
+					tls.serverCertificate().toString(), "--tls-key-file", tls.serverKey().toString(),
+					"--tls-ca-cert-file", tls.caCertificate().toString(), "--tls-auth-clients", "no"));
+		}
+		Process p;
+		try {
+			p = new ProcessBuilder(cmd).directory(dir.toFile())
+				.redirectErrorStream(true)
+				.redirectOutput(log.toFile())
+				.start();
+			p.getOutputStream().close();
+		}
+		catch (IOException e) {
+			throw new UncheckedIOException("could not start " + executable, e);
+		}
+		synchronized (this) {
+			process = p;
+			paused = false;
+		}
+		awaitReady(p, log);
+	}
+
+	private void awaitReady(Process p, Path log) {
+		long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+		while (true) {
+			if (!p.isAlive()) {
+				String tail = tail(log);
+				String message = "redis-server on port " + port + " exited with code " + p.exitValue() + "; log " + log
+						+ ":\n" + tail;
+				if (tail.contains("Address already in use")) {
+					throw new PortInUseException(message);
+				}
+				throw new IllegalStateException(message);
+			}
+			try {
+				Object pong = Resp.call(LOOPBACK, port, PROBE_TIMEOUT, "PING");
+				if ("PONG".equals(pong)) {
+					if (answeredByOurProcess(p)) {
+						return;
+					}
+					p.destroyForcibly();
+					waitFor(p, STOP_GRACE);
+					throw new PortInUseException("port " + port + " is served by another Redis process");
+				}
+			}
+			catch (UncheckedIOException notYet) {
+				// not listening yet
+			}
+			if (System.nanoTime() - deadline > 0) {
+				p.destroyForcibly();
+				waitFor(p, STOP_GRACE);
+				throw new IllegalStateException("redis-server on port " + port + " did not answer PING within "
+						+ READY_TIMEOUT.toSeconds() + " s; log " + log + ":\n" + tail(log));
+			}
+			sleep(Duration.ofMillis(POLL_MILLIS));
+		}
+	}
+
+	/**
+	 * Makes sure the server that answered is ours and not a stranger on a reused port.
+	 */
+	private boolean answeredByOurProcess(Process p) {
+		Object info = Resp.call(LOOPBACK, port, PROBE_TIMEOUT, "INFO", "server");
+		if (!(info instanceof String text)) {
+			return true; // cannot tell: trust it
+		}
+		for (String line : text.split("\r?\n")) {
+			if (line.startsWith("process_id:")) {
+				return line.substring("process_id:".length()).trim().equals(Long.toString(p.pid()));
+			}
+		}
+		return true;
+	}
+
+	private Process requireRunning() {
+		Process p = process;
+		if (p == null || !p.isAlive()) {
+			throw new IllegalStateException("node " + uri() + " is not running");
+		}
+		return p;
+	}
+
+	/** Sends a signal to our own child process with {@code kill -SIG pid}. */
+	private static void signal(Process p, String signal) {
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).redirectErrorStream(true)
+				.start();
+			String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+			if (!waitFor(kill, Duration.ofSeconds(10)) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " " + p.pid() + " failed: " + output);
+			}
+		}
+		catch (IOException e) {
+			throw new UncheckedIOException("could not run kill -" + signal + " " + p.pid(), e);
+		}
+	}
+
+	/**
+	 * On Linux, waits (up to 1 s) until /proc shows the process in the given state;
+	 * elsewhere returns at once.
+	 */
+	private static void awaitProcState(long pid, char state) {
+		Path stat = Path.of("/proc", Long.toString(pid), "stat");
+		if (!Files.isReadable(stat)) {
+			return;
+		}
+		long deadline = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+		while (System.nanoTime() - deadline < 0) {
+			try {
+				String content = Files.readString(stat);
+				int close = content.lastIndexOf(')');
+				if (close < 0 || close + 2 >= content.length() || content.charAt(close + 2) == state) {
+					return;
+				}
+			}
+			catch (IOException e) {
+				return;
+			}
+			sleep(Duration.ofMillis(5));
+		}
+	}
+
+	private static boolean waitFor(Process p, Duration timeout) {
+		boolean interrupted = false;
+		long deadline = System.nanoTime() + timeout.toNanos();
+		try {
+			while (true) {
+				try {
+					return p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+				}
+				catch (InterruptedException e) {
+					interrupted = true;
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException e) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("interrupted while waiting for redis-server", new InterruptedIOException());
+		}
+	}
+
+	static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
+			return socket.getLocalPort();
+		}
+		catch (IOException e) {
+			throw new UncheckedIOException("could not find a free loopback port", e);
+		}
+	}
+
+	private static Path createDir() {
+		try {
+			return Files.createTempDirectory("redlock-test-redis-");
+		}
+		catch (IOException e) {
+			throw new UncheckedIOException("could not create a temp directory for redis-server", e);
+		}
+	}
+
+	static String tail(Path log) {
+		try {
+			String[] lines = new String(Files.readAllBytes(log), StandardCharsets.UTF_8).split("\r?\n");
+			List<String> last = new ArrayList<>(List.of(lines).subList(Math.max(0, lines.length - 30), lines.length));
+			return String.join("\n", last);
+		}
+		catch (IOException | UncheckedIOException e) {
+			return "(log unreadable: " + e + ")";
+		}
+	}
+
+	static void deleteRecursively(Path root) {
+		if (!Files.exists(root)) {
+			return;
+		}
+		try (Stream<Path> paths = Files.walk(root)) {
+			paths.sorted(Comparator.reverseOrder()).forEach(path -> {
+				try {
+					Files.deleteIfExists(path);
+				}
+				catch (IOException ignored) {
+					// best effort
+				}
+			});
+		}
+		catch (IOException | UncheckedIOException ignored) {
+			// best effort
+		}
+	}
+
 }

@@ -23,202 +23,212 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
- * <p>The backend is chosen in this order, unless the system property {@value #BACKEND_PROPERTY} names one:
- * {@code testcontainers} (Testcontainers on the class path and a Docker engine answering; image
- * {@code redis:7-alpine}), {@code path} (a {@code redis-server} on {@code PATH}), {@code embedded} (the binary
- * bundled in {@code com.github.codemonstur:embedded-redis}). Every server the kit starts is stopped by
- * {@link #close()} and, failing that, by a JVM shutdown hook. With the {@code testcontainers} backend a restarted
- * node may get a different port: read {@link #uris()} again after {@link #reset()} or {@link RedisNode#restart()}.
+ * <p>
+ * The backend is chosen in this order, unless the system property
+ * {@value #BACKEND_PROPERTY} names one: {@code testcontainers} (Testcontainers on the
+ * class path and a Docker engine answering; image {@code redis:7-alpine}), {@code path}
+ * (a {@code redis-server} on {@code PATH}), {@code embedded} (the binary bundled in
+ * {@code com.github.codemonstur:embedded-redis}). Every server the kit starts is stopped
+ * by {@link #close()} and, failing that, by a JVM shutdown hook. With the
+ * {@code testcontainers} backend a restarted node may get a different port: read
+ * {@link #uris()} again after {@link #reset()} or {@link RedisNode#restart()}.
  */
 public final class RedisNodes implements AutoCloseable {
 
-    /** System property that forces a backend: {@code testcontainers}, {@code path} or {@code embedded}. */
-    public static final String BACKEND_PROPERTY = "redlock.test.backend";
+	/**
+	 * System property that forces a backend: {@code testcontainers}, {@code path} or
+	 * {@code embedded}.
+	 */
+	public static final String BACKEND_PROPERTY = "redlock.test.backend";
 
-    private static final AtomicInteger THREADS = new AtomicInteger();
+	private static final AtomicInteger THREADS = new AtomicInteger();
 
-    private final String backend;
-    private final List<ManagedNode> nodes;
-    private final AtomicBoolean closed = new AtomicBoolean();
+	private final String backend;
 
-    private RedisNodes(String backend, List<ManagedNode> nodes) {
-        this.backend = backend;
-        this.nodes = List.copyOf(nodes);
-    }
+	private final List<ManagedNode> nodes;
 
-    /**
-     * Starts {@code count} empty Redis servers in parallel and waits until each answers {@code PING}.
-     *
-     * @param count how many servers, at least 1
-     * @return the running servers; close them when done
-     * @throws IllegalArgumentException if {@code count < 1}
-     * @throws IllegalStateException if no backend is available (the message says how to get Redis) or a server
-     *         does not start (the message includes the tail of its log)
-     */
-    public static RedisNodes start(int count) {
-        return start(count, null);
-    }
+	private final AtomicBoolean closed = new AtomicBoolean();
 
-    /**
-     * Starts {@code count} empty Redis servers that also serve TLS, with a certificate for {@code localhost} and
-     * {@code 127.0.0.1} signed by {@link TestCertificates#caCertificate()}. Each node's {@link RedisNode#tlsUri()}
-     * is its {@code rediss://} address; {@link RedisNode#uri()} and {@link RedisNode#command} keep using its plain
-     * port. Needs the {@code path} or {@code embedded} backend.
-     *
-     * @param count how many servers, at least 1
-     * @return the running servers; close them when done
-     */
-    public static RedisNodes startTls(int count) {
-        return start(count, TestCertificates.get());
-    }
+	private RedisNodes(String backend, List<ManagedNode> nodes) {
+		this.backend = backend;
+		this.nodes = List.copyOf(nodes);
+	}
 
-    private static RedisNodes start(int count, @Nullable TestCertificates tls) {
-        if (count < 1) {
-            throw new IllegalArgumentException("count must be at least 1, was " + count);
-        }
-        Backends.Choice choice = Backends.select();
-        ExecutorService pool = Executors.newFixedThreadPool(count, task -> {
-            Thread thread = new Thread(task, "redlock-test-redis-start-" + THREADS.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
-        List<Future<ManagedNode>> futures = new ArrayList<>(count);
-        List<ManagedNode> started = new ArrayList<>(count);
-        @Nullable Throwable failure = null;
-        try {
-            for (int i = 0; i < count; i++) {
-                futures.add(pool.submit(() -> Backends.startNode(choice, tls)));
-            }
-            for (Future<ManagedNode> future : futures) {
-                try {
-                    started.add(future.get());
-                } catch (ExecutionException e) {
-                    failure = addFailure(failure, e.getCause() == null ? e : e.getCause());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    failure = addFailure(failure, e);
-                    futures.forEach(f -> f.cancel(true));
-                    break;
-                }
-            }
-        } finally {
-            pool.shutdown();
-        }
-        if (failure != null) {
-            started.forEach(ManagedNode::stop);
-            if (failure instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            if (failure instanceof Error error) {
-                throw error;
-            }
-            throw new IllegalStateException("could not start " + count + " Redis servers", failure);
-        }
-        return new RedisNodes(choice.name(), started);
-    }
+	/**
+	 * Starts {@code count} empty Redis servers in parallel and waits until each answers
+	 * {@code PING}.
+	 * @param count how many servers, at least 1
+	 * @return the running servers; close them when done
+	 * @throws IllegalArgumentException if {@code count < 1}
+	 * @throws IllegalStateException if no backend is available (the message says how to
+	 * get Redis) or a server does not start (the message includes the tail of its log)
+	 */
+	public static RedisNodes start(int count) {
+		return start(count, null);
+	}
 
-    private static Throwable addFailure(@Nullable Throwable first, Throwable next) {
-        if (first == null) {
-            return next;
-        }
-        if (first != next) {
-            first.addSuppressed(next);
-        }
-        return first;
-    }
+	/**
+	 * Starts {@code count} empty Redis servers that also serve TLS, with a certificate
+	 * for {@code localhost} and {@code 127.0.0.1} signed by
+	 * {@link TestCertificates#caCertificate()}. Each node's {@link RedisNode#tlsUri()} is
+	 * its {@code rediss://} address; {@link RedisNode#uri()} and
+	 * {@link RedisNode#command} keep using its plain port. Needs the {@code path} or
+	 * {@code embedded} backend.
+	 * @param count how many servers, at least 1
+	 * @return the running servers; close them when done
+	 */
+	public static RedisNodes startTls(int count) {
+		return start(count, TestCertificates.get());
+	}
 
-    /**
-     * The number of nodes.
-     *
-     * @return the count passed to {@link #start(int)}
-     */
-    public int size() {
-        return nodes.size();
-    }
+	private static RedisNodes start(int count, @Nullable TestCertificates tls) {
+		if (count < 1) {
+			throw new IllegalArgumentException("count must be at least 1, was " + count);
+		}
+		Backends.Choice choice = Backends.select();
+		ExecutorService pool = Executors.newFixedThreadPool(count, task -> {
+			Thread thread = new Thread(task, "redlock-test-redis-start-" + THREADS.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		});
+		List<Future<ManagedNode>> futures = new ArrayList<>(count);
+		List<ManagedNode> started = new ArrayList<>(count);
+		@Nullable Throwable failure = null;
+		try {
+			for (int i = 0; i < count; i++) {
+				futures.add(pool.submit(() -> Backends.startNode(choice, tls)));
+			}
+			for (Future<ManagedNode> future : futures) {
+				try {
+					started.add(future.get());
+				}
+				catch (ExecutionException e) {
+					failure = addFailure(failure, e.getCause() == null ? e : e.getCause());
+				}
+				catch (InterruptedException e) {
+					Thread.currentThread().interrupt();
+					failure = addFailure(failure, e);
+					futures.forEach(f -> f.cancel(true));
+					break;
+				}
+			}
+		}
+		finally {
+			pool.shutdown();
+		}
+		if (failure != null) {
+			started.forEach(ManagedNode::stop);
+			if (failure instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (failure instanceof Error error) {
+				throw error;
+			}
+			throw new IllegalStateException("could not start " + count + " Redis servers", failure);
+		}
+		return new RedisNodes(choice.name(), started);
+	}
 
-    /**
-     * One node.
-     *
-     * @param index 0-based
-     * @return the node at that index
-     * @throws IndexOutOfBoundsException for a bad index
-     */
-    public RedisNode node(int index) {
-        return nodes.get(index);
-    }
+	private static Throwable addFailure(@Nullable Throwable first, Throwable next) {
+		if (first == null) {
+			return next;
+		}
+		if (first != next) {
+			first.addSuppressed(next);
+		}
+		return first;
+	}
 
-    /**
-     * All nodes, in order.
-     *
-     * @return an unmodifiable list
-     */
-    public List<RedisNode> nodes() {
-        return List.copyOf(nodes);
-    }
+	/**
+	 * The number of nodes.
+	 * @return the count passed to {@link #start(int)}
+	 */
+	public int size() {
+		return nodes.size();
+	}
 
-    /**
-     * The current URI of each node, in order, e.g. for {@code redlock.nodes}.
-     *
-     * @return {@code "redis://127.0.0.1:PORT"} per node
-     */
-    public List<String> uris() {
-        List<String> uris = new ArrayList<>(nodes.size());
-        for (RedisNode node : nodes) {
-            uris.add(node.uri());
-        }
-        return List.copyOf(uris);
-    }
+	/**
+	 * One node.
+	 * @param index 0-based
+	 * @return the node at that index
+	 * @throws IndexOutOfBoundsException for a bad index
+	 */
+	public RedisNode node(int index) {
+		return nodes.get(index);
+	}
 
-    /**
-     * The backend the nodes run on.
-     *
-     * @return {@code "testcontainers"}, {@code "path"} or {@code "embedded"}
-     */
-    public String backend() {
-        return backend;
-    }
+	/**
+	 * All nodes, in order.
+	 * @return an unmodifiable list
+	 */
+	public List<RedisNode> nodes() {
+		return List.copyOf(nodes);
+	}
 
-    /**
-     * Restores every node for the next test: resumes paused nodes, restarts killed or stopped ones, then lifts any
-     * {@code CLIENT PAUSE} and runs {@code FLUSHALL} on every node.
-     *
-     * @throws IllegalStateException if these nodes were closed, or a node cannot be brought back
-     */
-    public void reset() {
-        if (closed.get()) {
-            throw new IllegalStateException("RedisNodes already closed");
-        }
-        for (ManagedNode node : nodes) {
-            if (node.isPaused()) {
-                node.resume();
-            }
-            if (!node.isRunning()) {
-                node.restart();
-            }
-        }
-        for (ManagedNode node : nodes) {
-            node.unpauseClients();
-            node.command("FLUSHALL");
-        }
-    }
+	/**
+	 * The current URI of each node, in order, e.g. for {@code redlock.nodes}.
+	 * @return {@code "redis://127.0.0.1:PORT"} per node
+	 */
+	public List<String> uris() {
+		List<String> uris = new ArrayList<>(nodes.size());
+		for (RedisNode node : nodes) {
+			uris.add(node.uri());
+		}
+		return List.copyOf(uris);
+	}
 
-    /** Stops every node started by {@link #start(int)}. Idempotent; never throws. */
-    @Override
-    public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
-        for (ManagedNode node : nodes) {
-            try {
-                node.stop();
-            } catch (Throwable ignored) {
-                // never throws
-            }
-        }
-    }
+	/**
+	 * The backend the nodes run on.
+	 * @return {@code "testcontainers"}, {@code "path"} or {@code "embedded"}
+	 */
+	public String backend() {
+		return backend;
+	}
 
-    @Override
-    public String toString() {
-        return "RedisNodes[" + backend + ", " + uris() + (closed.get() ? ", closed]" : "]");
-    }
+	/**
+	 * Restores every node for the next test: resumes paused nodes, restarts killed or
+	 * stopped ones, then lifts any {@code CLIENT PAUSE} and runs {@code FLUSHALL} on
+	 * every node.
+	 * @throws IllegalStateException if these nodes were closed, or a node cannot be
+	 * brought back
+	 */
+	public void reset() {
+		if (closed.get()) {
+			throw new IllegalStateException("RedisNodes already closed");
+		}
+		for (ManagedNode node : nodes) {
+			if (node.isPaused()) {
+				node.resume();
+			}
+			if (!node.isRunning()) {
+				node.restart();
+			}
+		}
+		for (ManagedNode node : nodes) {
+			node.unpauseClients();
+			node.command("FLUSHALL");
+		}
+	}
+
+	/** Stops every node started by {@link #start(int)}. Idempotent; never throws. */
+	@Override
+	public void close() {
+		if (!closed.compareAndSet(false, true)) {
+			return;
+		}
+		for (ManagedNode node : nodes) {
+			try {
+				node.stop();
+			}
+			catch (Throwable ignored) {
+				// never throws
+			}
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "RedisNodes[" + backend + ", " + uris() + (closed.get() ? ", closed]" : "]");
+	}
+
 }

@@ -10,14 +10,18 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Starts {@link #count()} Redis servers once per test class and injects them as a {@link RedisNodes} parameter into
- * test methods, constructors and lifecycle methods. Before each test every node is reset: running, unpaused and
- * empty ({@link RedisNodes#reset()}). {@code @Nested} classes share the nodes of the outermost annotated class.
+ * Starts {@link #count()} Redis servers once per test class and injects them as a
+ * {@link RedisNodes} parameter into test methods, constructors and lifecycle methods.
+ * Before each test every node is reset: running, unpaused and empty
+ * ({@link RedisNodes#reset()}). {@code @Nested} classes share the nodes of the outermost
+ * annotated class.
  *
  * <pre>{@code
- * @WithRedisNodes(count = 3)
+ * &#64;WithRedisNodes(count = 3)
  * class LockTest {
- *     @Test
+ *
+
+&#64;Test
  *     void survivesOneNodeDown(RedisNodes redis) {
  *         redis.node(0).kill();
  *         ...
@@ -32,10 +36,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(RedisNodesExtension.class)
 public @interface WithRedisNodes {
 
-    /**
-     * How many servers to start.
-     *
-     * @return the number of nodes, at least 1; 3 by default
-     */
-    int count() default 3;
+	/**
+	 * How many servers to start.
+	 * @return the number of nodes, at least 1; 3 by default
+	 */
+	int count() default 3;
+
 }

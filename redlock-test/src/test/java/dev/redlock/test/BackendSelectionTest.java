@@ -14,96 +14,97 @@ import org.junit.jupiter.api.io.TempDir;
 
 class BackendSelectionTest {
 
-    private static final String EXACT_HINT = "install redis-server (e.g. apt-get install redis-server), "
-            + "or keep com.github.codemonstur:embedded-redis on the test classpath, or start a Docker engine";
+	private static final String EXACT_HINT = "install redis-server (e.g. apt-get install redis-server), "
+			+ "or keep com.github.codemonstur:embedded-redis on the test classpath, or start a Docker engine";
 
-    private static final Supplier<@Nullable Path> NOT_ON_PATH = () -> null;
-    private static final Supplier<@Nullable String> NO_EMBEDDED = () -> null;
-    private static final Supplier<@Nullable String> EMBEDDED = () -> "redis-server-x";
+	private static final Supplier<@Nullable Path> NOT_ON_PATH = () -> null;
 
-    @TempDir
-    Path tmp;
+	private static final Supplier<@Nullable String> NO_EMBEDDED = () -> null;
 
-    @Test
-    void automaticOrderIsDockerThenPathThenEmbedded() {
-        Path exe = Path.of("/somewhere/redis-server");
-        assertThat(Backends.select(null, () -> true, () -> exe, EMBEDDED).name()).isEqualTo("testcontainers");
-        assertThat(Backends.select(" ", () -> false, () -> exe, EMBEDDED))
-                .isEqualTo(new Backends.Choice("path", exe, null));
-        assertThat(Backends.select(null, () -> false, NOT_ON_PATH, EMBEDDED))
-                .isEqualTo(new Backends.Choice("embedded", null, "redis-server-x"));
-    }
+	private static final Supplier<@Nullable String> EMBEDDED = () -> "redis-server-x";
 
-    @Test
-    void choosesEmbeddedWhenPathHasNoRedisServer() throws IOException {
-        Path emptyDir = Files.createDirectory(tmp.resolve("bin"));
-        Backends.Choice choice = Backends.select(null, () -> false,
-                () -> Backends.findOnPath(emptyDir.toString()),
-                () -> Backends.embeddedResource(System.getProperty("os.name"), System.getProperty("os.arch")));
-        assertThat(choice.name()).isEqualTo("embedded");
-        assertThat(choice.resource()).startsWith("redis-server-6.2.");
-    }
+	@TempDir
+	Path tmp;
 
-    @Test
-    void noBackendExplainsHowToGetRedis() {
-        assertThatThrownBy(() -> Backends.select(null, () -> false, NOT_ON_PATH, NO_EMBEDDED))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining(EXACT_HINT);
-        assertThatThrownBy(() -> Backends.select("path", () -> true, NOT_ON_PATH, EMBEDDED))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining(EXACT_HINT);
-        assertThatThrownBy(() -> Backends.select("embedded", () -> true, () -> Path.of("x"), NO_EMBEDDED))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining(EXACT_HINT);
-        assertThatThrownBy(() -> Backends.select("testcontainers", () -> false, () -> Path.of("x"), EMBEDDED))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining(EXACT_HINT);
-        assertThatThrownBy(() -> Backends.select("docker", () -> true, () -> Path.of("x"), EMBEDDED))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("testcontainers, path, embedded");
-    }
+	@Test
+	void automaticOrderIsDockerThenPathThenEmbedded() {
+		Path exe = Path.of("/somewhere/redis-server");
+		assertThat(Backends.select(null, () -> true, () -> exe, EMBEDDED).name()).isEqualTo("testcontainers");
+		assertThat(Backends.select(" ", () -> false, () -> exe, EMBEDDED))
+			.isEqualTo(new Backends.Choice("path", exe, null));
+		assertThat(Backends.select(null, () -> false, NOT_ON_PATH, EMBEDDED))
+			.isEqualTo(new Backends.Choice("embedded", null, "redis-server-x"));
+	}
 
-    @Test
-    void forcedBackendWinsOverTheAutomaticOrder() {
-        Path exe = Path.of("/somewhere/redis-server");
-        assertThat(Backends.select("EMBEDDED", () -> true, () -> exe, EMBEDDED).name()).isEqualTo("embedded");
-        assertThat(Backends.select("path", () -> true, () -> exe, EMBEDDED).name()).isEqualTo("path");
-        assertThat(Backends.select("testcontainers", () -> true, () -> exe, EMBEDDED).name())
-                .isEqualTo("testcontainers");
-    }
+	@Test
+	void choosesEmbeddedWhenPathHasNoRedisServer() throws IOException {
+		Path emptyDir = Files.createDirectory(tmp.resolve("bin"));
+		Backends.Choice choice = Backends.select(null, () -> false, () -> Backends.findOnPath(emptyDir.toString()),
+				() -> Backends.embeddedResource(System.getProperty("os.name"), System.getProperty("os.arch")));
+		assertThat(choice.name()).isEqualTo("embedded");
+		assertThat(choice.resource()).startsWith("redis-server-6.2.");
+	}
 
-    @Test
-    void findsOnlyAnExecutableRedisServerOnPath() throws IOException {
-        Path empty = Files.createDirectory(tmp.resolve("empty"));
-        Path notExecutable = Files.createDirectory(tmp.resolve("plain"));
-        Files.writeString(notExecutable.resolve("redis-server"), "");
-        Path bin = Files.createDirectory(tmp.resolve("bin"));
-        Path exe = Files.writeString(bin.resolve("redis-server"), "#!/bin/sh\n");
-        assertThat(exe.toFile().setExecutable(true)).isTrue();
+	@Test
+	void noBackendExplainsHowToGetRedis() {
+		assertThatThrownBy(() -> Backends.select(null, () -> false, NOT_ON_PATH, NO_EMBEDDED))
+			.isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining(EXACT_HINT);
+		assertThatThrownBy(() -> Backends.select("path", () -> true, NOT_ON_PATH, EMBEDDED))
+			.isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining(EXACT_HINT);
+		assertThatThrownBy(() -> Backends.select("embedded", () -> true, () -> Path.of("x"), NO_EMBEDDED))
+			.isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining(EXACT_HINT);
+		assertThatThrownBy(() -> Backends.select("testcontainers", () -> false, () -> Path.of("x"), EMBEDDED))
+			.isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining(EXACT_HINT);
+		assertThatThrownBy(() -> Backends.select("docker", () -> true, () -> Path.of("x"), EMBEDDED))
+			.isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining("testcontainers, path, embedded");
+	}
 
-        assertThat(Backends.findOnPath(null)).isNull();
-        assertThat(Backends.findOnPath("")).isNull();
-        assertThat(Backends.findOnPath(empty.toString())).isNull();
-        assertThat(Backends.findOnPath(empty + ":" + notExecutable)).isNull();
-        assertThat(Backends.findOnPath(empty + "::" + notExecutable + ":" + bin)).isEqualTo(exe);
-    }
+	@Test
+	void forcedBackendWinsOverTheAutomaticOrder() {
+		Path exe = Path.of("/somewhere/redis-server");
+		assertThat(Backends.select("EMBEDDED", () -> true, () -> exe, EMBEDDED).name()).isEqualTo("embedded");
+		assertThat(Backends.select("path", () -> true, () -> exe, EMBEDDED).name()).isEqualTo("path");
+		assertThat(Backends.select("testcontainers", () -> true, () -> exe, EMBEDDED).name())
+			.isEqualTo("testcontainers");
+	}
 
-    @Test
-    void mapsOsAndArchitectureToTheBundledBinaries() {
-        assertThat(Backends.embeddedResourceName("Linux", "amd64")).isEqualTo("redis-server-6.2.6-v5-linux-amd64");
-        assertThat(Backends.embeddedResourceName("Linux", "aarch64")).isEqualTo("redis-server-6.2.7-linux-arm64");
-        assertThat(Backends.embeddedResourceName("Linux", "i386")).isEqualTo("redis-server-6.2.7-linux-386");
-        assertThat(Backends.embeddedResourceName("Mac OS X", "x86_64"))
-                .isEqualTo("redis-server-6.2.6-v5-darwin-amd64");
-        assertThat(Backends.embeddedResourceName("Mac OS X", "aarch64"))
-                .isEqualTo("redis-server-6.2.6-v5-darwin-arm64");
-        assertThat(Backends.embeddedResourceName("Windows 11", "amd64")).isNull();
-        assertThat(Backends.embeddedResourceName("Linux", "s390x")).isNull();
-        assertThat(Backends.embeddedResource("Linux", "s390x")).isNull();
-    }
+	@Test
+	void findsOnlyAnExecutableRedisServerOnPath() throws IOException {
+		Path empty = Files.createDirectory(tmp.resolve("empty"));
+		Path notExecutable = Files.createDirectory(tmp.resolve("plain"));
+		Files.writeString(notExecutable.resolve("redis-server"), "");
+		Path bin = Files.createDirectory(tmp.resolve("bin"));
+		Path exe = Files.writeString(bin.resolve("redis-server"), "#!/bin/sh\n");
+		assertThat(exe.toFile().setExecutable(true)).isTrue();
 
-    @Test
-    void dockerIsNotAvailableHere() {
-        assertThat(Backends.isDockerAvailable()).isFalse();
-    }
+		assertThat(Backends.findOnPath(null)).isNull();
+		assertThat(Backends.findOnPath("")).isNull();
+		assertThat(Backends.findOnPath(empty.toString())).isNull();
+		assertThat(Backends.findOnPath(empty + ":" + notExecutable)).isNull();
+		assertThat(Backends.findOnPath(empty + "::" + notExecutable + ":" + bin)).isEqualTo(exe);
+	}
+
+	@Test
+	void mapsOsAndArchitectureToTheBundledBinaries() {
+		assertThat(Backends.embeddedResourceName("Linux", "amd64")).isEqualTo("redis-server-6.2.6-v5-linux-amd64");
+		assertThat(Backends.embeddedResourceName("Linux", "aarch64")).isEqualTo("redis-server-6.2.7-linux-arm64");
+		assertThat(Backends.embeddedResourceName("Linux", "i386")).isEqualTo("redis-server-6.2.7-linux-386");
+		assertThat(Backends.embeddedResourceName("Mac OS X", "x86_64")).isEqualTo("redis-server-6.2.6-v5-darwin-amd64");
+		assertThat(Backends.embeddedResourceName("Mac OS X", "aarch64"))
+			.isEqualTo("redis-server-6.2.6-v5-darwin-arm64");
+		assertThat(Backends.embeddedResourceName("Windows 11", "amd64")).isNull();
+		assertThat(Backends.embeddedResourceName("Linux", "s390x")).isNull();
+		assertThat(Backends.embeddedResource("Linux", "s390x")).isNull();
+	}
+
+	@Test
+	void dockerIsNotAvailableHere() {
+		assertThat(Backends.isDockerAvailable()).isFalse();
+	}
+
 }

@@ -17,67 +17,73 @@ import org.springframework.test.context.junit.jupiter.SpringJUnitConfig;
 @RedlockTestNodes(count = 2)
 class RedlockTestNodesSpringTest {
 
-    @Configuration(proxyBeanMethods = false)
-    static class EmptyConfig {
-    }
+	@Configuration(proxyBeanMethods = false)
+	static class EmptyConfig {
 
-    @Autowired
-    Environment environment;
+	}
 
-    @Autowired
-    RedisNodes nodes;
+	@Autowired
+	Environment environment;
 
-    @Autowired
-    ApplicationContext context;
+	@Autowired
+	RedisNodes nodes;
 
-    @Test
-    void exposesTheNodeUrisAsRedlockNodesProperties() {
-        assertThat(nodes.size()).isEqualTo(2);
-        assertThat(environment.getProperty("redlock.nodes[0]")).isEqualTo(nodes.uris().get(0));
-        assertThat(environment.getProperty("redlock.nodes[1]")).isEqualTo(nodes.uris().get(1));
-        assertThat(environment.getProperty("redlock.nodes[2]")).isNull();
-        // fresh nodes hold nobody's locks; lowest precedence, so a test's own value wins
-        assertThat(environment.getProperty("redlock.restart-quarantine")).isEqualTo("0s");
-        assertThat(((ConfigurableEnvironment) environment).getPropertySources().stream()
-                .reduce((first, second) -> second).orElseThrow().getName())
-                .isEqualTo(RedlockTestNodesContextCustomizerFactory.DEFAULTS_PROPERTY_SOURCE_NAME);
-        assertThat(nodes.uris()).allMatch(uri -> uri.startsWith("redis://127.0.0.1:"));
-    }
+	@Autowired
+	ApplicationContext context;
 
-    @Test
-    void registersTheNodesAsABeanForFaultInjection() {
-        assertThat(context.getBean("redisNodes")).isSameAs(nodes);
-        assertThat(nodes.node(0).command("PING")).isEqualTo("PONG");
-        nodes.node(1).kill();
-        nodes.reset();
-        assertThat(nodes.node(1).command("PING")).isEqualTo("PONG");
-        assertThat(environment.getProperty("redlock.nodes[1]")).isEqualTo(nodes.node(1).uri());
-    }
+	@Test
+	void exposesTheNodeUrisAsRedlockNodesProperties() {
+		assertThat(nodes.size()).isEqualTo(2);
+		assertThat(environment.getProperty("redlock.nodes[0]")).isEqualTo(nodes.uris().get(0));
+		assertThat(environment.getProperty("redlock.nodes[1]")).isEqualTo(nodes.uris().get(1));
+		assertThat(environment.getProperty("redlock.nodes[2]")).isNull();
+		// fresh nodes hold nobody's locks; lowest precedence, so a test's own value wins
+		assertThat(environment.getProperty("redlock.restart-quarantine")).isEqualTo("0s");
+		assertThat(((ConfigurableEnvironment) environment).getPropertySources()
+			.stream()
+			.reduce((first, second) -> second)
+			.orElseThrow()
+			.getName()).isEqualTo(RedlockTestNodesContextCustomizerFactory.DEFAULTS_PROPERTY_SOURCE_NAME);
+		assertThat(nodes.uris()).allMatch(uri -> uri.startsWith("redis://127.0.0.1:"));
+	}
 
-    @Nested
-    class NestedTests {
+	@Test
+	void registersTheNodesAsABeanForFaultInjection() {
+		assertThat(context.getBean("redisNodes")).isSameAs(nodes);
+		assertThat(nodes.node(0).command("PING")).isEqualTo("PONG");
+		nodes.node(1).kill();
+		nodes.reset();
+		assertThat(nodes.node(1).command("PING")).isEqualTo("PONG");
+		assertThat(environment.getProperty("redlock.nodes[1]")).isEqualTo(nodes.node(1).uri());
+	}
 
-        @Autowired
-        RedisNodes nestedNodes;
+	@Nested
+	class NestedTests {
 
-        @Test
-        void nestedClassesSeeTheSameNodes() {
-            assertThat(nestedNodes).isSameAs(nodes);
-        }
-    }
+		@Autowired
+		RedisNodes nestedNodes;
 
-    @Test
-    void customizersAreEqualByCountAndAbsentWithoutTheAnnotation() {
-        RedlockTestNodesContextCustomizerFactory factory = new RedlockTestNodesContextCustomizerFactory();
-        assertThat(factory.createContextCustomizer(RedlockTestNodesSpringTest.class, List.of()))
-                .isEqualTo(factory.createContextCustomizer(NestedTests.class, List.of()))
-                .hasSameHashCodeAs(factory.createContextCustomizer(NestedTests.class, List.of()))
-                .isNotEqualTo(factory.createContextCustomizer(ThreeNodes.class, List.of()));
-        assertThat(factory.createContextCustomizer(EmptyConfig.class, List.of())).isNull();
-        assertThat(RedlockTestNodesContextCustomizerFactory.shared(2)).isSameAs(nodes);
-    }
+		@Test
+		void nestedClassesSeeTheSameNodes() {
+			assertThat(nestedNodes).isSameAs(nodes);
+		}
 
-    @RedlockTestNodes
-    static class ThreeNodes {
-    }
+	}
+
+	@Test
+	void customizersAreEqualByCountAndAbsentWithoutTheAnnotation() {
+		RedlockTestNodesContextCustomizerFactory factory = new RedlockTestNodesContextCustomizerFactory();
+		assertThat(factory.createContextCustomizer(RedlockTestNodesSpringTest.class, List.of()))
+			.isEqualTo(factory.createContextCustomizer(NestedTests.class, List.of()))
+			.hasSameHashCodeAs(factory.createContextCustomizer(NestedTests.class, List.of()))
+			.isNotEqualTo(factory.createContextCustomizer(ThreeNodes.class, List.of()));
+		assertThat(factory.createContextCustomizer(EmptyConfig.class, List.of())).isNull();
+		assertThat(RedlockTestNodesContextCustomizerFactory.shared(2)).isSameAs(nodes);
+	}
+
+	@RedlockTestNodes
+	static class ThreeNodes {
+
+	}
+
 }

@@ -14,59 +14,62 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class WithRedisNodesExtensionTest {
 
-    private static RedisNodes fromBeforeAll;
+	private static RedisNodes fromBeforeAll;
 
-    private final RedisNodes fromConstructor;
+	private final RedisNodes fromConstructor;
 
-    WithRedisNodesExtensionTest(RedisNodes redis) {
-        this.fromConstructor = redis;
-    }
+	WithRedisNodesExtensionTest(RedisNodes redis) {
+		this.fromConstructor = redis;
+	}
 
-    @BeforeAll
-    static void captureNodes(RedisNodes redis) {
-        fromBeforeAll = redis;
-    }
+	@BeforeAll
+	static void captureNodes(RedisNodes redis) {
+		fromBeforeAll = redis;
+	}
 
-    @BeforeEach
-    void seed(RedisNodes redis) {
-        assertThat(redis.node(0).command("DBSIZE")).isEqualTo("0");
-        redis.node(0).command("SET", "seeded", "yes");
-    }
+	@BeforeEach
+	void seed(RedisNodes redis) {
+		assertThat(redis.node(0).command("DBSIZE")).isEqualTo("0");
+		redis.node(0).command("SET", "seeded", "yes");
+	}
 
-    @Test
-    @Order(1)
-    void injectsTheSameNodesEverywhere(RedisNodes redis) {
-        assertThat(redis.size()).isEqualTo(2);
-        assertThat(redis).isSameAs(fromBeforeAll).isSameAs(fromConstructor);
-        assertThat(redis.node(0).command("GET", "seeded")).isEqualTo("yes");
-    }
+	@Test
+	@Order(1)
+	void injectsTheSameNodesEverywhere(RedisNodes redis) {
+		assertThat(redis.size()).isEqualTo(2);
+		assertThat(redis).isSameAs(fromBeforeAll).isSameAs(fromConstructor);
+		assertThat(redis.node(0).command("GET", "seeded")).isEqualTo("yes");
+	}
 
-    @Test
-    @Order(2)
-    void breakEverything(RedisNodes redis) {
-        redis.node(1).command("SET", "leftover", "x");
-        redis.node(0).kill();
-        redis.node(1).pause();
-    }
+	@Test
+	@Order(2)
+	void breakEverything(RedisNodes redis) {
+		redis.node(1).command("SET", "leftover", "x");
+		redis.node(0).kill();
+		redis.node(1).pause();
+	}
 
-    @Test
-    @Order(3)
-    void eachTestStartsWithRunningUnpausedEmptyNodes(RedisNodes redis) {
-        for (RedisNode node : redis.nodes()) {
-            assertThat(node.isRunning()).isTrue();
-            assertThat(node.isPaused()).isFalse();
-        }
-        assertThat(redis.node(1).command("DBSIZE")).isEqualTo("0");
-        assertThat(redis.node(0).command("DBSIZE")).isEqualTo("1"); // only what @BeforeEach seeded
-    }
+	@Test
+	@Order(3)
+	void eachTestStartsWithRunningUnpausedEmptyNodes(RedisNodes redis) {
+		for (RedisNode node : redis.nodes()) {
+			assertThat(node.isRunning()).isTrue();
+			assertThat(node.isPaused()).isFalse();
+		}
+		assertThat(redis.node(1).command("DBSIZE")).isEqualTo("0");
+		assertThat(redis.node(0).command("DBSIZE")).isEqualTo("1"); // only what
+																	// @BeforeEach seeded
+	}
 
-    @Nested
-    class Inner {
+	@Nested
+	class Inner {
 
-        @Test
-        void sharesTheOuterClassNodes(RedisNodes redis) {
-            assertThat(redis).isSameAs(fromBeforeAll);
-            assertThat(redis.node(0).command("GET", "seeded")).isEqualTo("yes");
-        }
-    }
+		@Test
+		void sharesTheOuterClassNodes(RedisNodes redis) {
+			assertThat(redis).isSameAs(fromBeforeAll);
+			assertThat(redis.node(0).command("GET", "seeded")).isEqualTo("yes");
+		}
+
+	}
+
 }

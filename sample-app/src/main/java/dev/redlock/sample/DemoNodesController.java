@@ -16,13 +16,15 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
 /**
- * Fault injection for the demo: kill, pause, resume or restart one of the local Redis lock nodes the shop started
- * for itself, to watch the dashboard (and the locks) react. Only available when the shop started its own nodes; it can
- * never touch a Redis server it did not start.
+ * Fault injection for the demo: kill, pause, resume or restart one of the local Redis
+ * lock nodes the shop started for itself, to watch the dashboard (and the locks) react.
+ * Only available when the shop started its own nodes; it can never touch a Redis server
+ * it did not start.
  *
  * <ul>
  * <li>{@code GET /api/demo/nodes}: the local nodes</li>
- * <li>{@code POST /api/demo/nodes/{index}/kill}, {@code …/pause}, {@code …/resume}, {@code …/restart}</li>
+ * <li>{@code POST /api/demo/nodes/{index}/kill}, {@code …/pause}, {@code …/resume},
+ * {@code …/restart}</li>
  * </ul>
  */
 @RestController
@@ -59,7 +61,9 @@ class DemoNodesController {
 		return NodeView.of(index, node);
 	}
 
-	/** The lock nodes come first; the last local node holds the stock and is left alone. */
+	/**
+	 * The lock nodes come first; the last local node holds the stock and is left alone.
+	 */
 	private static int lockNodes(RedisNodes local) {
 		return Math.min(local.size(), LocalRedisNodesEnvironmentPostProcessor.LOCK_NODE_COUNT);
 	}

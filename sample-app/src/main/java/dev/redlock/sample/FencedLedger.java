@@ -3,9 +3,10 @@ package dev.redlock.sample;
 import org.springframework.stereotype.Component;
 
 /**
- * The store a fenced lock protects, kept in memory for the demo: it remembers the highest fencing token it has seen
- * and refuses any write that carries a lower one, so a holder that paused past its lease (and does not know it)
- * cannot overwrite the work of the holder after it.
+ * The store a fenced lock protects, kept in memory for the demo: it remembers the highest
+ * fencing token it has seen and refuses any write that carries a lower one, so a holder
+ * that paused past its lease (and does not know it) cannot overwrite the work of the
+ * holder after it.
  */
 @Component
 class FencedLedger {

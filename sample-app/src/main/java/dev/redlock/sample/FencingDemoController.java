@@ -11,10 +11,11 @@ import dev.redlock.core.Lease;
 import dev.redlock.core.Redlock;
 
 /**
- * {@code POST /api/demo/fencing}: why fencing tokens exist, in one request. Holder A takes a fenced lock with a TTL of
- * one second and writes to the {@link FencedLedger}; then A stalls (a GC pause, a frozen VM) past its lease. The lock
- * expires, holder B takes it (a greater token) and writes. A wakes up, still believing it holds the lock, and writes
- * with its old token: the ledger refuses it.
+ * {@code POST /api/demo/fencing}: why fencing tokens exist, in one request. Holder A
+ * takes a fenced lock with a TTL of one second and writes to the {@link FencedLedger};
+ * then A stalls (a GC pause, a frozen VM) past its lease. The lock expires, holder B
+ * takes it (a greater token) and writes. A wakes up, still believing it holds the lock,
+ * and writes with its old token: the ledger refuses it.
  */
 @RestController
 class FencingDemoController {
@@ -38,7 +39,8 @@ class FencingDemoController {
 		long tokenA = a.fencingToken().orElseThrow();
 		boolean firstWriteByA = this.ledger.write(tokenA, "100 (written by A)");
 
-		// A stalls past its lease; here the stall is simulated, in production it is a pause nobody chose
+		// A stalls past its lease; here the stall is simulated, in production it is a
+		// pause nobody chose
 		while (a.remainingValidity().compareTo(Duration.ZERO) > 0) {
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
 		}
@@ -55,12 +57,15 @@ class FencingDemoController {
 
 	/**
 	 * What happened.
+	 *
 	 * @param tokenA holder A's token
 	 * @param firstWriteByA whether A's write before the pause was accepted
 	 * @param tokenB holder B's token, greater than A's
 	 * @param writeByB whether B's write was accepted
-	 * @param staleWriteByA whether A's write after the pause was accepted (it must not be)
-	 * @param releaseByA what A's late release found ({@code EXPIRED}: the lock was no longer its own)
+	 * @param staleWriteByA whether A's write after the pause was accepted (it must not
+	 * be)
+	 * @param releaseByA what A's late release found ({@code EXPIRED}: the lock was no
+	 * longer its own)
 	 * @param ledgerBalance what the ledger holds at the end
 	 * @param ledgerHighestToken the highest token the ledger has seen
 	 */

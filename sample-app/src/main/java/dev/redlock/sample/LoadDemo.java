@@ -25,21 +25,25 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Fires concurrent purchases of one SKU at two instances of the shop, first at the locked endpoint and then at the
- * unlocked one, and prints what was sold against the stock there was. Exits with 0 when the locked run oversold
- * nothing, 1 otherwise.
+ * Fires concurrent purchases of one SKU at two instances of the shop, first at the locked
+ * endpoint and then at the unlocked one, and prints what was sold against the stock there
+ * was. Exits with 0 when the locked run oversold nothing, 1 otherwise.
  *
- * <p>By default it starts three Redis nodes and two shops (two application contexts in this JVM, each with its own
- * Redlock and connection pools, as two processes would have), and stops them at the end:
+ * <p>
+ * By default it starts three Redis nodes and two shops (two application contexts in this
+ * JVM, each with its own Redlock and connection pools, as two processes would have), and
+ * stops them at the end:
  *
  * <pre>
  * mvn -q -pl sample-app -am spring-boot:run -Dspring-boot.run.main-class=dev.redlock.sample.LoadDemo
  * </pre>
  *
- * Options (pass them with {@code -Dspring-boot.run.arguments="--requests=400 --clients=64"}):
- * {@code --requests=200} purchases per endpoint, {@code --clients=32} parallel buyers, {@code --stock=50} stock to
- * start with, {@code --sku=apple}, and {@code --targets=http://host:port,http://host:port} to fire at shops that are
- * already running instead (they must share their Redis nodes).
+ * Options (pass them with
+ * {@code -Dspring-boot.run.arguments="--requests=400 --clients=64"}):
+ * {@code --requests=200} purchases per endpoint, {@code --clients=32} parallel buyers,
+ * {@code --stock=50} stock to start with, {@code --sku=apple}, and
+ * {@code --targets=http://host:port,http://host:port} to fire at shops that are already
+ * running instead (they must share their Redis nodes).
  */
 public final class LoadDemo {
 
@@ -88,7 +92,8 @@ public final class LoadDemo {
 				}
 				List<URI> targets = new ArrayList<>();
 				for (ConfigurableApplicationContext shop : shops) {
-					targets.add(URI.create("http://127.0.0.1:" + shop.getEnvironment().getProperty("local.server.port")));
+					targets
+						.add(URI.create("http://127.0.0.1:" + shop.getEnvironment().getProperty("local.server.port")));
 				}
 				out.println("Started 2 shops: " + targets);
 				return run(targets, options);
@@ -102,7 +107,8 @@ public final class LoadDemo {
 	}
 
 	private static ConfigurableApplicationContext startShop(int instance, List<String> nodes) {
-		// as command-line arguments: SpringApplicationBuilder.properties(..) are defaults, below application.yml
+		// as command-line arguments: SpringApplicationBuilder.properties(..) are
+		// defaults, below application.yml
 		List<String> args = new ArrayList<>();
 		args.add("--server.port=0");
 		args.add("--spring.application.name=shop-" + instance);
@@ -111,7 +117,8 @@ public final class LoadDemo {
 		for (int i = 0; i < nodes.size(); i++) {
 			args.add("--redlock.nodes[" + i + "]=" + nodes.get(i));
 		}
-		// nodes this demo started a moment ago hold nobody's locks: no restart quarantine needed
+		// nodes this demo started a moment ago hold nobody's locks: no restart quarantine
+		// needed
 		args.add("--redlock.restart-quarantine=0s");
 		return new SpringApplicationBuilder(ShopApplication.class).run(args.toArray(String[]::new));
 	}
@@ -177,7 +184,8 @@ public final class LoadDemo {
 				int n;
 				while ((n = next.getAndIncrement()) < this.options.requests() && System.nanoTime() < deadline
 						&& !Thread.currentThread().isInterrupted()) {
-					// alternate between the shops: each request goes to the other one than the previous
+					// alternate between the shops: each request goes to the other one
+					// than the previous
 					URI shop = this.targets.get(n % this.targets.size());
 					try {
 						int status = post(shop.resolve("/api/skus/" + sku + "/" + endpoint));
@@ -249,8 +257,7 @@ public final class LoadDemo {
 				}
 			}
 			Options options = new Options(positive(values, "requests", 200), positive(values, "clients", 32),
-					Integer.parseInt(values.getOrDefault("stock", "50")), values.getOrDefault("sku", "apple"),
-					targets);
+					Integer.parseInt(values.getOrDefault("stock", "50")), values.getOrDefault("sku", "apple"), targets);
 			values.keySet().removeAll(List.of("requests", "clients", "stock", "sku", "targets"));
 			if (!values.isEmpty()) {
 				throw new IllegalArgumentException("Unknown options " + values.keySet()

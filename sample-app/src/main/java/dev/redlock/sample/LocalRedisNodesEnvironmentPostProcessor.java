@@ -24,13 +24,16 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * Zero setup: when {@code redlock.nodes} is not configured, starts three local Redis nodes for the locks and a
- * fourth for the shop's stock (real {@code redis-server}
- * processes on loopback, from the {@code redlock-test} kit) and points {@code redlock.nodes} at them. The nodes
- * stop when the application context closes, or at the latest when the JVM exits.
+ * Zero setup: when {@code redlock.nodes} is not configured, starts three local Redis
+ * nodes for the locks and a fourth for the shop's stock (real {@code redis-server}
+ * processes on loopback, from the {@code redlock-test} kit) and points
+ * {@code redlock.nodes} at them. The nodes stop when the application context closes, or
+ * at the latest when the JVM exits.
  *
- * <p>Configure {@code redlock.nodes} (or set {@code redlock.enabled=false}) and nothing is started. Registered in
- * {@code META-INF/spring.factories}; runs after the configuration files and the command line have been read.
+ * <p>
+ * Configure {@code redlock.nodes} (or set {@code redlock.enabled=false}) and nothing is
+ * started. Registered in {@code META-INF/spring.factories}; runs after the configuration
+ * files and the command line have been read.
  */
 public class LocalRedisNodesEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
@@ -49,7 +52,8 @@ public class LocalRedisNodesEnvironmentPostProcessor implements EnvironmentPostP
 
 	@Override
 	public int getOrder() {
-		// after ConfigDataEnvironmentPostProcessor, so application.yml and --redlock.nodes=... are visible
+		// after ConfigDataEnvironmentPostProcessor, so application.yml and
+		// --redlock.nodes=... are visible
 		return Ordered.LOWEST_PRECEDENCE;
 	}
 
@@ -58,7 +62,8 @@ public class LocalRedisNodesEnvironmentPostProcessor implements EnvironmentPostP
 		if (environment.getPropertySources().contains(PROPERTY_SOURCE_NAME) || !wanted(environment)) {
 			return;
 		}
-		// one more node for the shop's stock, so that killing a lock node in the demo leaves the data alone
+		// one more node for the shop's stock, so that killing a lock node in the demo
+		// leaves the data alone
 		RedisNodes nodes = RedisNodes.start(LOCK_NODE_COUNT + 1);
 		List<String> uris = nodes.uris().subList(0, LOCK_NODE_COUNT);
 		String stockUri = nodes.uris().get(LOCK_NODE_COUNT);
@@ -66,13 +71,14 @@ public class LocalRedisNodesEnvironmentPostProcessor implements EnvironmentPostP
 		for (int i = 0; i < uris.size(); i++) {
 			properties.put("redlock.nodes[" + i + "]", uris.get(i));
 		}
-		// nodes started a moment ago hold nobody's locks; the quarantine would keep them from counting for a minute
+		// nodes started a moment ago hold nobody's locks; the quarantine would keep them
+		// from counting for a minute
 		properties.put("redlock.restart-quarantine", "0s");
 		properties.put("shop.redis-uri", stockUri);
 		environment.getPropertySources().addLast(new MapPropertySource(PROPERTY_SOURCE_NAME, properties));
 		application.addListeners(new StopNodesOnClose(nodes));
-		this.logger.info("Started " + uris.size() + " local Redis nodes for Redlock: " + uris + ", and "
-				+ stockUri + " for the shop's stock (set redlock.nodes to use your own)");
+		this.logger.info("Started " + uris.size() + " local Redis nodes for Redlock: " + uris + ", and " + stockUri
+				+ " for the shop's stock (set redlock.nodes to use your own)");
 	}
 
 	private static boolean wanted(ConfigurableEnvironment environment) {
@@ -83,9 +89,10 @@ public class LocalRedisNodesEnvironmentPostProcessor implements EnvironmentPostP
 	}
 
 	/**
-	 * Ties the nodes to the application they were started for. They become a bean of its context, so they stop when
-	 * it closes, after the beans that use them (the Redlock and the shop's Redis client) have been destroyed and the
-	 * web server has finished its requests. If the application fails to start, they stop at once.
+	 * Ties the nodes to the application they were started for. They become a bean of its
+	 * context, so they stop when it closes, after the beans that use them (the Redlock
+	 * and the shop's Redis client) have been destroyed and the web server has finished
+	 * its requests. If the application fails to start, they stop at once.
 	 */
 	private static final class StopNodesOnClose implements ApplicationListener<ApplicationEvent> {
 
@@ -101,7 +108,8 @@ public class LocalRedisNodesEnvironmentPostProcessor implements EnvironmentPostP
 		public void onApplicationEvent(ApplicationEvent event) {
 			if (event instanceof ApplicationPreparedEvent prepared && !this.registered
 					&& prepared.getApplicationContext() instanceof GenericApplicationContext context) {
-				// the first disposable singleton of the context, so the last one destroyed
+				// the first disposable singleton of the context, so the last one
+				// destroyed
 				DefaultListableBeanFactory beanFactory = context.getDefaultListableBeanFactory();
 				beanFactory.registerSingleton(BEAN_NAME, this.nodes);
 				beanFactory.registerDisposableBean(BEAN_NAME, this.nodes::close);

@@ -7,10 +7,11 @@ import dev.redlock.annotation.DistributedLock;
 import org.springframework.stereotype.Service;
 
 /**
- * Buys one item of a SKU by reading the stock, thinking, and writing the stock back. The three steps are
- * deliberately not atomic: two buyers that read the same stock both sell the same last item. {@link #buy} runs them
- * under a distributed lock per SKU, so buyers in every instance of the shop take turns; {@link #buyUnlocked} does
- * not, and oversells under concurrent load.
+ * Buys one item of a SKU by reading the stock, thinking, and writing the stock back. The
+ * three steps are deliberately not atomic: two buyers that read the same stock both sell
+ * the same last item. {@link #buy} runs them under a distributed lock per SKU, so buyers
+ * in every instance of the shop take turns; {@link #buyUnlocked} does not, and oversells
+ * under concurrent load.
  */
 @Service
 public class PurchaseService {
@@ -25,10 +26,12 @@ public class PurchaseService {
 	}
 
 	/**
-	 * Buys one item while holding the lock {@code stock:<sku>} on a majority of the Redis nodes.
+	 * Buys one item while holding the lock {@code stock:<sku>} on a majority of the Redis
+	 * nodes.
 	 * @param sku the SKU
 	 * @return what happened
-	 * @throws dev.redlock.core.LockNotAcquiredException if the lock was not acquired within 2 seconds
+	 * @throws dev.redlock.core.LockNotAcquiredException if the lock was not acquired
+	 * within 2 seconds
 	 */
 	@DistributedLock(name = "shop.buy", key = "'stock:' + #sku", ttl = "10s", waitTime = "2s")
 	public Purchase buy(String sku) {

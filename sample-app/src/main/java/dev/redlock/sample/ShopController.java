@@ -18,12 +18,13 @@ import org.springframework.web.bind.annotation.RestController;
  * The shop's HTTP API.
  *
  * <ul>
- * <li>{@code POST /api/skus/{sku}/buy}: buy one item under the lock; 200, 409 when sold out, 423 or 503 when the
- * lock is busy ({@link ShopExceptionHandler})</li>
+ * <li>{@code POST /api/skus/{sku}/buy}: buy one item under the lock; 200, 409 when sold
+ * out, 423 or 503 when the lock is busy ({@link ShopExceptionHandler})</li>
  * <li>{@code POST /api/skus/{sku}/buy-unlocked}: the same without the lock</li>
  * <li>{@code GET /api/skus}: every SKU's stock, sold and oversold</li>
  * <li>{@code GET /api/skus/{sku}}: stock, sold, and how many were oversold</li>
- * <li>{@code POST /api/skus/{sku}/reset[?stock=N]}: start the SKU again with its initial stock (or N)</li>
+ * <li>{@code POST /api/skus/{sku}/reset[?stock=N]}: start the SKU again with its initial
+ * stock (or N)</li>
  * </ul>
  */
 @RestController

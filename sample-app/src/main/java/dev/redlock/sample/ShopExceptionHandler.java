@@ -14,8 +14,9 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
- * Turns failures into JSON answers. A lock held by another buyer for longer than the wait time is 423 (Locked):
- * try again. A lock that could not be taken because too few Redis nodes answered is 503 (Service Unavailable).
+ * Turns failures into JSON answers. A lock held by another buyer for longer than the wait
+ * time is 423 (Locked): try again. A lock that could not be taken because too few Redis
+ * nodes answered is 503 (Service Unavailable).
  */
 @RestControllerAdvice
 class ShopExceptionHandler {

@@ -15,8 +15,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
 /**
- * The shop's own Redis client, for its data (the locks use the Redlock bean and its own connections). The stock
- * lives on {@code shop.redis-uri}, or on the first of {@code redlock.nodes} when that is not set.
+ * The shop's own Redis client, for its data (the locks use the Redlock bean and its own
+ * connections). The stock lives on {@code shop.redis-uri}, or on the first of
+ * {@code redlock.nodes} when that is not set.
  */
 @Configuration(proxyBeanMethods = false)
 class ShopRedisConfiguration {
@@ -33,7 +34,8 @@ class ShopRedisConfiguration {
 			.connectionTimeoutMillis(2000)
 			.socketTimeoutMillis(2000)
 			.build();
-		// clientConfig first: fromURI keeps it and adds what the URI says (credentials, database, TLS)
+		// clientConfig first: fromURI keeps it and adds what the URI says (credentials,
+		// database, TLS)
 		return RedisClient.builder().clientConfig(client).fromURI(uri).poolConfig(pool).build();
 	}
 
@@ -54,7 +56,8 @@ class ShopRedisConfiguration {
 			.bind("redlock.nodes", Bindable.listOf(String.class))
 			.orElse(List.of());
 		if (nodes.isEmpty()) {
-			throw new IllegalStateException("Set shop.redis-uri or redlock.nodes: the shop needs a Redis for its stock");
+			throw new IllegalStateException(
+					"Set shop.redis-uri or redlock.nodes: the shop needs a Redis for its stock");
 		}
 		return nodes.get(0).trim();
 	}

@@ -6,11 +6,13 @@ import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.params.SetParams;
 
 /**
- * The shop's stock in Redis: per SKU, {@code shop:stock:<sku>} (items left), {@code shop:sold:<sku>} (items sold)
- * and {@code shop:initial:<sku>} (the stock it started with, shared by every instance of the shop).
+ * The shop's stock in Redis: per SKU, {@code shop:stock:<sku>} (items left),
+ * {@code shop:sold:<sku>} (items sold) and {@code shop:initial:<sku>} (the stock it
+ * started with, shared by every instance of the shop).
  *
- * <p>Every method is a single Redis command or an atomic {@code MSET}/{@code MGET}. Buying is not: it is a read
- * followed by a write, which is exactly what the lock is for.
+ * <p>
+ * Every method is a single Redis command or an atomic {@code MSET}/{@code MGET}. Buying
+ * is not: it is a read followed by a write, which is exactly what the lock is for.
  */
 public class StockStore {
 

@@ -27,11 +27,14 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The live dashboard in a real headless Chromium (Debian's {@code chromium} and {@code chromium-driver}; nothing is
- * downloaded): it loads, shows three green nodes, counts purchases, and shows a killed node in red.
+ * The live dashboard in a real headless Chromium (Debian's {@code chromium} and
+ * {@code chromium-driver}; nothing is downloaded): it loads, shows three green nodes,
+ * counts purchases, and shows a killed node in red.
  *
- * <p>Run by the {@code browser} Maven profile, active where {@code /usr/bin/chromedriver} exists (CI installs it).
- * Other locations: {@code -Dchrome.binary=… -Dchromedriver.path=…}.
+ * <p>
+ * Run by the {@code browser} Maven profile, active where {@code /usr/bin/chromedriver}
+ * exists (CI installs it). Other locations:
+ * {@code -Dchrome.binary=… -Dchromedriver.path=…}.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 class DashboardBrowserTests {
@@ -101,7 +104,10 @@ class DashboardBrowserTests {
 		wait.until((page) -> page.findElements(By.cssSelector("#nodes .node.up")).size() == 3);
 	}
 
-	/** Clicks, finding the element again if the page's refresh replaced it between finding and clicking. */
+	/**
+	 * Clicks, finding the element again if the page's refresh replaced it between finding
+	 * and clicking.
+	 */
 	private static void click(WebDriverWait wait, By target) {
 		wait.ignoring(StaleElementReferenceException.class).until((page) -> {
 			page.findElement(target).click();

@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every link between the README and the pages under {@code docs/} resolves: the file exists and, for a link with a
- * {@code #fragment}, the page has a heading of that anchor (as GitHub forms it). The README stays short enough to be
- * read through.
+ * Every link between the README and the pages under {@code docs/} resolves: the file
+ * exists and, for a link with a {@code #fragment}, the page has a heading of that anchor
+ * (as GitHub forms it). The README stays short enough to be read through.
  */
 class DocumentationLinksTests {
 
@@ -58,8 +58,7 @@ class DocumentationLinksTests {
 		String readme = Files.readString(ROOT.resolve("README.md"));
 		assertThat(readme.lines().count()).as("README.md lines").isLessThanOrEqualTo(350);
 		try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-			assertThat(docs.filter((path) -> path.toString().endsWith(".md")))
-				.isNotEmpty()
+			assertThat(docs.filter((path) -> path.toString().endsWith(".md"))).isNotEmpty()
 				.allSatisfy((page) -> assertThat(readme).contains("](docs/" + page.getFileName()));
 		}
 	}

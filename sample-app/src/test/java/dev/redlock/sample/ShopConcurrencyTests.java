@@ -31,8 +31,8 @@ import org.springframework.core.env.Environment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The shop as the README runs it: no {@code redlock.nodes} configured, so it starts its own three Redis nodes, and
- * concurrent buyers hit the locked endpoint over HTTP.
+ * The shop as the README runs it: no {@code redlock.nodes} configured, so it starts its
+ * own three Redis nodes, and concurrent buyers hit the locked endpoint over HTTP.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 class ShopConcurrencyTests {

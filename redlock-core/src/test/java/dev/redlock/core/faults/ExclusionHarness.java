@@ -33,27 +33,35 @@ import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.ReleaseOutcome;
 
 /**
- * Contention on one lock under injected faults, watched by three mutual-exclusion oracles.
+ * Contention on one lock under injected faults, watched by three mutual-exclusion
+ * oracles.
  *
- * <p>Worker threads, spread over several {@link Redlock} instances (each with its own connection pools, as separate
- * processes would have), repeatedly acquire one resource with single attempts, run a critical section and release.
- * The run goes through {@link Phase phases}: each starts by injecting its fault and lasts until its condition holds
- * or its time is up. The oracles:
+ * <p>
+ * Worker threads, spread over several {@link Redlock} instances (each with its own
+ * connection pools, as separate processes would have), repeatedly acquire one resource
+ * with single attempts, run a critical section and release. The run goes through
+ * {@link Phase phases}: each starts by injecting its fault and lasts until its condition
+ * holds or its time is up. The oracles:
  * <ol>
- * <li><b>occupancy</b>: the holders inside the critical section: one that enters while another holder with a valid
- * lease is inside is a violation (one whose lease is no longer valid is an overstay, see below);</li>
- * <li><b>register</b>: a read–think–write of a shared value, which must end equal to the number of critical
- * sections run (a lost update means two holders overlapped);</li>
- * <li><b>intervals</b>: each lease's {@code [acquired, min(release started, validity end)]}, from
- * {@link System#nanoTime()} at the return of the acquisition, must overlap no other lease's.</li>
+ * <li><b>occupancy</b>: the holders inside the critical section: one that enters while
+ * another holder with a valid lease is inside is a violation (one whose lease is no
+ * longer valid is an overstay, see below);</li>
+ * <li><b>register</b>: a read–think–write of a shared value, which must end equal to the
+ * number of critical sections run (a lost update means two holders overlapped);</li>
+ * <li><b>intervals</b>: each lease's
+ * {@code [acquired, min(release started, validity end)]}, from {@link System#nanoTime()}
+ * at the return of the acquisition, must overlap no other lease's.</li>
  * </ol>
- * A lease returned with no validity left counts as a violation too. Validity is the lease's as renewed: automatic
- * renewal moves its end. A critical section that outlives its validity (a client pause) is the known failure mode
- * of Redlock, not a violation: it is counted as an overstay, and neither writes the register nor counts towards
- * occupancy or intervals beyond its validity.
+ * A lease returned with no validity left counts as a violation too. Validity is the
+ * lease's as renewed: automatic renewal moves its end. A critical section that outlives
+ * its validity (a client pause) is the known failure mode of Redlock, not a violation: it
+ * is counted as an overstay, and neither writes the register nor counts towards occupancy
+ * or intervals beyond its validity.
  *
- * <p>Hooks for scenarios that change how a lock is taken or held: an {@link Acquirer} (e.g. with automatic renewal)
- * and a {@link CriticalSection} (e.g. one that outlives its lease, or restarts a node while holding it).
+ * <p>
+ * Hooks for scenarios that change how a lock is taken or held: an {@link Acquirer} (e.g.
+ * with automatic renewal) and a {@link CriticalSection} (e.g. one that outlives its
+ * lease, or restarts a node while holding it).
  */
 final class ExclusionHarness {
 
@@ -103,8 +111,8 @@ final class ExclusionHarness {
 	}
 
 	/**
-	 * Runs every phase, stops the workers, closes the instances and returns what was seen. Prints the scenario's
-	 * figure line.
+	 * Runs every phase, stops the workers, closes the instances and returns what was
+	 * seen. Prints the scenario's figure line.
 	 */
 	Report run() throws Exception {
 		Run run = new Run(this.phases.size());
@@ -164,7 +172,8 @@ final class ExclusionHarness {
 				PhaseStats stats = run.statsFor(startPhase);
 				stats.attempted(System.nanoTime() - attemptStart);
 				stats.failures.get(ex.reason()).increment();
-				// single attempts: back off as Redlock's own retry would, so split votes resolve
+				// single attempts: back off as Redlock's own retry would, so split votes
+				// resolve
 				LockSupport.parkNanos(backoff / 2 + random.nextLong(backoff + 1));
 				continue;
 			}
@@ -177,8 +186,10 @@ final class ExclusionHarness {
 				run.noValidity.incrementAndGet();
 			}
 			long validityEnd = acquiredAt + remaining.toNanos();
-			// occupancy: every other holder inside now is a violation, unless its lease is no longer valid: a
-			// holder that outlived its lease (a client pause) is the known failure mode, counted as an overstay
+			// occupancy: every other holder inside now is a violation, unless its lease
+			// is no longer valid: a
+			// holder that outlived its lease (a client pause) is the known failure mode,
+			// counted as an overstay
 			Holder me = new Holder(lease);
 			run.holders.add(me);
 			for (Holder other : run.holders) {
@@ -194,9 +205,12 @@ final class ExclusionHarness {
 			run.maxOccupancy.accumulateAndGet(run.holders.size(), Math::max);
 			long value = run.register.get();
 			this.section.run(lease, this.work);
-			// The validity as renewed: a lease still valid now was valid all along, since an extension counts only
-			// if it was confirmed before the current validity ran out (an expired lock is never re-created). So the
-			// interval ends no earlier than now + what is left; without renewal this is the validity at acquisition.
+			// The validity as renewed: a lease still valid now was valid all along, since
+			// an extension counts only
+			// if it was confirmed before the current validity ran out (an expired lock is
+			// never re-created). So the
+			// interval ends no earlier than now + what is left; without renewal this is
+			// the validity at acquisition.
 			long sectionEnd = System.nanoTime();
 			Duration left = lease.remainingValidity();
 			if (!left.isZero()) {
@@ -204,7 +218,8 @@ final class ExclusionHarness {
 			}
 			boolean overstayed = sectionEnd - validityEnd > 0;
 			if (overstayed) {
-				// it may no longer write: the register counts the sections of holders within their validity
+				// it may no longer write: the register counts the sections of holders
+				// within their validity
 				run.overstays.incrementAndGet();
 			}
 			else {
@@ -238,7 +253,10 @@ final class ExclusionHarness {
 		}
 	}
 
-	/** How a worker takes the lock; one attempt, throwing {@link LockNotAcquiredException} when it fails. */
+	/**
+	 * How a worker takes the lock; one attempt, throwing {@link LockNotAcquiredException}
+	 * when it fails.
+	 */
 	@FunctionalInterface
 	interface Acquirer {
 
@@ -289,6 +307,7 @@ final class ExclusionHarness {
 
 	/**
 	 * One stage of a run.
+	 *
 	 * @param name shown in the report
 	 * @param fault injected as the phase starts
 	 * @param until when the phase has seen enough
@@ -312,11 +331,17 @@ final class ExclusionHarness {
 
 	}
 
-	/** A lease's span: {@code [acquired, min(release started, validity end)]}, in nanoTime. */
+	/**
+	 * A lease's span: {@code [acquired, min(release started, validity end)]}, in
+	 * nanoTime.
+	 */
 	record Interval(long start, long end) {
 	}
 
-	/** Counts of one phase: attempts that started and ended in it, after its fault was injected. */
+	/**
+	 * Counts of one phase: attempts that started and ended in it, after its fault was
+	 * injected.
+	 */
 	static final class PhaseStats {
 
 		final LongAdder acquisitions = new LongAdder();
@@ -350,7 +375,10 @@ final class ExclusionHarness {
 			return this.acquisitions.sum();
 		}
 
-		/** Longest attempt seen from the outside: the call, including the clean-up after a failed round. */
+		/**
+		 * Longest attempt seen from the outside: the call, including the clean-up after a
+		 * failed round.
+		 */
 		Duration maxAttempt() {
 			return Duration.ofNanos(this.maxAttemptNanos.get());
 		}
@@ -371,7 +399,10 @@ final class ExclusionHarness {
 		/** Holders inside their critical section now. */
 		final Set<Holder> holders = ConcurrentHashMap.newKeySet();
 
-		/** Entries into the critical section while a holder whose lease was no longer valid was still inside. */
+		/**
+		 * Entries into the critical section while a holder whose lease was no longer
+		 * valid was still inside.
+		 */
 		final AtomicInteger overstayOverlaps = new AtomicInteger();
 
 		final AtomicInteger maxOccupancy = new AtomicInteger();
@@ -392,7 +423,10 @@ final class ExclusionHarness {
 
 		final Collection<Long> attemptNanos = new ConcurrentLinkedQueue<>();
 
-		/** Attempts that started in one phase and ended in another, or overlapped an injection. */
+		/**
+		 * Attempts that started in one phase and ended in another, or overlapped an
+		 * injection.
+		 */
 		final PhaseStats straddling = new PhaseStats();
 
 		/** The phase an attempt belongs to: where it started, if it also ended there. */
@@ -410,7 +444,8 @@ final class ExclusionHarness {
 
 		@Override
 		public void acquireFinished(AcquireEvent event) {
-			// with single attempts, one event per attempt: the round, and the clean-up after a failed one
+			// with single attempts, one event per attempt: the round, and the clean-up
+			// after a failed one
 			this.attemptNanos.add(event.duration().toNanos());
 		}
 
@@ -476,7 +511,10 @@ final class ExclusionHarness {
 			return List.copyOf(this.run.intervals);
 		}
 
-		/** Holders that entered while an overstaying holder (lease no longer valid) was still inside. */
+		/**
+		 * Holders that entered while an overstaying holder (lease no longer valid) was
+		 * still inside.
+		 */
 		long overstayOverlaps() {
 			return this.run.overstayOverlaps.get();
 		}
@@ -486,9 +524,9 @@ final class ExclusionHarness {
 		}
 
 		/**
-		 * Critical sections that outlived their lease (validity as renewed): the known failure mode of a client
-		 * pause. They are left out of the register and their interval ends with their validity; other scenarios
-		 * assert there are none.
+		 * Critical sections that outlived their lease (validity as renewed): the known
+		 * failure mode of a client pause. They are left out of the register and their
+		 * interval ends with their validity; other scenarios assert there are none.
 		 */
 		long overstays() {
 			return this.run.overstays.get();
@@ -566,9 +604,8 @@ final class ExclusionHarness {
 				.stream()
 				.map((entry) -> entry.getKey() + "=" + entry.getValue())
 				.collect(Collectors.joining(",", "{", "}"));
-			return String.format(
-					"scenario %s: acquisitions=%d violations=%d p99Attempt=%.1f ms failures(by reason)=%s"
-							+ " [occupancy=%d register=%d overlaps=%d noValidity=%d overstays=%d (entered past one: %d); phases %s; %d ms]",
+			return String.format("scenario %s: acquisitions=%d violations=%d p99Attempt=%.1f ms failures(by reason)=%s"
+					+ " [occupancy=%d register=%d overlaps=%d noValidity=%d overstays=%d (entered past one: %d); phases %s; %d ms]",
 					this.scenario, acquisitions(), violations(), this.p99Attempt().toNanos() / 1e6, failures,
 					occupancyViolations(), registerLostUpdates(), overlaps(), leasesWithoutValidity(), overstays(),
 					overstayOverlaps(), perPhase, this.wallTime.toMillis());

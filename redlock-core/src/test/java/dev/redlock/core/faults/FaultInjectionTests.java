@@ -38,10 +38,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Mutual exclusion holds, and every call stays within its bound, while real nodes are killed, frozen, write-paused,
- * slowed down or restarted empty under contention from 8 threads over 2 {@link Redlock} instances; a holder that
- * pauses past its TTL is the one failure mode, reported as such; a renewed lease keeps the lock as long as it is
- * renewed. Each scenario prints one figure line ({@code scenario …: acquisitions=… violations=… p99Attempt=…}).
+ * Mutual exclusion holds, and every call stays within its bound, while real nodes are
+ * killed, frozen, write-paused, slowed down or restarted empty under contention from 8
+ * threads over 2 {@link Redlock} instances; a holder that pauses past its TTL is the one
+ * failure mode, reported as such; a renewed lease keeps the lock as long as it is
+ * renewed. Each scenario prints one figure line
+ * ({@code scenario …: acquisitions=… violations=… p99Attempt=…}).
  */
 @WithRedisNodes(count = 5)
 class FaultInjectionTests {
@@ -50,16 +52,22 @@ class FaultInjectionTests {
 
 	private static final Duration TTL = Duration.ofSeconds(1);
 
-	/** Room for scheduling on a small, shared machine; far below what a hang would cost. */
+	/**
+	 * Room for scheduling on a small, shared machine; far below what a hang would cost.
+	 */
 	private static final Duration MARGIN = Duration.ofMillis(300);
 
 	/**
-	 * The longest single attempt from the outside: the acquire round, the clean-up round after a failed one, and a
-	 * second clean-up round on nodes that answered NOSCRIPT, each bounded by the node timeout.
+	 * The longest single attempt from the outside: the acquire round, the clean-up round
+	 * after a failed one, and a second clean-up round on nodes that answered NOSCRIPT,
+	 * each bounded by the node timeout.
 	 */
 	private static final Duration ATTEMPT_BOUND = NODE_TIMEOUT.multipliedBy(3).plus(MARGIN);
 
-	/** Restart quarantine off: the kit's nodes are freshly started (scenario 5 turns it on deliberately). */
+	/**
+	 * Restart quarantine off: the kit's nodes are freshly started (scenario 5 turns it on
+	 * deliberately).
+	 */
 	private static final RedlockSettings SETTINGS = RedlockSettings.defaults()
 		.withRestartQuarantine(Duration.ZERO)
 		.withNodeTimeout(NODE_TIMEOUT)
@@ -96,10 +104,12 @@ class FaultInjectionTests {
 				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(NO_QUORUM))
 				.satisfies((ex) -> assertThat(ex.failedNodes()).hasSize(3));
 			Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-			assertThat(elapsed).isGreaterThanOrEqualTo(wait).isLessThan(wait.plus(NODE_TIMEOUT.multipliedBy(2)).plus(MARGIN));
+			assertThat(elapsed).isGreaterThanOrEqualTo(wait)
+				.isLessThan(wait.plus(NODE_TIMEOUT.multipliedBy(2)).plus(MARGIN));
 		}
 
-		// the killed nodes come back empty; what failed attempts left on the survivors is released or expires
+		// the killed nodes come back empty; what failed attempts left on the survivors is
+		// released or expires
 		nodes.node(1).restart();
 		nodes.node(3).restart();
 		nodes.node(4).restart();
@@ -129,7 +139,8 @@ class FaultInjectionTests {
 		assertThat(stopped.acquisitions()).isPositive();
 		assertThat(stopped.maxAttempt()).isLessThan(ATTEMPT_BOUND);
 		assertThat(report.phase("continued").acquisitions()).isPositive();
-		// a SET the client gave up on may have landed after SIGCONT: it is released or expires with its TTL
+		// a SET the client gave up on may have landed after SIGCONT: it is released or
+		// expires with its TTL
 		ExclusionHarness.awaitTrue("no lock keys are left", TTL.plus(MARGIN), () -> lockKeys(nodes) == 0);
 	}
 
@@ -167,15 +178,17 @@ class FaultInjectionTests {
 	}
 
 	/**
-	 * Three of five nodes, a majority, sit behind a proxy that delays each direction. No quorum can form without a
-	 * slow node, so a round lasts until the slow replies are read (they arrive well within the node timeout); once
-	 * the round trip exceeds {@code ttl - drift} no validity is left: the failure is {@code VALIDITY_EXHAUSTED}, or
-	 * {@code CONTENDED} when competing attempts split the votes. (A slow minority delays nothing: see
-	 * {@code NodeFailureTests}.)
+	 * Three of five nodes, a majority, sit behind a proxy that delays each direction. No
+	 * quorum can form without a slow node, so a round lasts until the slow replies are
+	 * read (they arrive well within the node timeout); once the round trip exceeds
+	 * {@code ttl - drift} no validity is left: the failure is {@code VALIDITY_EXHAUSTED},
+	 * or {@code CONTENDED} when competing attempts split the votes. (A slow minority
+	 * delays nothing: see {@code NodeFailureTests}.)
 	 */
 	@Test
 	void latencyBeyondTheTtlFailsEveryAttemptAndReleasesEverywhere(RedisNodes nodes) throws Exception {
-		// TTL 250 ms leaves ~200 ms of validity at a 30 ms round trip: room for a scheduling hiccup on a busy machine
+		// TTL 250 ms leaves ~200 ms of validity at a 30 ms round trip: room for a
+		// scheduling hiccup on a busy machine
 		// inside the critical section; a 260 ms round trip leaves none
 		Duration ttl = Duration.ofMillis(250);
 		RedlockSettings settings = SETTINGS.withNodeTimeout(Duration.ofSeconds(1));
@@ -211,14 +224,16 @@ class FaultInjectionTests {
 					.satisfies((ex) -> assertThat(ex.failedNodes()).isEmpty());
 				assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(250));
 			}
-			// released everywhere at once, not left to expire: checked on the nodes themselves, around the proxies
+			// released everywhere at once, not left to expire: checked on the nodes
+			// themselves, around the proxies
 			assertThat(lockKeys(nodes)).isZero();
 		}
 	}
 
 	/**
-	 * A holder whose clock stands still believes its lease valid long after it expired. When it finally releases or
-	 * extends, the Lua scripts compare values, so the next holder's lock is untouched on every node.
+	 * A holder whose clock stands still believes its lease valid long after it expired.
+	 * When it finally releases or extends, the Lua scripts compare values, so the next
+	 * holder's lock is untouched on every node.
 	 */
 	@Test
 	void aStaleHolderCanNeitherReleaseNorExtendTheNextHoldersLock(RedisNodes nodes) {
@@ -243,9 +258,10 @@ class FaultInjectionTests {
 					changed++;
 				}
 			}
-			System.out.printf("scenario 8 stale release/extend: acquisitions=2 violations=%d p99Attempt=n/a"
-					+ " failures(by reason)={} [stale extend=%s, stale release=%s, next holder on %d nodes]%n", changed,
-					extended, released, heldByNext);
+			System.out.printf(
+					"scenario 8 stale release/extend: acquisitions=2 violations=%d p99Attempt=n/a"
+							+ " failures(by reason)={} [stale extend=%s, stale release=%s, next holder on %d nodes]%n",
+					changed, extended, released, heldByNext);
 			assertThat(extended).isFalse();
 			assertThat(released).isEqualTo(ReleaseOutcome.EXPIRED);
 			assertThat(after).isEqualTo(before);
@@ -256,11 +272,12 @@ class FaultInjectionTests {
 	}
 
 	/**
-	 * Now and then a holder stops (a GC pause, a frozen VM) past its TTL inside the critical section. Its lease
-	 * reports itself lost when it wakes up; others got in meanwhile, which the harness counts as overstays, the known
-	 * failure mode, while holders within their validity never overlap. Its release deletes nothing of the next
-	 * holder's. (That an {@code onLeaseLost = THROW} method then throws is tested in the Spring module, in
-	 * {@code DistributedLockRenewalTests}.)
+	 * Now and then a holder stops (a GC pause, a frozen VM) past its TTL inside the
+	 * critical section. Its lease reports itself lost when it wakes up; others got in
+	 * meanwhile, which the harness counts as overstays, the known failure mode, while
+	 * holders within their validity never overlap. Its release deletes nothing of the
+	 * next holder's. (That an {@code onLeaseLost = THROW} method then throws is tested in
+	 * the Spring module, in {@code DistributedLockRenewalTests}.)
 	 */
 	@Test
 	void aHolderPausedPastItsTtlLosesItsLeaseAndItsReleaseDeletesNothingForeign(RedisNodes nodes) throws Exception {
@@ -278,8 +295,8 @@ class FaultInjectionTests {
 				CriticalSection.THINK.run(lease, work);
 			}
 		};
-		Report report = ExclusionHarness.scenario("6 holder paused past its ttl (200 ms) every 30th section",
-				nodes.uris())
+		Report report = ExclusionHarness
+			.scenario("6 holder paused past its ttl (200 ms) every 30th section", nodes.uris())
 			.settings(SETTINGS)
 			.ttl(ttl)
 			.section(pausing)
@@ -322,9 +339,10 @@ class FaultInjectionTests {
 	}
 
 	/**
-	 * A holder with automatic renewal keeps the lock for ten times its TTL while seven threads keep trying; none
-	 * gets in. The harness takes each lease's validity as renewed. Renewal then stops at release (the key is gone
-	 * within a renewal interval and stays gone) and at {@code maxHold} (the key expires without a release).
+	 * A holder with automatic renewal keeps the lock for ten times its TTL while seven
+	 * threads keep trying; none gets in. The harness takes each lease's validity as
+	 * renewed. Renewal then stops at release (the key is gone within a renewal interval
+	 * and stays gone) and at {@code maxHold} (the key expires without a release).
 	 */
 	@Test
 	void autoRenewalHoldsForTenTtlsAndStopsAtReleaseAndAtMaxHold(RedisNodes nodes) throws Exception {
@@ -364,9 +382,10 @@ class FaultInjectionTests {
 			.stream()
 			.filter((interval) -> interval.start() - holdStart.get() > 0 && interval.start() - holdEnd.get() < 0)
 			.count();
-		System.out.printf("scenario 7: held %d ms with ttl %d ms, %d extensions, lost=%s; acquisitions by others"
-				+ " during the hold=%d, their failed attempts=%d%n", held.heldFor().toMillis(), ttl.toMillis(),
-				held.extensionAttempts(), held.isLost(), inDuringHold,
+		System.out.printf(
+				"scenario 7: held %d ms with ttl %d ms, %d extensions, lost=%s; acquisitions by others"
+						+ " during the hold=%d, their failed attempts=%d%n",
+				held.heldFor().toMillis(), ttl.toMillis(), held.extensionAttempts(), held.isLost(), inDuringHold,
 				report.phase("renewed hold").failureCount());
 		assertExclusive(report);
 		assertThat(inDuringHold).as("acquisitions by others during the renewed hold").isZero();
@@ -379,7 +398,8 @@ class FaultInjectionTests {
 
 		Duration renewalInterval = ttl.dividedBy(3);
 		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(SETTINGS).build()) {
-			// renewal stops at release: the key is gone within one renewal interval and nothing renews it again
+			// renewal stops at release: the key is gone within one renewal interval and
+			// nothing renews it again
 			Lease renewed = redlock.acquire("faults", ExclusionHarness.RESOURCE, ttl, Duration.ZERO).autoRenew();
 			ExclusionHarness.awaitTrue("renewed twice", ttl.multipliedBy(3), () -> renewed.extensionAttempts() >= 2);
 			long releaseStart = System.nanoTime();
@@ -396,15 +416,17 @@ class FaultInjectionTests {
 			}
 			assertThat(renewed.isAutoRenewing()).isFalse();
 
-			// renewal stops at maxHold: the key expires by maxHold + ttl though the holder never releases
+			// renewal stops at maxHold: the key expires by maxHold + ttl though the
+			// holder never releases
 			Duration maxHold = Duration.ofMillis(900);
 			long acquireStart = System.nanoTime();
 			Lease bounded = redlock.acquire("faults", ExclusionHarness.RESOURCE, ttl, Duration.ZERO).autoRenew(maxHold);
 			ExclusionHarness.awaitTrue("the key expires after maxHold", maxHold.plus(ttl).plus(MARGIN),
 					() -> keyCount(nodes) == 0);
 			Duration goneAfter = Duration.ofNanos(System.nanoTime() - acquireStart);
-			System.out.printf("scenario 7: after release the key was gone in %.1f ms (bound %d ms) and stayed gone;"
-					+ " with maxHold %d ms it expired %d ms after acquisition (bound %d ms), %d extensions%n",
+			System.out.printf(
+					"scenario 7: after release the key was gone in %.1f ms (bound %d ms) and stayed gone;"
+							+ " with maxHold %d ms it expired %d ms after acquisition (bound %d ms), %d extensions%n",
 					goneAfterRelease / 1e6, renewalInterval.plus(MARGIN).toMillis(), maxHold.toMillis(),
 					goneAfter.toMillis(), maxHold.plus(ttl).plus(MARGIN).toMillis(), bounded.extensionAttempts());
 			assertThat(goneAfter).as("renewed past its ttl until maxHold").isGreaterThanOrEqualTo(maxHold);
@@ -416,9 +438,10 @@ class FaultInjectionTests {
 	}
 
 	/**
-	 * A holder's lock is on all five nodes; three of them are restarted without persistence and forget it. With the
-	 * restart quarantine they do not count towards a quorum until the longest TTL has passed since they started, so
-	 * a competing client gets no quorum while the first lease is valid, trial after trial.
+	 * A holder's lock is on all five nodes; three of them are restarted without
+	 * persistence and forget it. With the restart quarantine they do not count towards a
+	 * quorum until the longest TTL has passed since they started, so a competing client
+	 * gets no quorum while the first lease is valid, trial after trial.
 	 */
 	@Test
 	void restartedNodesThatHeldTheLockNeverGiveASecondHolderWithTheQuarantine(RedisNodes nodes) {
@@ -433,8 +456,8 @@ class FaultInjectionTests {
 	}
 
 	/**
-	 * The same trials with the quarantine off: the restarted nodes grant at once and the oracle sees the overlap,
-	 * so the test above can fail.
+	 * The same trials with the quarantine off: the restarted nodes grant at once and the
+	 * oracle sees the overlap, so the test above can fail.
 	 */
 	@Test
 	void withoutTheQuarantineTheOracleSeesRestartedNodesGiveASecondHolder(RedisNodes nodes) {
@@ -448,9 +471,10 @@ class FaultInjectionTests {
 	}
 
 	/**
-	 * Each trial: A acquires with a TTL equal to the quarantine; three nodes holding its key are killed and restarted
-	 * empty while A holds it; B then tries, one attempt at a time, until it gets the lock or A's validity ends. The
-	 * interval oracle runs on A's and B's {@code [acquired, min(release started, validity end)]}.
+	 * Each trial: A acquires with a TTL equal to the quarantine; three nodes holding its
+	 * key are killed and restarted empty while A holds it; B then tries, one attempt at a
+	 * time, until it gets the lock or A's validity ends. The interval oracle runs on A's
+	 * and B's {@code [acquired, min(release started, validity end)]}.
 	 */
 	private static Trials restartTrials(RedisNodes nodes, Duration quarantine, int maxTrials, Duration budget) {
 		boolean on = !quarantine.isZero();
@@ -461,7 +485,8 @@ class FaultInjectionTests {
 				Redlock b = Redlock.builder().nodes(nodes.uris()).settings(settings).build()) {
 			long end = System.nanoTime() + budget.toNanos();
 			while (trials.count < maxTrials && System.nanoTime() - end < 0) {
-				// the nodes restarted by the previous trial count again once their quarantine is over
+				// the nodes restarted by the previous trial count again once their
+				// quarantine is over
 				long attemptStart = System.nanoTime();
 				Lease first = a.acquire("faults", ExclusionHarness.RESOURCE, ttl, quarantine.plus(MARGIN));
 				long firstAcquired = System.nanoTime();
@@ -481,7 +506,8 @@ class FaultInjectionTests {
 					node.restart();
 				}
 				if (on) {
-					// both clients read the new uptime now; A's next trial then waits for the quarantine to end
+					// both clients read the new uptime now; A's next trial then waits for
+					// the quarantine to end
 					a.checkNodes();
 				}
 				assertThat(first.isValid()).as("A is still valid after the restarts").isTrue();
@@ -547,10 +573,11 @@ class FaultInjectionTests {
 		}
 
 		String line(String scenario) {
-			return String.format("scenario %s: acquisitions=%d violations=%d p99Attempt=%.1f ms [trials=%d,"
-					+ " B attempts=%d, B holders while A valid=%d, overlaps=%d, refused by quarantine=%d]", scenario,
-					this.acquisitions, violations(), p99(this.attemptNanos) / 1e6, this.count, this.secondAttempts,
-					this.secondHolders, this.overlaps, this.quarantineRejections);
+			return String.format(
+					"scenario %s: acquisitions=%d violations=%d p99Attempt=%.1f ms [trials=%d,"
+							+ " B attempts=%d, B holders while A valid=%d, overlaps=%d, refused by quarantine=%d]",
+					scenario, this.acquisitions, violations(), p99(this.attemptNanos) / 1e6, this.count,
+					this.secondAttempts, this.secondHolders, this.overlaps, this.quarantineRejections);
 		}
 
 	}
@@ -585,7 +612,10 @@ class FaultInjectionTests {
 		return total;
 	}
 
-	/** Nodes on which the lock key exists; {@code EXISTS} also expires a key whose TTL is over. */
+	/**
+	 * Nodes on which the lock key exists; {@code EXISTS} also expires a key whose TTL is
+	 * over.
+	 */
 	private static long keyCount(RedisNodes nodes) {
 		return nodes.nodes()
 			.stream()

@@ -15,10 +15,12 @@ import dev.redlock.endpoint.RedlockEndpoint;
 import dev.redlock.endpoint.RedlockNodesSanitizingFunction;
 
 /**
- * Auto-configuration of Redlock's Actuator support when Actuator is on the classpath: the {@code redlock} endpoint
- * ({@link RedlockEndpoint}, when a {@link Redlock} bean exists and the endpoint is available, e.g. with
- * {@code management.endpoints.web.exposure.include=redlock}), and a {@link SanitizingFunction} that keeps the
- * passwords of {@code redlock.nodes} out of the {@code env} and {@code configprops} endpoints.
+ * Auto-configuration of Redlock's Actuator support when Actuator is on the classpath: the
+ * {@code redlock} endpoint ({@link RedlockEndpoint}, when a {@link Redlock} bean exists
+ * and the endpoint is available, e.g. with
+ * {@code management.endpoints.web.exposure.include=redlock}), and a
+ * {@link SanitizingFunction} that keeps the passwords of {@code redlock.nodes} out of the
+ * {@code env} and {@code configprops} endpoints.
  */
 @AutoConfiguration(after = RedlockAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, SanitizingFunction.class, ConditionalOnAvailableEndpoint.class })

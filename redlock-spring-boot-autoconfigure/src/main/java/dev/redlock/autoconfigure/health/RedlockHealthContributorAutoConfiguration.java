@@ -13,8 +13,9 @@ import dev.redlock.core.Redlock;
 import dev.redlock.health.RedlockHealthIndicator;
 
 /**
- * Auto-configuration of the {@code redlock} health contributor ({@link RedlockHealthIndicator}) when Spring Boot's
- * health support is on the classpath and a {@link Redlock} bean exists. {@code management.health.redlock.enabled=false}
+ * Auto-configuration of the {@code redlock} health contributor
+ * ({@link RedlockHealthIndicator}) when Spring Boot's health support is on the classpath
+ * and a {@link Redlock} bean exists. {@code management.health.redlock.enabled=false}
  * turns it off; a bean named {@code redlockHealthIndicator} replaces it.
  */
 @AutoConfiguration(after = RedlockAutoConfiguration.class)
@@ -22,8 +23,10 @@ import dev.redlock.health.RedlockHealthIndicator;
 @ConditionalOnBean(Redlock.class)
 public final class RedlockHealthContributorAutoConfiguration {
 
-	// on the method rather than the class: its condition class is loaded only once the class condition above has
-	// found Spring Boot's health support, also where no auto-configuration metadata filters imports first
+	// on the method rather than the class: its condition class is loaded only once the
+	// class condition above has
+	// found Spring Boot's health support, also where no auto-configuration metadata
+	// filters imports first
 	@Bean
 	@ConditionalOnEnabledHealthIndicator("redlock")
 	@ConditionalOnMissingBean(name = "redlockHealthIndicator")

@@ -12,9 +12,10 @@ import dev.redlock.core.Redlock;
 import dev.redlock.integration.RedlockLockRegistry;
 
 /**
- * Auto-configuration of a Spring Integration {@link LockRegistry} on Redlock ({@link RedlockLockRegistry}) when
- * Spring Integration is on the classpath, a {@link Redlock} bean exists and the application defines no
- * {@code LockRegistry} of its own.
+ * Auto-configuration of a Spring Integration {@link LockRegistry} on Redlock
+ * ({@link RedlockLockRegistry}) when Spring Integration is on the classpath, a
+ * {@link Redlock} bean exists and the application defines no {@code LockRegistry} of its
+ * own.
  */
 @AutoConfiguration(after = RedlockAutoConfiguration.class)
 @ConditionalOnClass(LockRegistry.class)

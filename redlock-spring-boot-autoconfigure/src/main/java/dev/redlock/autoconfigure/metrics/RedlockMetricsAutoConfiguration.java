@@ -15,9 +15,10 @@ import dev.redlock.metrics.RedlockHeldLeasesMeterBinder;
 import dev.redlock.metrics.RedlockMetricsListener;
 
 /**
- * Auto-configuration of Redlock's Micrometer meters, active when the application has a {@link MeterRegistry} bean.
- * Runs before {@link RedlockAutoConfiguration} so that the {@link RedlockMetricsListener} is among the listeners the
- * {@link Redlock} is built with.
+ * Auto-configuration of Redlock's Micrometer meters, active when the application has a
+ * {@link MeterRegistry} bean. Runs before {@link RedlockAutoConfiguration} so that the
+ * {@link RedlockMetricsListener} is among the listeners the {@link Redlock} is built
+ * with.
  */
 @AutoConfiguration(before = RedlockAutoConfiguration.class,
 		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",

@@ -14,9 +14,12 @@ import dev.redlock.interceptor.LockObserver;
 import dev.redlock.observation.ObservationLockObserver;
 
 /**
- * Auto-configuration of Micrometer Observations around {@link dev.redlock.annotation.DistributedLock
- * @DistributedLock} methods, active when the application has an {@link ObservationRegistry} bean. The interceptor
- * picks up the {@link LockObserver} bean on each call; without one it observes nothing.
+ * Auto-configuration of Micrometer Observations around
+ * {@link dev.redlock.annotation.DistributedLock
+ *
+ * @DistributedLock} methods, active when the application has an
+ * {@link ObservationRegistry} bean. The interceptor picks up the {@link LockObserver}
+ * bean on each call; without one it observes nothing.
  */
 @AutoConfiguration(before = RedlockAutoConfiguration.class,
 		afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")

@@ -13,8 +13,9 @@ import dev.redlock.core.Redlock;
 import dev.redlock.shedlock.RedlockLockProvider;
 
 /**
- * Auto-configuration of a ShedLock {@link LockProvider} on Redlock ({@link RedlockLockProvider}) when ShedLock is on
- * the classpath, a {@link Redlock} bean exists and the application defines no {@code LockProvider} of its own.
+ * Auto-configuration of a ShedLock {@link LockProvider} on Redlock
+ * ({@link RedlockLockProvider}) when ShedLock is on the classpath, a {@link Redlock} bean
+ * exists and the application defines no {@code LockProvider} of its own.
  */
 @AutoConfiguration(after = RedlockAutoConfiguration.class)
 @ConditionalOnClass(LockProvider.class)

@@ -25,13 +25,14 @@ class RedlockEndpointAutoConfigurationTests {
 			"redlock.nodes[1]=redis://127.0.0.1:7102", "redlock.nodes[2]=redis://127.0.0.1:7103" };
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockEndpointAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockEndpointAutoConfiguration.class))
 		.withPropertyValues(THREE_NODES);
 
 	@Test
 	void endpointIsAbsentUntilExposed() {
-		this.runner.run((context) -> assertThat(context).hasSingleBean(Redlock.class)
-			.doesNotHaveBean(RedlockEndpoint.class));
+		this.runner
+			.run((context) -> assertThat(context).hasSingleBean(Redlock.class).doesNotHaveBean(RedlockEndpoint.class));
 	}
 
 	@Test
@@ -78,8 +79,8 @@ class RedlockEndpointAutoConfigurationTests {
 					RedlockHealthContributorAutoConfiguration.class, RedlockEndpointAutoConfiguration.class))
 			.withPropertyValues(THREE_NODES)
 			.withPropertyValues("management.endpoints.web.exposure.include=*")
-			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate",
-					"org.springframework.boot.health"))
+			.withClassLoader(
+					new FilteredClassLoader("org.springframework.boot.actuate", "org.springframework.boot.health"))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(Redlock.class)
 				.doesNotHaveBean("redlockEndpoint")

@@ -24,8 +24,8 @@ class RedlockHealthContributorAutoConfigurationTests {
 			"redlock.nodes[1]=redis://127.0.0.1:7102", "redlock.nodes[2]=redis://127.0.0.1:7103" };
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class,
-				RedlockHealthContributorAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockHealthContributorAutoConfiguration.class))
 		.withPropertyValues(THREE_NODES);
 
 	@Test

@@ -40,8 +40,8 @@ class RedlockObservationAutoConfigurationTests {
 
 	@Test
 	void registersNothingWithoutAnObservationRegistryBean() {
-		this.runner.run((context) -> assertThat(context).hasSingleBean(Redlock.class)
-			.doesNotHaveBean(LockObserver.class));
+		this.runner
+			.run((context) -> assertThat(context).hasSingleBean(Redlock.class).doesNotHaveBean(LockObserver.class));
 	}
 
 	@Test
