@@ -9,7 +9,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Starts nodes with the backend forced through the system property. */
-class ForcedBackendTest {
+class ForcedBackendTests {
 
 	@AfterEach
 	void clearProperty() {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-class RedisNodesTest {
+class RedisNodesTests {
 
 	private static RedisNodes redis;
 
@@ -229,13 +229,13 @@ class RedisNodesTest {
 		for (RedisNode node : own.nodes()) {
 			pids.add(pid(node));
 		}
-		assertThat(pids).allMatch(RedisNodesTest::alive);
+		assertThat(pids).allMatch(RedisNodesTests::alive);
 		own.node(0).pause();
 		own.node(1).kill();
 
 		own.close();
 
-		assertThat(pids).noneMatch(RedisNodesTest::alive);
+		assertThat(pids).noneMatch(RedisNodesTests::alive);
 		for (RedisNode node : own.nodes()) {
 			assertThat(node.isRunning()).isFalse();
 			assertThatThrownBy(() -> node.command(Duration.ofMillis(500), "PING"))

@@ -12,7 +12,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-class RespTest {
+class RespTests {
 
 	private static Object read(String wire) throws IOException {
 		return Resp.read(new ByteArrayInputStream(wire.getBytes(StandardCharsets.UTF_8)));

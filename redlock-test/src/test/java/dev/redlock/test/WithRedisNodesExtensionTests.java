@@ -12,13 +12,13 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 @WithRedisNodes(count = 2)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class WithRedisNodesExtensionTest {
+class WithRedisNodesExtensionTests {
 
 	private static RedisNodes fromBeforeAll;
 
 	private final RedisNodes fromConstructor;
 
-	WithRedisNodesExtensionTest(RedisNodes redis) {
+	WithRedisNodesExtensionTests(RedisNodes redis) {
 		this.fromConstructor = redis;
 	}
 

@@ -13,9 +13,9 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
 import org.springframework.test.context.junit.jupiter.SpringJUnitConfig;
 
-@SpringJUnitConfig(RedlockTestNodesSpringTest.EmptyConfig.class)
+@SpringJUnitConfig(RedlockTestNodesSpringTests.EmptyConfig.class)
 @RedlockTestNodes(count = 2)
-class RedlockTestNodesSpringTest {
+class RedlockTestNodesSpringTests {
 
 	@Configuration(proxyBeanMethods = false)
 	static class EmptyConfig {
@@ -73,7 +73,7 @@ class RedlockTestNodesSpringTest {
 	@Test
 	void customizersAreEqualByCountAndAbsentWithoutTheAnnotation() {
 		RedlockTestNodesContextCustomizerFactory factory = new RedlockTestNodesContextCustomizerFactory();
-		assertThat(factory.createContextCustomizer(RedlockTestNodesSpringTest.class, List.of()))
+		assertThat(factory.createContextCustomizer(RedlockTestNodesSpringTests.class, List.of()))
 			.isEqualTo(factory.createContextCustomizer(NestedTests.class, List.of()))
 			.hasSameHashCodeAs(factory.createContextCustomizer(NestedTests.class, List.of()))
 			.isNotEqualTo(factory.createContextCustomizer(ThreeNodes.class, List.of()));

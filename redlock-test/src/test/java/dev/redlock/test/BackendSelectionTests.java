@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class BackendSelectionTest {
+class BackendSelectionTests {
 
 	private static final String EXACT_HINT = "install redis-server (e.g. apt-get install redis-server), "
 			+ "or keep com.github.codemonstur:embedded-redis on the test classpath, or start a Docker engine";

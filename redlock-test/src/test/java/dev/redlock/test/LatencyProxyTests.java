@@ -9,7 +9,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 @WithRedisNodes(count = 1)
-class LatencyProxyTest {
+class LatencyProxyTests {
 
 	@Test
 	void forwardsToTheNodeWithTheDelayInEachDirection(RedisNodes redis) {
