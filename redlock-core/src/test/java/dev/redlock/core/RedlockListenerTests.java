@@ -34,11 +34,23 @@ class RedlockListenerTests {
 		Recorder recorder = new Recorder();
 		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(this.settings).listener(recorder).build();
 				Redlock other = TestSupport.redlock(nodes, this.settings)) {
+			// every node's connection open first: a round does not wait for a connection
+			// still being opened, so the
+			// first one could reach only a quorum
+			redlock.acquire("warm-up", Duration.ofSeconds(10), Duration.ZERO).release();
+			TestSupport.awaitTrue("a connection to every node", Duration.ofSeconds(5),
+					() -> redlock.idleConnections(0) > 0 && redlock.idleConnections(1) > 0
+							&& redlock.idleConnections(2) > 0);
+			recorder.clear();
 			for (int i = 0; i < 5; i++) {
 				try (Lease lease = redlock.acquire("orders", "order:" + i, Duration.ofSeconds(10), Duration.ZERO)) {
 					assertThat(lease.extend()).isTrue();
 				}
 			}
+			// a round returns once a quorum has answered; the third node's reply is
+			// reported from its late-reply thread
+			TestSupport.awaitTrue("every node's reply reported", Duration.ofSeconds(5),
+					() -> recorder.nodeRequests.stream().filter((e) -> e.outcome() == NodeOutcome.OK).count() == 45);
 			try (Lease held = other.acquire("order:busy", Duration.ofSeconds(10), Duration.ZERO)) {
 				assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(
 						() -> redlock.acquire("orders", "order:busy", Duration.ofSeconds(10), Duration.ofMillis(50)));
@@ -169,6 +181,13 @@ class RedlockListenerTests {
 		final List<ExtendEvent> extensions = new CopyOnWriteArrayList<>();
 
 		final List<NodeRequestEvent> nodeRequests = new CopyOnWriteArrayList<>();
+
+		void clear() {
+			this.acquires.clear();
+			this.releases.clear();
+			this.extensions.clear();
+			this.nodeRequests.clear();
+		}
 
 		@Override
 		public void acquireFinished(AcquireEvent event) {
