@@ -11,10 +11,10 @@ import java.lang.annotation.Target;
  * Redis nodes. Two calls with the same key never run at the same time, in this process or
  * any other that uses the same nodes.
  *
- * <pre>{@code
+ * <pre class="code">
  * &#64;DistributedLock(key = "'stock:' + #sku", ttl = "10s", waitTime = "2s")
  * public void buy(String sku) { ... }
- * }</pre>
+ * </pre>
  *
  * <p>
  * If the lock cannot be acquired within {@link #waitTime()}, the method is not run and

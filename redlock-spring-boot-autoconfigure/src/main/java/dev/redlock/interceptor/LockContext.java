@@ -16,7 +16,7 @@ import dev.redlock.core.Redlock;
  * {@link dev.redlock.annotation.DistributedLock @DistributedLock} methods running on this
  * thread, innermost first.
  *
- * <pre>{@code
+ * <pre class="code">
  * &#64;DistributedLock(key = "'report:' + #day", ttl = "30s", autoRenew = Renewal.ON)
  * public void build(LocalDate day) {
  *     Lease lease = LockContext.currentLease().orElseThrow();
@@ -27,7 +27,7 @@ import dev.redlock.core.Redlock;
  *         write(part);
  *     }
  * }
- * }</pre>
+ * </pre>
  *
  * <p>
  * <strong>Reentrancy.</strong> An annotated call whose resource is already held by the

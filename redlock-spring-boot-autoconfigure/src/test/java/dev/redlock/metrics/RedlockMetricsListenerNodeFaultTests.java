@@ -2,6 +2,7 @@ package dev.redlock.metrics;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -50,6 +51,13 @@ class RedlockMetricsListenerNodeFaultTests {
 			}
 			finally {
 				paused.resume();
+			}
+			// the round returned once the other two had answered: the paused node's
+			// timeout is reported by its
+			// late-reply thread, a node timeout after the write
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+			while (count(paused, "acquire", "timeout") == 0 && System.nanoTime() - deadline < 0) {
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
 			}
 			assertThat(count(paused, "acquire", "timeout")).isEqualTo(1);
 			assertThat(count(paused, "acquire", "error")).isZero();

@@ -16,18 +16,18 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * ({@link RedisNodes#reset()}). {@code @Nested} classes share the nodes of the outermost
  * annotated class.
  *
- * <pre>{@code
+ * <pre class="code">
  * &#64;WithRedisNodes(count = 3)
- * class LockTest {
+ * class LockTests {
  *
-
-&#64;Test
+ *     &#64;Test
  *     void survivesOneNodeDown(RedisNodes redis) {
  *         redis.node(0).kill();
  *         ...
  *     }
+ *
  * }
- * }</pre>
+ * </pre>
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
