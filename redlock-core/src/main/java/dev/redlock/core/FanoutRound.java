@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
@@ -19,6 +20,12 @@ import redis.clients.jedis.exceptions.JedisException;
  */
 final class FanoutRound {
 
+	/**
+	 * A read that takes longer than this waited for its reply, rather than finding it
+	 * there.
+	 */
+	private static final long BLOCKED_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+
 	private final Fanout fanout;
 
 	private final CommandArguments command;
@@ -30,6 +37,14 @@ final class FanoutRound {
 	private final long start = System.nanoTime();
 
 	private final long deadline;
+
+	/**
+	 * Whether a read of this round had to wait for its reply, and when the last such read
+	 * ended.
+	 */
+	private boolean blocked;
+
+	private long blockedUntil;
 
 	/**
 	 * Connections written to whose reply is still to be read; {@code null} once read or
@@ -338,6 +353,7 @@ final class FanoutRound {
 		this.unread--;
 		deferInterrupt();
 		NodeConnectionPool pool = this.fanout.pools().get(node);
+		long readStart = System.nanoTime();
 		try {
 			connection.setSoTimeout(Fanout.millisLeft(this.deadline));
 			Object value = connection.readReply();
@@ -349,9 +365,19 @@ final class FanoutRound {
 		finally {
 			pool.giveBack(connection);
 		}
+		long readEnd = System.nanoTime();
+		boolean waited = readEnd - readStart > BLOCKED_NANOS;
+		// a reply that may have arrived while this round waited for another node says
+		// nothing of how fast its
+		// node is: counted, it would make a fast node look as slow as the one waited for
+		boolean sampled = waited || !this.blocked || writtenAt(node) - this.blockedUntil >= 0;
+		if (waited) {
+			this.blocked = true;
+			this.blockedUntil = readEnd;
+		}
 		NodeReply.Kind kind = this.replies[node].kind();
-		if (kind != NodeReply.Kind.INTERRUPTED && kind != NodeReply.Kind.UNREACHABLE) {
-			pool.replied(System.nanoTime() - writtenAt(node));
+		if (sampled && kind != NodeReply.Kind.INTERRUPTED && kind != NodeReply.Kind.UNREACHABLE) {
+			pool.replied(readEnd - writtenAt(node));
 		}
 	}
 
