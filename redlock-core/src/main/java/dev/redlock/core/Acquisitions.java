@@ -10,7 +10,6 @@ import org.jspecify.annotations.Nullable;
 import dev.redlock.core.LockNotAcquiredException.Reason;
 import dev.redlock.core.RedlockListener.AcquireEvent;
 import dev.redlock.core.RedlockListener.AcquireOutcome;
-import dev.redlock.core.RedlockListener.LossReason;
 
 /**
  * The acquisitions of a {@link Redlock}: checks the arguments, makes a single attempt or

@@ -8,8 +8,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.redlock.core.RedlockListener.LossReason;
-
 /**
  * The leases a {@link Redlock} holds: acquired and not released. Those that are never
  * released are let go once their validity is over, by a sweep on the renewal thread that

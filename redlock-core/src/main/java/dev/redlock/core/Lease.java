@@ -14,7 +14,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.redlock.core.RedlockListener.ExtendOutcome;
-import dev.redlock.core.RedlockListener.LossReason;
 
 /**
  * A lock held on a quorum of nodes, valid until its validity runs out. Closing it

@@ -4,8 +4,6 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.redlock.core.RedlockListener.LossReason;
-
 /**
  * Thrown after work guarded by a {@link Lease} finished although the lease had been
  * {@link Lease#isLost() lost} before: the work outran its lease (or a renewal failed), so

@@ -8,7 +8,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.redlock.core.RedlockListener.ExtendOutcome;
-import dev.redlock.core.RedlockListener.LossReason;
 
 /**
  * Keeps an eye on one {@link Lease} from the {@link RenewalScheduler}: renews it a third

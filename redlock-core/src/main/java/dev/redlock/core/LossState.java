@@ -7,8 +7,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.redlock.core.RedlockListener.LossReason;
-
 /**
  * Whether and why a lease was lost, and the callbacks waiting for that: the reason is set
  * once, by whichever thread finds the loss first, and that thread takes the callbacks to

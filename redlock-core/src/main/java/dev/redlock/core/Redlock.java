@@ -12,7 +12,6 @@ import org.slf4j.LoggerFactory;
 import dev.redlock.core.RedlockListener.ExtendEvent;
 import dev.redlock.core.RedlockListener.ExtendOutcome;
 import dev.redlock.core.RedlockListener.LeaseLostEvent;
-import dev.redlock.core.RedlockListener.LossReason;
 import dev.redlock.core.RedlockListener.ReleaseEvent;
 
 /**

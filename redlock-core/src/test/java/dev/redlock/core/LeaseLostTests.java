@@ -11,7 +11,6 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.RedlockListener.LeaseLostEvent;
-import dev.redlock.core.RedlockListener.LossReason;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 

@@ -42,7 +42,7 @@ public class RedlockEndpoint {
 	@ReadOperation
 	public RedlockDescriptor redlock() {
 		List<LeaseDescriptor> leases = this.redlock.heldLeases().stream().map(LeaseDescriptor::of).toList();
-		List<NodeCounters> nodes = this.redlock.nodeStatistics().stream().map(NodeCounters::of).toList();
+		List<NodeStatistics> nodes = this.redlock.nodeStatistics();
 		return new RedlockDescriptor(leases, SettingsDescriptor.of(this.redlock), nodes);
 	}
 
@@ -54,7 +54,7 @@ public class RedlockEndpoint {
 	 * @param nodes how each node has answered since the start, in configuration order
 	 */
 	public record RedlockDescriptor(List<LeaseDescriptor> leases, SettingsDescriptor settings,
-			List<NodeCounters> nodes) implements OperationResponseBody {
+			List<NodeStatistics> nodes) implements OperationResponseBody {
 	}
 
 	/**
@@ -100,24 +100,6 @@ public class RedlockEndpoint {
 					settings.defaultTtl().toString(), settings.defaultWaitTime().toString(),
 					settings.retryDelay().toString(), settings.nodeTimeout().toString(), settings.clockDriftFactor(),
 					settings.maxExtensions());
-		}
-
-	}
-
-	/**
-	 * How one node has answered since the start, across all commands.
-	 *
-	 * @param node the node's address without credentials
-	 * @param ok requests it granted or completed
-	 * @param rejected requests it answered with someone else's key
-	 * @param timeouts requests it did not answer within the node timeout
-	 * @param errors error replies and failed connections
-	 */
-	public record NodeCounters(String node, long ok, long rejected, long timeouts, long errors) {
-
-		static NodeCounters of(NodeStatistics statistics) {
-			return new NodeCounters(statistics.node(), statistics.ok(), statistics.rejected(), statistics.timeouts(),
-					statistics.errors());
 		}
 
 	}

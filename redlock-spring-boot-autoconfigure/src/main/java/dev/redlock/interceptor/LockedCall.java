@@ -19,7 +19,7 @@ import dev.redlock.core.LeaseLostException;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.LockNotAcquiredException.Reason;
 import dev.redlock.core.Redlock;
-import dev.redlock.core.RedlockListener.LossReason;
+import dev.redlock.core.LossReason;
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.ReleaseOutcome;
 

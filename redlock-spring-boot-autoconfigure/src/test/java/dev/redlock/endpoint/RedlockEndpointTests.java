@@ -7,13 +7,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.redlock.endpoint.RedlockEndpoint.LeaseDescriptor;
-import dev.redlock.endpoint.RedlockEndpoint.NodeCounters;
-import dev.redlock.endpoint.RedlockEndpoint.RedlockDescriptor;
-import dev.redlock.endpoint.RedlockEndpoint.SettingsDescriptor;
 import dev.redlock.core.Lease;
+import dev.redlock.core.NodeStatistics;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockSettings;
+import dev.redlock.endpoint.RedlockEndpoint.LeaseDescriptor;
+import dev.redlock.endpoint.RedlockEndpoint.RedlockDescriptor;
+import dev.redlock.endpoint.RedlockEndpoint.SettingsDescriptor;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
@@ -90,15 +90,15 @@ class RedlockEndpointTests {
 			}
 			assertThat(this.redlock.tryAcquire("order:7", Duration.ofSeconds(5))).isEmpty();
 		}
-		assertThat(this.endpoint.redlock().nodes()).extracting(NodeCounters::node)
+		assertThat(this.endpoint.redlock().nodes()).extracting(NodeStatistics::node)
 			.containsExactlyElementsOf(this.nodes.uris());
-		NodeCounters first = this.endpoint.redlock().nodes().get(0);
+		NodeStatistics first = this.endpoint.redlock().nodes().get(0);
 		// granted the lease and released it; refused the second attempt (the other
 		// instance has its own counters)
 		assertThat(first.ok()).isEqualTo(2);
 		assertThat(first.rejected()).isEqualTo(1);
 		assertThat(first.timeouts() + first.errors()).isZero();
-		NodeCounters killed = this.endpoint.redlock().nodes().get(2);
+		NodeStatistics killed = this.endpoint.redlock().nodes().get(2);
 		assertThat(killed.ok()).isZero();
 		assertThat(killed.timeouts() + killed.errors()).isPositive();
 	}

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
-import dev.redlock.core.RedlockListener.LossReason;
+import dev.redlock.core.LossReason;
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.ReleaseOutcome;
 import dev.redlock.core.faults.ExclusionHarness.CriticalSection;
