@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * @param password password, or {@code null} for none
  * @param database database index selected on every connection
  */
-public record RedisNodeUri(boolean tls, String host, int port, @Nullable String user, @Nullable String password,
+record RedisNodeUri(boolean tls, String host, int port, @Nullable String user, @Nullable String password,
 		int database) {
 
 	/** The port used when a URI names none. */
