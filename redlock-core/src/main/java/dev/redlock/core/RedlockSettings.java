@@ -100,30 +100,12 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	}
 
 	/**
-	 * Returns a copy with another keyPrefix; see {@link Builder#keyPrefix}.
-	 * @param keyPrefix the new value
-	 * @return a copy
-	 */
-	public RedlockSettings withKeyPrefix(String keyPrefix) {
-		return toBuilder().keyPrefix(keyPrefix).build();
-	}
-
-	/**
 	 * Returns a copy with another defaultTtl; see {@link Builder#defaultTtl}.
 	 * @param defaultTtl the new value
 	 * @return a copy
 	 */
 	public RedlockSettings withDefaultTtl(Duration defaultTtl) {
 		return toBuilder().defaultTtl(defaultTtl).build();
-	}
-
-	/**
-	 * Returns a copy with another defaultWaitTime; see {@link Builder#defaultWaitTime}.
-	 * @param defaultWaitTime the new value
-	 * @return a copy
-	 */
-	public RedlockSettings withDefaultWaitTime(Duration defaultWaitTime) {
-		return toBuilder().defaultWaitTime(defaultWaitTime).build();
 	}
 
 	/**
@@ -154,24 +136,6 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	}
 
 	/**
-	 * Returns a copy with another maxExtensions; see {@link Builder#maxExtensions}.
-	 * @param maxExtensions the new value
-	 * @return a copy
-	 */
-	public RedlockSettings withMaxExtensions(int maxExtensions) {
-		return toBuilder().maxExtensions(maxExtensions).build();
-	}
-
-	/**
-	 * Returns a copy with another clientName; see {@link Builder#clientName}.
-	 * @param clientName the new value
-	 * @return a copy
-	 */
-	public RedlockSettings withClientName(String clientName) {
-		return toBuilder().clientName(clientName).build();
-	}
-
-	/**
 	 * Returns a copy with another restartQuarantine; see
 	 * {@link Builder#restartQuarantine}.
 	 * @param restartQuarantine the new value
@@ -179,33 +143,6 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	 */
 	public RedlockSettings withRestartQuarantine(Duration restartQuarantine) {
 		return toBuilder().restartQuarantine(restartQuarantine).build();
-	}
-
-	/**
-	 * Returns a copy with another maxKeyLength; see {@link Builder#maxKeyLength}.
-	 * @param maxKeyLength the new value
-	 * @return a copy
-	 */
-	public RedlockSettings withMaxKeyLength(int maxKeyLength) {
-		return toBuilder().maxKeyLength(maxKeyLength).build();
-	}
-
-	/**
-	 * Returns a copy with another maxHold; see {@link Builder#maxHold}.
-	 * @param maxHold the new value
-	 * @return a copy
-	 */
-	public RedlockSettings withMaxHold(Duration maxHold) {
-		return toBuilder().maxHold(maxHold).build();
-	}
-
-	/**
-	 * Returns a copy with another autoRenew; see {@link Builder#autoRenew}.
-	 * @param autoRenew the new value
-	 * @return a copy
-	 */
-	public RedlockSettings withAutoRenew(boolean autoRenew) {
-		return toBuilder().autoRenew(autoRenew).build();
 	}
 
 	/**

@@ -21,7 +21,7 @@ class FencingKeySpaceTests {
 
 	@Test
 	void withoutAKeyPrefixNoLockKeyIsAnotherResourcesCounter(RedisNodes nodes) {
-		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS.withKeyPrefix(""))) {
+		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS.toBuilder().keyPrefix("").build())) {
 			Lease fenced = redlock.acquireFenced("orders", "x", TTL, Duration.ZERO);
 			assertThat(fenced.fencingToken()).hasValue(1);
 			fenced.release();
@@ -34,7 +34,7 @@ class FencingKeySpaceTests {
 	@Test
 	void aKeyPrefixInTheCountersSpaceIsRefused() {
 		assertThatExceptionOfType(InvalidRedlockConfigurationException.class)
-			.isThrownBy(() -> RedlockSettings.defaults().withKeyPrefix("{fence}app:"))
+			.isThrownBy(() -> RedlockSettings.defaults().toBuilder().keyPrefix("{fence}app:").build())
 			.withMessageContaining("keyPrefix");
 	}
 

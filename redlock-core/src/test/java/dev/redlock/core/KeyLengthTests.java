@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class KeyLengthTests {
 
 	/** The prefix {@code redlock:} is 8 bytes: 8 more make 16, the limit. */
-	private static final RedlockSettings SETTINGS = TestSupport.SETTINGS.withMaxKeyLength(16);
+	private static final RedlockSettings SETTINGS = TestSupport.SETTINGS.toBuilder().maxKeyLength(16).build();
 
 	private static final Duration TTL = Duration.ofSeconds(5);
 

@@ -137,7 +137,7 @@ class LeaseTests {
 
 	@Test
 	void extensionsAreBounded(RedisNodes nodes) {
-		try (Redlock redlock = TestSupport.redlock(nodes, this.settings.withMaxExtensions(2))) {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings.toBuilder().maxExtensions(2).build())) {
 			try (Lease lease = redlock.acquire("bounded", Duration.ofSeconds(10), Duration.ZERO)) {
 				assertThat(lease.extend()).isTrue();
 				assertThat(lease.extend()).isTrue();

@@ -36,7 +36,7 @@ class RedlockSettingsTests {
 		assertThat(custom.autoRenew()).isTrue();
 		assertThat(custom.defaultTtl()).isEqualTo(this.defaults.defaultTtl());
 		assertThat(custom.toBuilder().build()).isEqualTo(custom);
-		assertThat(custom.withMaxHold(Duration.ofMinutes(1)))
+		assertThat(custom.toBuilder().maxHold(Duration.ofMinutes(1)).build())
 			.isEqualTo(custom.toBuilder().maxHold(Duration.ofMinutes(1)).build());
 		assertInvalid("poolMaxTotal", () -> custom.toBuilder().poolMaxTotal(0).build());
 	}
@@ -60,18 +60,19 @@ class RedlockSettingsTests {
 
 	@Test
 	void rejectsBadTimesAndSizes() {
-		assertInvalid("defaultWaitTime", () -> this.defaults.withDefaultWaitTime(Duration.ofMillis(-1)));
+		assertInvalid("defaultWaitTime",
+				() -> this.defaults.toBuilder().defaultWaitTime(Duration.ofMillis(-1)).build());
 		assertInvalid("retryDelay", () -> this.defaults.withRetryDelay(Duration.ZERO));
 		assertInvalid("nodeTimeout", () -> this.defaults.withNodeTimeout(Duration.ZERO));
 		assertInvalid("nodeTimeout", () -> this.defaults.withNodeTimeout(Duration.ofNanos(10)));
-		assertInvalid("maxExtensions", () -> this.defaults.withMaxExtensions(-1));
+		assertInvalid("maxExtensions", () -> this.defaults.toBuilder().maxExtensions(-1).build());
 		assertInvalid("poolMaxTotal", () -> this.defaults.withPool(0, 0));
 		assertInvalid("poolMaxIdle", () -> this.defaults.withPool(1, -1));
 	}
 
 	@Test
 	void zeroWaitTimeIsAllowed() {
-		assertThat(this.defaults.withDefaultWaitTime(Duration.ZERO).defaultWaitTime()).isZero();
+		assertThat(this.defaults.toBuilder().defaultWaitTime(Duration.ZERO).build().defaultWaitTime()).isZero();
 	}
 
 	private static void assertInvalid(String setting, Runnable action) {

@@ -29,7 +29,7 @@ class RenewalIsolationTests {
 
 	@Test
 	void automaticRenewalIsBoundedByMaxHoldNotByMaxExtensions(RedisNodes nodes) {
-		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS.withMaxExtensions(2))) {
+		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS.toBuilder().maxExtensions(2).build())) {
 			Lease lease = redlock.acquire("renewed", TTL, Duration.ZERO).autoRenew(Duration.ofMinutes(1));
 			TestSupport.awaitTrue("renewed more often than maxExtensions", Duration.ofSeconds(5),
 					() -> lease.extensionAttempts() > 4);
