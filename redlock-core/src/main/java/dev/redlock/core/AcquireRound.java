@@ -2,15 +2,12 @@ package dev.redlock.core;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.redlock.core.LockNotAcquiredException.Reason;
 import dev.redlock.core.LockScripts.Script;
 import dev.redlock.core.RedlockListener.NodeCommand;
 import redis.clients.jedis.CommandArguments;
@@ -60,7 +57,7 @@ final class AcquireRound {
 	 * @param fenced whether to take a fencing token
 	 * @return what the attempt found
 	 */
-	Attempt attempt(String resource, RawArgument key, Duration ttl, boolean fenced) {
+	AcquireAttempt attempt(String resource, RawArgument key, Duration ttl, boolean fenced) {
 		RawArgument value = LockValues.next();
 		CommandArguments acquire = fenced
 				? fencingScript(LockScripts.ACQUIRE_FENCED, key, value, ttlArgument(ttl.toMillis()))
@@ -88,7 +85,7 @@ final class AcquireRound {
 	 * Decides an acquisition round: a lease, or the clean-up of every node where our
 	 * value may have landed.
 	 */
-	private Attempt settle(String resource, RawArgument key, RawArgument value, Duration ttl, boolean fenced,
+	private AcquireAttempt settle(String resource, RawArgument key, RawArgument value, Duration ttl, boolean fenced,
 			NodeReply[] replies, long start, long expiresAt) {
 		long end = this.ticker.getAsLong();
 		this.group.events().nodeReplies(NodeCommand.ACQUIRE, replies, (reply) -> reply.isGrant(fenced));
@@ -101,8 +98,8 @@ final class AcquireRound {
 				end = this.ticker.getAsLong();
 			}
 			if (!fenced || (token > 0 && validUntil - end > 0)) {
-				return new Attempt(true, value, token, writtenTo(replies), answeredLate(replies), replies, granted,
-						start, end, validUntil);
+				return new AcquireAttempt(this.group, true, value, token, writtenTo(replies), answeredLate(replies),
+						replies, granted, start, end, validUntil);
 			}
 		}
 		// Ours may have landed wherever the SET was written and not refused, even where
@@ -138,7 +135,7 @@ final class AcquireRound {
 			logger.debug("Lock '{}' not acquired: granted by {} of {} nodes, quorum {}", resource, granted,
 					replies.length, this.group.quorum());
 		}
-		return new Attempt(false, value, 0, 0, 0, replies, granted, start, end, validUntil);
+		return new AcquireAttempt(this.group, false, value, 0, 0, 0, replies, granted, start, end, validUntil);
 	}
 
 	/**
@@ -326,143 +323,6 @@ final class AcquireRound {
 				// on every node itself)
 				AcquireRound.this.group.cleanup().remove(reply.node(), this.key, this.value, this.expiresAt);
 			}
-		}
-
-	}
-
-	/** The result of one attempt. */
-	final class Attempt {
-
-		private final boolean won;
-
-		private final RawArgument value;
-
-		private final long token;
-
-		private final long writtenTo;
-
-		private final long answeredLate;
-
-		private final NodeReply[] replies;
-
-		private final int granted;
-
-		private final long start;
-
-		private final long end;
-
-		private final long validUntil;
-
-		Attempt(boolean won, RawArgument value, long token, long writtenTo, long answeredLate, NodeReply[] replies,
-				int granted, long start, long end, long validUntil) {
-			this.won = won;
-			this.value = value;
-			this.token = token;
-			this.writtenTo = writtenTo;
-			this.answeredLate = answeredLate;
-			this.replies = replies;
-			this.granted = granted;
-			this.start = start;
-			this.end = end;
-			this.validUntil = validUntil;
-		}
-
-		/**
-		 * Whether the lock was won: a quorum granted it with validity left (and confirmed
-		 * the token, if fenced).
-		 */
-		boolean won() {
-			return this.won;
-		}
-
-		/** The lock value written. */
-		RawArgument value() {
-			return this.value;
-		}
-
-		/** The fencing token, 0 for none. */
-		long token() {
-			return this.token;
-		}
-
-		/** The nodes the round wrote to, one bit per node index. */
-		long writtenTo() {
-			return this.writtenTo;
-		}
-
-		/**
-		 * The nodes whose reply the round left to their late-reply thread, one bit per
-		 * node index.
-		 */
-		long answeredLate() {
-			return this.answeredLate;
-		}
-
-		/** Ticker reading at the start of the round. */
-		/**
-		 * Whether this lost round was a split vote: some nodes granted it and others had
-		 * the lock taken, so other contenders took part of the nodes at the same moment
-		 * and may all have lost.
-		 */
-		boolean splitVote() {
-			if (this.won || this.granted == 0) {
-				return false;
-			}
-			for (NodeReply reply : this.replies) {
-				if (reply.isNil()) {
-					return true;
-				}
-			}
-			return false;
-		}
-
-		long start() {
-			return this.start;
-		}
-
-		/** Ticker reading when the round was decided. */
-		long end() {
-			return this.end;
-		}
-
-		/** Ticker reading at which the validity ends. */
-		long validUntil() {
-			return this.validUntil;
-		}
-
-		/** Why the lock was not won, as the exception the caller gets. */
-		LockNotAcquiredException failure(String resource, int attempts, Duration waited) {
-			List<String> taken = new ArrayList<>();
-			List<String> failed = new ArrayList<>();
-			for (NodeReply reply : this.replies) {
-				if (reply.kind() == NodeReply.Kind.NOT_AWAITED) {
-					continue;
-				}
-				String node = AcquireRound.this.group.nodes().get(reply.node()).redacted();
-				Duration quarantined = AcquireRound.this.group.quarantine(reply.node()).remaining();
-				if (reply.isNil()) {
-					taken.add(node);
-				}
-				else if (reply.kind() != NodeReply.Kind.REPLIED) {
-					failed.add(node + " (" + reply.describeFailure() + ")");
-				}
-				else if (!quarantined.isZero()) {
-					failed.add(node + " (restarted recently: in restart quarantine for another "
-							+ quarantined.toMillis() + " ms)");
-				}
-			}
-			int couldGrant = this.replies.length - taken.size();
-			Reason reason;
-			if (this.granted >= AcquireRound.this.group.quorum()) {
-				reason = Reason.VALIDITY_EXHAUSTED;
-			}
-			else if (couldGrant < AcquireRound.this.group.quorum()) {
-				reason = Reason.CONTENDED;
-			}
-			else {
-				reason = Reason.NO_QUORUM;
-			}
-			return new LockNotAcquiredException(resource, reason, attempts, waited, taken, failed, null);
 		}
 
 	}

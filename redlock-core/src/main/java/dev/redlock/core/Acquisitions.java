@@ -53,16 +53,16 @@ final class Acquisitions {
 		if (Thread.currentThread().isInterrupted()) {
 			throw notAcquired(name, interrupted(resource, 0, start, null));
 		}
-		LockWaiters.Outcome outcome;
+		WaitOutcome outcome;
 		if (waitNanos == 0) {
-			outcome = new LockWaiters.Outcome(this.round.attempt(resource, key, lockTtl, fenced), 1,
-					LockWaiters.Wake.DEADLINE, false);
+			outcome = new WaitOutcome(this.round.attempt(resource, key, lockTtl, fenced), 1, WaitOutcome.Wake.DEADLINE,
+					false);
 		}
 		else {
 			outcome = this.waiters.acquire(key, start + waitNanos,
 					() -> this.round.attempt(resource, key, lockTtl, fenced));
 		}
-		AcquireRound.Attempt last = outcome.last();
+		AcquireAttempt last = outcome.last();
 		if (last != null && last.won()) {
 			return acquired(name, resource, key, lockTtl, last, start, outcome.attempts(),
 					outcome.queued() ? last.start() - start : 0);
@@ -86,7 +86,7 @@ final class Acquisitions {
 		LockArguments.checkName(name);
 		RawArgument key = this.arguments.keyFor(resource);
 		Duration lockTtl = this.arguments.usableTtl(ttl);
-		AcquireRound.Attempt attempt = this.round.attempt(resource, key, lockTtl, fenced);
+		AcquireAttempt attempt = this.round.attempt(resource, key, lockTtl, fenced);
 		if (attempt.won()) {
 			return Optional.of(acquired(name, resource, key, lockTtl, attempt, attempt.start(), 1, 0));
 		}
@@ -99,7 +99,7 @@ final class Acquisitions {
 	 * the algorithm's reads. Should anything fail here, the lock is released before the
 	 * failure reaches the caller, never left on the nodes until its TTL.
 	 */
-	private Lease acquired(String name, String resource, RawArgument key, Duration ttl, AcquireRound.Attempt attempt,
+	private Lease acquired(String name, String resource, RawArgument key, Duration ttl, AcquireAttempt attempt,
 			long start, int attempts, long waitedNanos) {
 		Lease lease = new Lease(this.redlock, name, resource, key, attempt.value(), ttl, this.ticker, attempt.start(),
 				attempt.validUntil(), attempt.token(), attempt.writtenTo(), attempt.answeredLate());

@@ -15,6 +15,8 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.redlock.core.WaitOutcome.Wake;
+
 /**
  * The threads of a {@link Redlock} that wait for locks. Per key they form a queue in
  * arrival order, and only its head tries the nodes; the others wait for their turn, so no
@@ -97,20 +99,20 @@ final class LockWaiters implements AutoCloseable {
 	 * @param attempt one round
 	 * @return the last attempt made, and why the waiting ended
 	 */
-	Outcome acquire(RawArgument key, long deadline, Supplier<AcquireRound.Attempt> attempt) {
+	WaitOutcome acquire(RawArgument key, long deadline, Supplier<AcquireAttempt> attempt) {
 		String id = keyId(key);
 		int attempts = 0;
-		AcquireRound.@Nullable Attempt last = null;
+		@Nullable AcquireAttempt last = null;
 		boolean tried = false;
 		if (!this.queues.containsKey(id) && yieldEnd(id) == 0) {
 			last = attempt.get();
 			attempts++;
 			tried = true;
 			if (last.won()) {
-				return new Outcome(last, attempts, Wake.TRY, false);
+				return new WaitOutcome(last, attempts, Wake.TRY, false);
 			}
 			if (deadline - this.ticker.getAsLong() <= 0) {
-				return new Outcome(last, attempts, Wake.DEADLINE, false);
+				return new WaitOutcome(last, attempts, Wake.DEADLINE, false);
 			}
 		}
 		Waiter me = join(id, tried);
@@ -119,13 +121,13 @@ final class LockWaiters implements AutoCloseable {
 			while (true) {
 				Wake wake = me.queue.await(me, deadline);
 				if (wake != Wake.TRY) {
-					return new Outcome(last, attempts, wake, true);
+					return new WaitOutcome(last, attempts, wake, true);
 				}
 				last = attempt.get();
 				attempts++;
 				if (last.won()) {
 					won = true;
-					return new Outcome(last, attempts, Wake.TRY, true);
+					return new WaitOutcome(last, attempts, Wake.TRY, true);
 				}
 				long now = this.ticker.getAsLong();
 				me.pollAt = now + nextRetryDelayNanos();
@@ -247,37 +249,6 @@ final class LockWaiters implements AutoCloseable {
 		this.closed = true;
 		this.queues.values().forEach(KeyQueue::wakeAll);
 		this.subscribers.forEach(NodeSubscriber::close);
-	}
-
-	/** Why a waiting thread woke. */
-	enum Wake {
-
-		/** Its turn, and a reason to try: a release, or the retry delay has passed. */
-		TRY,
-
-		/** The deadline passed. */
-		DEADLINE,
-
-		/** The thread was interrupted (its flag is still set). */
-		INTERRUPTED,
-
-		/** The {@code Redlock} was closed. */
-		CLOSED
-
-	}
-
-	/**
-	 * How waiting ended.
-	 *
-	 * @param last the last attempt made, {@code null} if none (the deadline passed in the
-	 * queue)
-	 * @param attempts how many attempts were made
-	 * @param wake why it ended: {@link Wake#TRY} when won, else the deadline, an
-	 * interrupt or the close
-	 * @param queued whether the thread had to wait in the queue (else its first attempt,
-	 * made at once, ended it)
-	 */
-	record Outcome(AcquireRound.@Nullable Attempt last, int attempts, Wake wake, boolean queued) {
 	}
 
 	/** A waiting thread. */

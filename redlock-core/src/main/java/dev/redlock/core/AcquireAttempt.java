@@ -1,0 +1,150 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.redlock.core.LockNotAcquiredException.Reason;
+
+/**
+ * The result of one acquisition round: won or not, with what each node said, for the
+ * lease or for the failure that names the nodes.
+ */
+final class AcquireAttempt {
+
+	private final NodeGroup group;
+
+	private final boolean won;
+
+	private final RawArgument value;
+
+	private final long token;
+
+	private final long writtenTo;
+
+	private final long answeredLate;
+
+	private final NodeReply[] replies;
+
+	private final int granted;
+
+	private final long start;
+
+	private final long end;
+
+	private final long validUntil;
+
+	AcquireAttempt(NodeGroup group, boolean won, RawArgument value, long token, long writtenTo, long answeredLate,
+			NodeReply[] replies, int granted, long start, long end, long validUntil) {
+		this.group = group;
+		this.won = won;
+		this.value = value;
+		this.token = token;
+		this.writtenTo = writtenTo;
+		this.answeredLate = answeredLate;
+		this.replies = replies;
+		this.granted = granted;
+		this.start = start;
+		this.end = end;
+		this.validUntil = validUntil;
+	}
+
+	/**
+	 * Whether the lock was won: a quorum granted it with validity left (and confirmed the
+	 * token, if fenced).
+	 */
+	boolean won() {
+		return this.won;
+	}
+
+	/** The lock value written. */
+	RawArgument value() {
+		return this.value;
+	}
+
+	/** The fencing token, 0 for none. */
+	long token() {
+		return this.token;
+	}
+
+	/** The nodes the round wrote to, one bit per node index. */
+	long writtenTo() {
+		return this.writtenTo;
+	}
+
+	/**
+	 * The nodes whose reply the round left to their late-reply thread, one bit per node
+	 * index.
+	 */
+	long answeredLate() {
+		return this.answeredLate;
+	}
+
+	/** Ticker reading at the start of the round. */
+	/**
+	 * Whether this lost round was a split vote: some nodes granted it and others had the
+	 * lock taken, so other contenders took part of the nodes at the same moment and may
+	 * all have lost.
+	 */
+	boolean splitVote() {
+		if (this.won || this.granted == 0) {
+			return false;
+		}
+		for (NodeReply reply : this.replies) {
+			if (reply.isNil()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	long start() {
+		return this.start;
+	}
+
+	/** Ticker reading when the round was decided. */
+	long end() {
+		return this.end;
+	}
+
+	/** Ticker reading at which the validity ends. */
+	long validUntil() {
+		return this.validUntil;
+	}
+
+	/** Why the lock was not won, as the exception the caller gets. */
+	LockNotAcquiredException failure(String resource, int attempts, Duration waited) {
+		List<String> taken = new ArrayList<>();
+		List<String> failed = new ArrayList<>();
+		for (NodeReply reply : this.replies) {
+			if (reply.kind() == NodeReply.Kind.NOT_AWAITED) {
+				continue;
+			}
+			String node = this.group.nodes().get(reply.node()).redacted();
+			Duration quarantined = this.group.quarantine(reply.node()).remaining();
+			if (reply.isNil()) {
+				taken.add(node);
+			}
+			else if (reply.kind() != NodeReply.Kind.REPLIED) {
+				failed.add(node + " (" + reply.describeFailure() + ")");
+			}
+			else if (!quarantined.isZero()) {
+				failed.add(node + " (restarted recently: in restart quarantine for another " + quarantined.toMillis()
+						+ " ms)");
+			}
+		}
+		int couldGrant = this.replies.length - taken.size();
+		Reason reason;
+		if (this.granted >= this.group.quorum()) {
+			reason = Reason.VALIDITY_EXHAUSTED;
+		}
+		else if (couldGrant < this.group.quorum()) {
+			reason = Reason.CONTENDED;
+		}
+		else {
+			reason = Reason.NO_QUORUM;
+		}
+		return new LockNotAcquiredException(resource, reason, attempts, waited, taken, failed, null);
+	}
+
+}
