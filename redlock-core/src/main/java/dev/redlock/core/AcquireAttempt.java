@@ -9,78 +9,24 @@ import dev.redlock.core.LockNotAcquiredException.Reason;
 /**
  * The result of one acquisition round: won or not, with what each node said, for the
  * lease or for the failure that names the nodes.
+ *
+ * @param group the nodes
+ * @param won whether the lock was won: a quorum granted it with validity left (and
+ * confirmed the token, if fenced)
+ * @param value the lock value written
+ * @param token the fencing token, 0 for none
+ * @param writtenTo the nodes the round wrote to, one bit per node index
+ * @param answeredLate the nodes whose reply the round left to their late-reply thread,
+ * one bit per node index
+ * @param replies what each node said
+ * @param granted how many nodes granted the lock and count
+ * @param start ticker reading at the start of the round
+ * @param end ticker reading when the round was decided
+ * @param validUntil ticker reading at which the validity ends
  */
-final class AcquireAttempt {
+record AcquireAttempt(NodeGroup group, boolean won, RawArgument value, long token, long writtenTo, long answeredLate,
+		NodeReply[] replies, int granted, long start, long end, long validUntil) {
 
-	private final NodeGroup group;
-
-	private final boolean won;
-
-	private final RawArgument value;
-
-	private final long token;
-
-	private final long writtenTo;
-
-	private final long answeredLate;
-
-	private final NodeReply[] replies;
-
-	private final int granted;
-
-	private final long start;
-
-	private final long end;
-
-	private final long validUntil;
-
-	AcquireAttempt(NodeGroup group, boolean won, RawArgument value, long token, long writtenTo, long answeredLate,
-			NodeReply[] replies, int granted, long start, long end, long validUntil) {
-		this.group = group;
-		this.won = won;
-		this.value = value;
-		this.token = token;
-		this.writtenTo = writtenTo;
-		this.answeredLate = answeredLate;
-		this.replies = replies;
-		this.granted = granted;
-		this.start = start;
-		this.end = end;
-		this.validUntil = validUntil;
-	}
-
-	/**
-	 * Whether the lock was won: a quorum granted it with validity left (and confirmed the
-	 * token, if fenced).
-	 */
-	boolean won() {
-		return this.won;
-	}
-
-	/** The lock value written. */
-	RawArgument value() {
-		return this.value;
-	}
-
-	/** The fencing token, 0 for none. */
-	long token() {
-		return this.token;
-	}
-
-	/** The nodes the round wrote to, one bit per node index. */
-	long writtenTo() {
-		return this.writtenTo;
-	}
-
-	/**
-	 * The nodes whose reply the round left to their late-reply thread, one bit per node
-	 * index.
-	 */
-	long answeredLate() {
-		return this.answeredLate;
-	}
-
-	/** Ticker reading at the start of the round. */
 	/**
 	 * Whether this lost round was a split vote: some nodes granted it and others had the
 	 * lock taken, so other contenders took part of the nodes at the same moment and may
@@ -96,20 +42,6 @@ final class AcquireAttempt {
 			}
 		}
 		return false;
-	}
-
-	long start() {
-		return this.start;
-	}
-
-	/** Ticker reading when the round was decided. */
-	long end() {
-		return this.end;
-	}
-
-	/** Ticker reading at which the validity ends. */
-	long validUntil() {
-		return this.validUntil;
 	}
 
 	/** Why the lock was not won, as the exception the caller gets. */

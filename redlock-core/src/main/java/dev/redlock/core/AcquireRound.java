@@ -271,7 +271,7 @@ final class AcquireRound {
 	 * neither a lock already won nor the retry of a lock already lost; when lost, the
 	 * nodes not awaited get the release right behind the {@code SET}.
 	 */
-	private final class AcquireExit implements Fanout.EarlyExit {
+	private final class AcquireExit implements EarlyExit {
 
 		private final RawArgument key;
 

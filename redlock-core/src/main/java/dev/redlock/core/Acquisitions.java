@@ -18,7 +18,7 @@ import dev.redlock.core.RedlockListener.AcquireOutcome;
  */
 final class Acquisitions {
 
-	private final Redlock redlock;
+	private final LeaseSupport support;
 
 	private final NodeGroup group;
 
@@ -26,15 +26,15 @@ final class Acquisitions {
 
 	private final LockWaiters waiters;
 
-	private final HeldLeases held;
+	private final HeldLeases<Lease> held;
 
 	private final LockArguments arguments;
 
 	private final LongSupplier ticker;
 
-	Acquisitions(Redlock redlock, NodeGroup group, AcquireRound round, LockWaiters waiters, HeldLeases held,
+	Acquisitions(LeaseSupport support, NodeGroup group, AcquireRound round, LockWaiters waiters, HeldLeases<Lease> held,
 			LockArguments arguments, LongSupplier ticker) {
-		this.redlock = redlock;
+		this.support = support;
 		this.group = group;
 		this.round = round;
 		this.waiters = waiters;
@@ -44,7 +44,7 @@ final class Acquisitions {
 	}
 
 	Lease acquire(String name, String resource, Duration ttl, Duration waitTime, boolean fenced) {
-		this.redlock.checkOpen();
+		checkOpen();
 		LockArguments.checkName(name);
 		RawArgument key = this.arguments.keyFor(resource);
 		Duration lockTtl = this.arguments.usableTtl(ttl);
@@ -82,7 +82,7 @@ final class Acquisitions {
 	}
 
 	Optional<Lease> tryAcquire(String name, String resource, Duration ttl, boolean fenced) {
-		this.redlock.checkOpen();
+		checkOpen();
 		LockArguments.checkName(name);
 		RawArgument key = this.arguments.keyFor(resource);
 		Duration lockTtl = this.arguments.usableTtl(ttl);
@@ -101,11 +101,12 @@ final class Acquisitions {
 	 */
 	private Lease acquired(String name, String resource, RawArgument key, Duration ttl, AcquireAttempt attempt,
 			long start, int attempts, long waitedNanos) {
-		Lease lease = new Lease(this.redlock, name, resource, key, attempt.value(), ttl, this.ticker, attempt.start(),
-				attempt.validUntil(), attempt.token(), attempt.writtenTo(), attempt.answeredLate());
+		HeldValue value = new HeldValue(key, attempt.value(), attempt.writtenTo(), attempt.answeredLate());
+		Lease lease = new Lease(new LeaseState(this.support, name, resource, value, ttl, this.ticker, attempt.start(),
+				attempt.validUntil()), attempt.token());
 		try {
 			this.held.add(lease, attempt.validUntil() - attempt.end());
-			if (this.redlock.isClosed()) {
+			if (this.support.isClosed()) {
 				// closed while this lease was being acquired: it can be neither renewed
 				// nor watched
 				lease.markLost(LossReason.REDLOCK_CLOSED);
@@ -122,6 +123,12 @@ final class Acquisitions {
 		catch (Throwable ex) {
 			lease.release();
 			throw ex;
+		}
+	}
+
+	private void checkOpen() {
+		if (this.support.isClosed()) {
+			throw new IllegalStateException("This Redlock is closed: it acquires no more locks");
 		}
 	}
 

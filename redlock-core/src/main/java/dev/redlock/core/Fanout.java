@@ -28,20 +28,6 @@ final class Fanout {
 
 	private static final Logger logger = LoggerFactory.getLogger(Fanout.class);
 
-	/**
-	 * How much later than expected a node may answer and still be waited for once a round
-	 * is settled (at least; as long again as the round took to settle, if longer): more
-	 * than a busy machine's scheduling delay, less than a frozen process, a failover or a
-	 * congested link.
-	 */
-	static final long LAG_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-
-	/**
-	 * The longest a round parks between two looks at replies that are expected later and
-	 * connections being opened.
-	 */
-	static final long MAX_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
-
 	private final List<NodeConnectionPool> pools;
 
 	private final long timeoutNanos;
@@ -109,40 +95,8 @@ final class Fanout {
 	 * {@link NodeReply.Kind#NOT_AWAITED} for nodes whose reply was not waited for
 	 */
 	NodeReply[] execute(CommandArguments command, boolean @Nullable [] selected, @Nullable EarlyExit exit) {
-		return new FanoutRound(this, command, selected, exit).run();
-	}
-
-	/**
-	 * Decides when a round may stop waiting for the nodes that have not answered yet.
-	 */
-	interface EarlyExit {
-
-		/**
-		 * Whether the replies read so far settle the round.
-		 * @param replies the replies read so far, {@code null} for nodes not read (yet)
-		 * or not asked
-		 * @return {@code true} to stop waiting for the others
-		 */
-		boolean settled(NodeReply[] replies);
-
-		/**
-		 * What to send, without waiting for its reply, to the nodes whose reply is not
-		 * awaited.
-		 * @param replies the replies that settled the round
-		 * @return the command, or {@code null} for none
-		 */
-		@Nullable CommandArguments toNotAwaited(NodeReply[] replies);
-
-		/**
-		 * Told, on the node's late-reply thread, how a node not awaited answered in the
-		 * end. Whatever it throws is logged; the connection is closed unless every reply
-		 * it owed was read.
-		 * @param reply its reply, or its timeout or failure
-		 * @param followUp the reply to the follow-up, or its failure; {@code null} when
-		 * none was written
-		 */
-		void lateReply(NodeReply reply, @Nullable NodeReply followUp);
-
+		return new FanoutRound(this.pools, this.timeoutNanos, this.patient, this::lateRead, command, selected, exit)
+			.run();
 	}
 
 	/**
@@ -178,70 +132,12 @@ final class Fanout {
 
 	private static NodeReply readLate(int node, PipelinedConnection connection, long deadline, long writtenAt) {
 		try {
-			connection.setSoTimeout(millisLeft(deadline));
+			connection.setSoTimeout(RoundTimes.millisLeft(deadline));
 			return NodeReply.replied(node, connection.readReply(), System.nanoTime() - writtenAt);
 		}
 		catch (JedisException ex) {
 			return NodeReply.failed(node, ex, System.nanoTime() - writtenAt);
 		}
-	}
-
-	@SuppressWarnings("unchecked")
-	static CompletableFuture<PipelinedConnection>[] newPendingArray(int n) {
-		return new CompletableFuture[n];
-	}
-
-	/**
-	 * Keeps a connection that is still being borrowed for a later round, once it is
-	 * ready.
-	 */
-	static void keepWhenReady(NodeConnectionPool pool, CompletableFuture<PipelinedConnection> borrowed) {
-		// cancelled, the borrow gives a connection that arrives later back to the pool
-		// itself
-		if (!borrowed.cancel(false) && !borrowed.isCompletedExceptionally()) {
-			// it arrived meanwhile: nobody has written to it
-			pool.giveBack(borrowed.join());
-		}
-	}
-
-	/**
-	 * Writes a command behind one whose reply is still owed; a write that fails breaks
-	 * the connection.
-	 */
-	static boolean sendBehind(PipelinedConnection connection, CommandArguments followUp) {
-		try {
-			connection.send(followUp);
-			connection.flushNow();
-			return true;
-		}
-		catch (JedisException ex) {
-			connection.setBroken();
-			return false;
-		}
-	}
-
-	/**
-	 * Whether a connection is still being borrowed for a node that answers within the
-	 * given time: one worth waiting for (a slow node's connections are busy with its late
-	 * replies, and it would not answer in time).
-	 */
-	static boolean pendingFastNode(CompletableFuture<PipelinedConnection> @Nullable [] pending,
-			List<NodeConnectionPool> pools, long withinNanos) {
-		if (pending == null) {
-			return false;
-		}
-		for (int i = 0; i < pending.length; i++) {
-			if (pending[i] != null && pools.get(i).expectedLatencyNanos() <= withinNanos) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	static int millisLeft(long deadline) {
-		long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-		// a socket timeout of 0 means "forever": never hand it out
-		return (int) Math.max(1, Math.min(Integer.MAX_VALUE, left));
 	}
 
 }

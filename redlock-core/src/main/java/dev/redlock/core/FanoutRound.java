@@ -1,11 +1,8 @@
 package dev.redlock.core;
 
 import java.net.SocketTimeoutException;
-import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
@@ -20,31 +17,24 @@ import redis.clients.jedis.exceptions.JedisException;
  */
 final class FanoutRound {
 
-	/**
-	 * A read that takes longer than this waited for its reply, rather than finding it
-	 * there.
-	 */
-	private static final long BLOCKED_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+	private final List<NodeConnectionPool> pools;
 
-	private final Fanout fanout;
+	private final long timeoutNanos;
+
+	/** Whether to wait for a connection to every node, even a slow one's. */
+	private final boolean patient;
+
+	private final LateReader lateReader;
 
 	private final CommandArguments command;
 
 	private final boolean @Nullable [] selected;
 
-	private final Fanout.@Nullable EarlyExit exit;
+	private final @Nullable EarlyExit exit;
 
 	private final long start = System.nanoTime();
 
 	private final long deadline;
-
-	/**
-	 * Whether a read of this round had to wait for its reply, and when the last such read
-	 * ended.
-	 */
-	private boolean blocked;
-
-	private long blockedUntil;
 
 	/**
 	 * Connections written to whose reply is still to be read; {@code null} once read or
@@ -52,24 +42,14 @@ final class FanoutRound {
 	 */
 	private final PipelinedConnection[] connections;
 
-	/**
-	 * When each node's command was written, for its latency; {@code null} while every
-	 * command went out in the first pass, at about {@link #start} (the usual case, which
-	 * allocates nothing more).
-	 */
-	private long @Nullable [] writtenAt;
+	private final WriteTimes times;
 
-	/**
-	 * Connections being borrowed (opened, or waiting for a free slot); {@code null} while
-	 * there are none.
-	 */
-	private @Nullable CompletableFuture<PipelinedConnection> @Nullable [] pending;
+	/** Connections being borrowed for this round. */
+	private final PendingBorrows pending;
 
 	private final NodeReply[] replies;
 
 	private int unread;
-
-	private int waiting;
 
 	/**
 	 * Whether the caller was interrupted before or during the round: its flag is set
@@ -77,19 +57,19 @@ final class FanoutRound {
 	 */
 	private boolean interrupted;
 
-	/**
-	 * Whether the first pass over the nodes is over: later writes have their own time.
-	 */
-	private boolean firstPassDone;
-
-	FanoutRound(Fanout fanout, CommandArguments command, boolean @Nullable [] selected,
-			Fanout.@Nullable EarlyExit exit) {
-		this.fanout = fanout;
-		this.deadline = this.start + fanout.timeoutNanos();
+	FanoutRound(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient, LateReader lateReader,
+			CommandArguments command, boolean @Nullable [] selected, @Nullable EarlyExit exit) {
+		this.pools = pools;
+		this.timeoutNanos = timeoutNanos;
+		this.patient = patient;
+		this.lateReader = lateReader;
+		this.deadline = this.start + timeoutNanos;
 		this.command = command;
 		this.selected = selected;
 		this.exit = exit;
-		int n = this.fanout.pools().size();
+		this.pending = new PendingBorrows(pools);
+		int n = pools.size();
+		this.times = new WriteTimes(this.start, n);
 		this.connections = new PipelinedConnection[n];
 		this.replies = new NodeReply[n];
 	}
@@ -105,22 +85,15 @@ final class FanoutRound {
 				if (this.connections[i] != null) {
 					// a connection whose reply was not read is closed by its pool, never
 					// reused
-					this.fanout.pools().get(i).giveBack(this.connections[i]);
+					this.pools.get(i).giveBack(this.connections[i]);
 				}
-				if (this.pending != null && this.pending[i] != null) {
-					Fanout.keepWhenReady(this.fanout.pools().get(i), this.pending[i]);
-				}
+				this.pending.keepForLater(i);
 			}
 			if (this.interrupted || Thread.interrupted()) {
 				Thread.currentThread().interrupt();
 			}
 		}
 		return this.replies;
-	}
-
-	/** When the node's command was written. */
-	private long writtenAt(int node) {
-		return (this.writtenAt != null) ? this.writtenAt[node] : this.start;
 	}
 
 	/**
@@ -143,47 +116,41 @@ final class FanoutRound {
 			if (this.selected != null && !this.selected[i]) {
 				continue;
 			}
-			NodeConnectionPool pool = this.fanout.pools().get(i);
+			NodeConnectionPool pool = this.pools.get(i);
 			PipelinedConnection idle = pool.borrowIdle();
 			if (idle != null) {
 				write(i, idle);
 				continue;
 			}
-			if (!this.fanout.patient() && pool.expectedLatencyNanos() > slowAbove && pool.connectionsInUse() > 0) {
-				// slow, and its connections wait for its replies: one more connection
-				// would only be waited for
-				// too, so a slow node keeps the connections it has instead of getting new
-				// ones every round
+			if (!this.patient && pool.expectedLatencyNanos() > slowAbove && pool.connectionsInUse() > 0) {
+				// slow, and its connections wait for its replies: one more would only be
+				// waited for too, so a slow node keeps the connections it has
 				this.replies[i] = NodeReply.notWritten(i,
 						new JedisConnectionException(
-								"not waited for: the " + "node is slow to answer and its connections are busy",
+								"not waited for: the node is slow to answer and its connections are busy",
 								new SocketTimeoutException()),
 						System.nanoTime() - this.start);
 				continue;
 			}
-			CompletableFuture<PipelinedConnection> borrowed = pool.borrow(Fanout.millisLeft(this.deadline));
+			CompletableFuture<PipelinedConnection> borrowed = pool.borrow(RoundTimes.millisLeft(this.deadline));
 			if (borrowed.isDone()) {
 				write(i, borrowed);
 			}
-			else if (!this.fanout.patient() && pool.expectedLatencyNanos() >= this.fanout.timeoutNanos() / 2) {
+			else if (!this.patient && pool.expectedLatencyNanos() >= this.timeoutNanos / 2) {
 				// it let earlier rounds wait (frozen, or far away): connect it for a
 				// later round, not this one
-				Fanout.keepWhenReady(pool, borrowed);
+				PendingBorrows.keepWhenReady(pool, borrowed);
 				this.replies[i] = NodeReply.notWritten(i,
 						new JedisConnectionException(
-								"not waited for: " + "connecting in the background, since the node was slow to answer",
+								"not waited for: connecting in the background, since the node was slow to answer",
 								new SocketTimeoutException()),
 						System.nanoTime() - this.start);
 			}
 			else {
-				if (this.pending == null) {
-					this.pending = Fanout.newPendingArray(this.connections.length);
-				}
-				this.pending[i] = borrowed;
-				this.waiting++;
+				this.pending.add(i, borrowed);
 			}
 		}
-		this.firstPassDone = true;
+		this.times.firstPassDone();
 	}
 
 	/**
@@ -193,10 +160,10 @@ final class FanoutRound {
 	 */
 	private long slowThreshold() {
 		long fastest = Long.MAX_VALUE;
-		for (NodeConnectionPool pool : this.fanout.pools()) {
+		for (NodeConnectionPool pool : this.pools) {
 			fastest = Math.min(fastest, pool.expectedLatencyNanos());
 		}
-		return Math.max(Fanout.LAG_SLACK_NANOS, 4 * fastest);
+		return Math.max(RoundTimes.LAG_SLACK_NANOS, 4 * fastest);
 	}
 
 	/**
@@ -207,7 +174,7 @@ final class FanoutRound {
 		if (settled()) {
 			return;
 		}
-		while (this.unread + this.waiting > 0) {
+		while (this.unread + this.pending.count() > 0) {
 			boolean progress = writeToReadyConnections();
 			int arrived = (this.unread > 0) ? arrivedReply() : -1;
 			if (arrived >= 0) {
@@ -239,20 +206,20 @@ final class FanoutRound {
 		int next = expectedFirst();
 		long now = System.nanoTime();
 		if (next >= 0) {
-			long due = writtenAt(next) + this.fanout.pools().get(next).expectedLatencyNanos();
-			if (this.waiting == 0 || due - now <= Fanout.MAX_PARK_NANOS) {
+			long due = this.times.writtenAt(next) + this.pools.get(next).expectedLatencyNanos();
+			if (this.pending.count() == 0 || due - now <= RoundTimes.MAX_PARK_NANOS) {
 				// the node expected to answer first: no faster one is still out
 				read(next);
 				return;
 			}
 		}
-		LockSupport.parkNanos(Math.min(Fanout.MAX_PARK_NANOS, Math.max(1, this.deadline - now)));
+		LockSupport.parkNanos(Math.min(RoundTimes.MAX_PARK_NANOS, Math.max(1, this.deadline - now)));
 		deferInterrupt();
 	}
 
 	/** Whether the early exit says the round is settled; if so, finishes it. */
 	private boolean settled() {
-		if (this.exit == null || this.unread + this.waiting == 0 || !this.exit.settled(this.replies)) {
+		if (this.exit == null || this.unread + this.pending.count() == 0 || !this.exit.settled(this.replies)) {
 			return false;
 		}
 		readExpectedSoon();
@@ -262,15 +229,13 @@ final class FanoutRound {
 
 	/** Writes the command to every connection that has become ready. */
 	private boolean writeToReadyConnections() {
-		if (this.waiting == 0) {
+		if (this.pending.count() == 0) {
 			return false;
 		}
 		boolean progress = false;
-		for (int i = 0; i < this.pending.length; i++) {
-			if (this.pending[i] != null && this.pending[i].isDone()) {
-				CompletableFuture<PipelinedConnection> ready = this.pending[i];
-				this.pending[i] = null;
-				this.waiting--;
+		for (int i = 0; i < this.connections.length; i++) {
+			CompletableFuture<PipelinedConnection> ready = this.pending.takeIfDone(i);
+			if (ready != null) {
 				write(i, ready);
 				progress = true;
 			}
@@ -297,7 +262,7 @@ final class FanoutRound {
 		long firstDue = 0;
 		for (int i = 0; i < this.connections.length; i++) {
 			if (this.connections[i] != null) {
-				long due = writtenAt(i) + this.fanout.pools().get(i).expectedLatencyNanos();
+				long due = this.times.writtenAt(i) + this.pools.get(i).expectedLatencyNanos();
 				if (first < 0 || due - firstDue < 0) {
 					first = i;
 					firstDue = due;
@@ -318,14 +283,15 @@ final class FanoutRound {
 	 */
 	private void readExpectedSoon() {
 		long settledAfter = System.nanoTime() - this.start;
-		long patience = this.start + settledAfter + Math.max(Fanout.LAG_SLACK_NANOS, settledAfter);
-		while (this.unread + this.waiting > 0) {
+		long patience = this.start + settledAfter + Math.max(RoundTimes.LAG_SLACK_NANOS, settledAfter);
+		while (this.unread + this.pending.count() > 0) {
 			boolean progress = writeToReadyConnections();
 			int next = (this.unread > 0) ? arrivedReply() : -1;
 			if (next < 0 && this.unread > 0) {
 				int first = expectedFirst();
-				long due = writtenAt(first) + this.fanout.pools().get(first).expectedLatencyNanos();
-				if (due - patience <= 0 && (this.waiting == 0 || due - System.nanoTime() <= Fanout.MAX_PARK_NANOS)) {
+				long due = this.times.writtenAt(first) + this.pools.get(first).expectedLatencyNanos();
+				if (due - patience <= 0
+						&& (this.pending.count() == 0 || due - System.nanoTime() <= RoundTimes.MAX_PARK_NANOS)) {
 					next = first;
 				}
 			}
@@ -335,13 +301,12 @@ final class FanoutRound {
 			else if (!progress) {
 				// a connection still being opened gets a few milliseconds, not the
 				// patience of a late reply
-				long connectPatience = this.start + settledAfter + Fanout.LAG_SLACK_NANOS;
+				long connectPatience = this.start + settledAfter + RoundTimes.LAG_SLACK_NANOS;
 				long now = System.nanoTime();
-				if (!Fanout.pendingFastNode(this.pending, this.fanout.pools(), connectPatience - this.start)
-						|| now - connectPatience >= 0) {
+				if (!this.pending.awaitsFastNode(connectPatience - this.start) || now - connectPatience >= 0) {
 					return;
 				}
-				LockSupport.parkNanos(Math.min(Fanout.MAX_PARK_NANOS, connectPatience - now));
+				LockSupport.parkNanos(Math.min(RoundTimes.MAX_PARK_NANOS, connectPatience - now));
 				deferInterrupt();
 			}
 		}
@@ -352,10 +317,10 @@ final class FanoutRound {
 		this.connections[node] = null;
 		this.unread--;
 		deferInterrupt();
-		NodeConnectionPool pool = this.fanout.pools().get(node);
+		NodeConnectionPool pool = this.pools.get(node);
 		long readStart = System.nanoTime();
 		try {
-			connection.setSoTimeout(Fanout.millisLeft(this.deadline));
+			connection.setSoTimeout(RoundTimes.millisLeft(this.deadline));
 			Object value = connection.readReply();
 			this.replies[node] = NodeReply.replied(node, value, System.nanoTime() - this.start);
 		}
@@ -366,18 +331,10 @@ final class FanoutRound {
 			pool.giveBack(connection);
 		}
 		long readEnd = System.nanoTime();
-		boolean waited = readEnd - readStart > BLOCKED_NANOS;
-		// a reply that may have arrived while this round waited for another node says
-		// nothing of how fast its
-		// node is: counted, it would make a fast node look as slow as the one waited for
-		boolean sampled = waited || !this.blocked || writtenAt(node) - this.blockedUntil >= 0;
-		if (waited) {
-			this.blocked = true;
-			this.blockedUntil = readEnd;
-		}
 		NodeReply.Kind kind = this.replies[node].kind();
-		if (sampled && kind != NodeReply.Kind.INTERRUPTED && kind != NodeReply.Kind.UNREACHABLE) {
-			pool.replied(readEnd - writtenAt(node));
+		if (this.times.measures(node, readStart, readEnd) && kind != NodeReply.Kind.INTERRUPTED
+				&& kind != NodeReply.Kind.UNREACHABLE) {
+			pool.replied(readEnd - this.times.writtenAt(node));
 		}
 	}
 
@@ -390,10 +347,7 @@ final class FanoutRound {
 			if (this.connections[i] != null) {
 				read(i);
 			}
-			if (this.pending != null && this.pending[i] != null) {
-				Fanout.keepWhenReady(this.fanout.pools().get(i), this.pending[i]);
-				this.pending[i] = null;
-				this.waiting--;
+			if (this.pending.keepForLater(i)) {
 				this.replies[i] = NodeReply.notWritten(i,
 						new JedisConnectionException("connecting took longer than the node timeout",
 								new SocketTimeoutException()),
@@ -412,10 +366,7 @@ final class FanoutRound {
 	private void handOver() {
 		CommandArguments followUp = this.exit.toNotAwaited(this.replies);
 		for (int i = 0; i < this.connections.length; i++) {
-			if (this.pending != null && this.pending[i] != null) {
-				Fanout.keepWhenReady(this.fanout.pools().get(i), this.pending[i]);
-				this.pending[i] = null;
-				this.waiting--;
+			if (this.pending.keepForLater(i)) {
 				this.replies[i] = NodeReply.notAwaited(i, System.nanoTime() - this.start, false, false);
 				continue;
 			}
@@ -426,12 +377,12 @@ final class FanoutRound {
 			boolean followedUp = false;
 			if (followUp != null) {
 				deferInterrupt();
-				followedUp = Fanout.sendBehind(connection, followUp);
+				followedUp = connection.sendBehind(followUp);
 			}
 			this.connections[i] = null;
 			this.unread--;
 			this.replies[i] = NodeReply.notAwaited(i, System.nanoTime() - this.start, true, followedUp);
-			this.fanout.lateRead(i, connection, writtenAt(i), followedUp, this.exit);
+			this.lateReader.lateRead(i, connection, this.times.writtenAt(i), followedUp, this.exit);
 		}
 	}
 
@@ -439,18 +390,12 @@ final class FanoutRound {
 	 * Writes to a connection that has been borrowed, or records why it could not be had.
 	 */
 	private void write(int node, CompletableFuture<PipelinedConnection> borrowed) {
-		PipelinedConnection connection;
 		try {
-			connection = borrowed.join();
+			write(node, PendingBorrows.connectionOf(borrowed));
 		}
-		catch (CompletionException | CancellationException ex) {
-			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-			JedisException failure = (cause instanceof JedisException jedis) ? jedis
-					: new JedisConnectionException(cause);
-			this.replies[node] = NodeReply.notWritten(node, failure, System.nanoTime() - this.start);
-			return;
+		catch (JedisException ex) {
+			this.replies[node] = NodeReply.notWritten(node, ex, System.nanoTime() - this.start);
 		}
-		write(node, connection);
 	}
 
 	/**
@@ -463,19 +408,12 @@ final class FanoutRound {
 			connection.send(this.command);
 			connection.flushNow();
 			this.connections[node] = connection;
-			if (this.firstPassDone) {
-				// later than the first pass: its latency counts from now
-				if (this.writtenAt == null) {
-					this.writtenAt = new long[this.connections.length];
-					Arrays.fill(this.writtenAt, this.start);
-				}
-				this.writtenAt[node] = System.nanoTime();
-			}
+			this.times.written(node);
 			this.unread++;
 		}
 		catch (RuntimeException ex) {
 			connection.setBroken();
-			this.fanout.pools().get(node).giveBack(connection);
+			this.pools.get(node).giveBack(connection);
 			if (!(ex instanceof JedisException)) {
 				throw ex;
 			}
@@ -498,7 +436,7 @@ final class FanoutRound {
 		}
 		NodeReply reply = NodeReply.failed(node, ex, nanos);
 		if (reply.kind() == NodeReply.Kind.UNREACHABLE) {
-			this.fanout.pools().get(node).discardIdle();
+			this.pools.get(node).discardIdle();
 		}
 		return reply;
 	}

@@ -5,6 +5,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 
 import org.jspecify.annotations.Nullable;
 
@@ -14,12 +15,15 @@ import org.jspecify.annotations.Nullable;
  * runs when the earliest validity ends, so nothing is kept for ever without anyone
  * asking.
  */
-final class HeldLeases {
+final class HeldLeases<L> {
 
 	/** The least delay between two sweeps. */
 	private static final long MIN_SWEEP_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-	private final Set<Lease> leases = ConcurrentHashMap.newKeySet();
+	private final Set<L> leases = ConcurrentHashMap.newKeySet();
+
+	/** A lease's remaining validity in nanoseconds, zero once it is over. */
+	private final ToLongFunction<L> remainingNanos;
 
 	private final RenewalScheduler scheduler;
 
@@ -33,8 +37,9 @@ final class HeldLeases {
 	/** {@link System#nanoTime()} when the scheduled sweep is due. */
 	private volatile long sweepDueNanos;
 
-	HeldLeases(RenewalScheduler scheduler) {
+	HeldLeases(RenewalScheduler scheduler, ToLongFunction<L> remainingNanos) {
 		this.scheduler = scheduler;
+		this.remainingNanos = remainingNanos;
 	}
 
 	/**
@@ -42,19 +47,19 @@ final class HeldLeases {
 	 * @param lease the new lease
 	 * @param validityNanos its validity, from now
 	 */
-	void add(Lease lease, long validityNanos) {
+	void add(L lease, long validityNanos) {
 		this.leases.add(lease);
 		sweepWithin(validityNanos);
 	}
 
 	/** Forgets a released lease. */
-	void remove(Lease lease) {
+	void remove(Object lease) {
 		this.leases.remove(lease);
 	}
 
 	/** The leases still valid, a snapshot; drops the others on the way. */
-	List<Lease> valid() {
-		this.leases.removeIf((lease) -> !lease.isValid());
+	List<L> valid() {
+		this.leases.removeIf((lease) -> this.remainingNanos.applyAsLong(lease) <= 0);
 		return List.copyOf(this.leases);
 	}
 
@@ -63,16 +68,11 @@ final class HeldLeases {
 		return this.leases.size();
 	}
 
-	/**
-	 * Marks every lease still held lost, runs their loss callbacks, and forgets them all.
-	 */
-	void markAllLost(LossReason reason) {
-		for (Lease lease : this.leases) {
-			if (!lease.isReleased() && !lease.isLost()) {
-				lease.markLost(reason);
-			}
-		}
-		this.leases.clear();
+	/** Forgets every lease. */
+	List<L> removeAll() {
+		List<L> all = List.copyOf(this.leases);
+		this.leases.removeAll(all);
+		return all;
 	}
 
 	/**
@@ -110,9 +110,9 @@ final class HeldLeases {
 			this.sweep = null;
 		}
 		long next = Long.MAX_VALUE;
-		for (Lease lease : this.leases) {
-			long left = lease.remainingValidity().toNanos();
-			if (left == 0) {
+		for (L lease : this.leases) {
+			long left = this.remainingNanos.applyAsLong(lease);
+			if (left <= 0) {
 				this.leases.remove(lease);
 			}
 			else {

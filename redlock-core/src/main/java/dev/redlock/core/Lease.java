@@ -2,18 +2,9 @@ package dev.redlock.core;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.LongSupplier;
-
-import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import dev.redlock.core.RedlockListener.ExtendOutcome;
 
 /**
  * A lock held on a quorum of nodes, valid until its validity runs out. Closing it
@@ -40,46 +31,10 @@ import dev.redlock.core.RedlockListener.ExtendOutcome;
  */
 public final class Lease implements AutoCloseable {
 
-	private static final Logger logger = LoggerFactory.getLogger(Lease.class);
-
-	private final Redlock redlock;
-
-	private final String name;
-
-	private final String resource;
-
-	private final RawArgument keyArgument;
-
-	private final RawArgument value;
-
-	/**
-	 * The nodes the acquisition wrote to, one bit per node index (all bits from 64 on):
-	 * only those may hold the value, so only those need a release that could not be
-	 * written in time retried later.
-	 */
-	private final long writtenTo;
-
-	/**
-	 * The nodes whose acquisition reply was left to their late-reply thread, one bit per
-	 * node index: a release sent on another connection could reach such a node before the
-	 * {@code SET} it was not waited for.
-	 */
-	private final long answeredLate;
-
-	/**
-	 * The longest TTL the nodes were given for this lease, by the acquisition or an
-	 * extension.
-	 */
-	private volatile long longestTtlNanos;
+	private final LeaseState state;
 
 	/** The fencing token, 0 for a lease acquired without one. */
 	private final long fencingToken;
-
-	private final Duration ttl;
-
-	private final LongSupplier ticker;
-
-	private final long acquiredAtNanos;
 
 	/**
 	 * Wall-clock time of the acquisition, for display: a primitive, so a lease costs one
@@ -87,54 +42,9 @@ public final class Lease implements AutoCloseable {
 	 */
 	private final long acquiredAtEpochMillis = System.currentTimeMillis();
 
-	private volatile long validUntilNanos;
-
-	/** Start of the acquisition or of the last extension that counted. */
-	private volatile long validatedAtNanos;
-
-	private volatile int extensionAttempts;
-
-	/**
-	 * Extensions asked for by {@link #extend}, bounded by
-	 * {@link RedlockSettings#maxExtensions()}.
-	 */
-	private volatile int explicitExtensions;
-
-	private volatile @Nullable ReleaseOutcome releaseOutcome;
-
-	/**
-	 * Renews or watches this lease on the shared scheduler; guarded by this lease's state
-	 * lock.
-	 */
-	private volatile @Nullable LeaseWatch watch;
-
-	/**
-	 * Guards extension, release and the watch. A lock rather than the monitor: these hold
-	 * it across a network round, and a virtual thread waiting on a monitor would pin its
-	 * carrier thread (JDK 21 to 23).
-	 */
-	private final ReentrantLock stateLock = new ReentrantLock();
-
-	private final LossState loss;
-
-	Lease(Redlock redlock, String name, String resource, RawArgument keyArgument, RawArgument value, Duration ttl,
-			LongSupplier ticker, long acquiredAtNanos, long validUntilNanos, long fencingToken, long writtenTo,
-			long answeredLate) {
+	Lease(LeaseState state, long fencingToken) {
+		this.state = state;
 		this.fencingToken = fencingToken;
-		this.writtenTo = writtenTo;
-		this.answeredLate = answeredLate;
-		this.longestTtlNanos = ttl.toNanos();
-		this.redlock = redlock;
-		this.name = name;
-		this.loss = new LossState(name);
-		this.resource = resource;
-		this.keyArgument = keyArgument;
-		this.value = value;
-		this.ttl = ttl;
-		this.ticker = ticker;
-		this.acquiredAtNanos = acquiredAtNanos;
-		this.validatedAtNanos = acquiredAtNanos;
-		this.validUntilNanos = validUntilNanos;
 	}
 
 	/**
@@ -142,7 +52,7 @@ public final class Lease implements AutoCloseable {
 	 * @return the name, {@link Redlock#DEFAULT_LOCK_NAME} when none was given
 	 */
 	public String name() {
-		return this.name;
+		return this.state.name();
 	}
 
 	/**
@@ -159,7 +69,7 @@ public final class Lease implements AutoCloseable {
 	 * @return the resource, without the key prefix
 	 */
 	public String resource() {
-		return this.resource;
+		return this.state.resource();
 	}
 
 	/**
@@ -193,34 +103,7 @@ public final class Lease implements AutoCloseable {
 	 * @return the key prefix followed by the resource
 	 */
 	public String key() {
-		return this.keyArgument.toString();
-	}
-
-	/**
-	 * Whether the acquisition wrote to the node, so that it may hold this lease's value.
-	 */
-	boolean mayHoldValue(int node) {
-		return node >= Long.SIZE || (this.writtenTo & (1L << node)) != 0;
-	}
-
-	/**
-	 * Whether the acquisition's reply from the node was left to its late-reply thread.
-	 */
-	boolean answeredLate(int node) {
-		return node >= Long.SIZE || (this.answeredLate & (1L << node)) != 0;
-	}
-
-	/**
-	 * The longest TTL the nodes were given for this lease: its value is gone from every
-	 * node that long after now.
-	 */
-	long longestTtlNanos() {
-		return this.longestTtlNanos;
-	}
-
-	/** The key as sent to the nodes. */
-	RawArgument keyArgument() {
-		return this.keyArgument;
+		return this.state.key().toString();
 	}
 
 	/**
@@ -228,7 +111,7 @@ public final class Lease implements AutoCloseable {
 	 * @return the TTL
 	 */
 	public Duration ttl() {
-		return this.ttl;
+		return this.state.ttl();
 	}
 
 	/**
@@ -236,7 +119,7 @@ public final class Lease implements AutoCloseable {
 	 * @return the time since the acquisition started
 	 */
 	public Duration heldFor() {
-		return Duration.ofNanos(this.ticker.getAsLong() - this.acquiredAtNanos);
+		return this.state.heldFor();
 	}
 
 	/**
@@ -247,11 +130,7 @@ public final class Lease implements AutoCloseable {
 	 * released
 	 */
 	public Duration remainingValidity() {
-		if (isReleased() || this.loss.isLost()) {
-			return Duration.ZERO;
-		}
-		long left = this.validUntilNanos - this.ticker.getAsLong();
-		return (left > 0) ? Duration.ofNanos(left) : Duration.ZERO;
+		return this.state.remainingValidity();
 	}
 
 	/**
@@ -267,7 +146,7 @@ public final class Lease implements AutoCloseable {
 	 * @return {@code true} once released
 	 */
 	public boolean isReleased() {
-		return this.releaseOutcome != null;
+		return this.state.isReleased();
 	}
 
 	/**
@@ -275,7 +154,7 @@ public final class Lease implements AutoCloseable {
 	 * @return the number of {@link #extend} calls that reached the nodes
 	 */
 	public int extensionAttempts() {
-		return this.extensionAttempts;
+		return this.state.extensionAttempts();
 	}
 
 	/**
@@ -283,7 +162,7 @@ public final class Lease implements AutoCloseable {
 	 * @return {@code true} if extended
 	 */
 	public boolean extend() {
-		return extend(this.ttl);
+		return extend(ttl());
 	}
 
 	/**
@@ -303,61 +182,7 @@ public final class Lease implements AutoCloseable {
 	 * allowance
 	 */
 	public boolean extend(Duration ttl) {
-		ExtendOutcome outcome = extendHeld(ttl, false);
-		this.redlock.leaseExtended(this, outcome);
-		if (outcome != ExtendOutcome.EXTENDED) {
-			markLost((outcome == ExtendOutcome.EXPIRED) ? LossReason.VALIDITY_RAN_OUT : LossReason.EXTENSION_FAILED);
-		}
-		return outcome == ExtendOutcome.EXTENDED;
-	}
-
-	/**
-	 * Extends the lease under its state lock; the caller tells the listeners and signals
-	 * a loss after leaving it, so that neither listeners nor loss callbacks ever run
-	 * while the lease is locked.
-	 * @param renewal whether automatic renewal asks (bounded by its {@code maxHold}),
-	 * rather than {@link #extend} (bounded by {@link RedlockSettings#maxExtensions()})
-	 */
-	ExtendOutcome extendHeld(Duration ttl, boolean renewal) {
-		this.stateLock.lock();
-		try {
-			return extendLocked(ttl, renewal);
-		}
-		finally {
-			this.stateLock.unlock();
-		}
-	}
-
-	private ExtendOutcome extendLocked(Duration ttl, boolean renewal) {
-		if (this.releaseOutcome != null) {
-			throw new IllegalStateException("Lease on '" + this.resource + "' was already released");
-		}
-		int max = this.redlock.settings().maxExtensions();
-		if (!renewal && this.explicitExtensions >= max) {
-			throw new IllegalStateException("Lease on '" + this.resource + "' was already extended " + max
-					+ " times, the most allowed (maxExtensions); acquire the lock again instead");
-		}
-		Duration lockTtl = this.redlock.usableTtl(ttl);
-		long start = this.ticker.getAsLong();
-		long current = this.validUntilNanos;
-		if (current - start <= 0 || this.loss.isLost()) {
-			return ExtendOutcome.EXPIRED;
-		}
-		this.extensionAttempts++;
-		this.longestTtlNanos = Math.max(this.longestTtlNanos, lockTtl.toNanos());
-		if (!renewal) {
-			this.explicitExtensions++;
-		}
-		NodeGroup.Extension extension = this.redlock.extendOnNodes(this, this.value, lockTtl, start, current);
-		if (extension.counted()) {
-			this.validUntilNanos = extension.validUntil();
-			this.validatedAtNanos = start;
-			return ExtendOutcome.EXTENDED;
-		}
-		if (extension.validUntil() - current < 0) {
-			this.validUntilNanos = extension.validUntil();
-		}
-		return ExtendOutcome.FAILED;
+		return this.state.extend(ttl);
 	}
 
 	/**
@@ -366,7 +191,7 @@ public final class Lease implements AutoCloseable {
 	 * @return this lease
 	 */
 	public Lease autoRenew() {
-		return autoRenew(this.redlock.settings().maxHold());
+		return autoRenew(this.state.maxHold());
 	}
 
 	/**
@@ -393,39 +218,7 @@ public final class Lease implements AutoCloseable {
 	 * @throws IllegalArgumentException if {@code maxHold} is not positive
 	 */
 	public Lease autoRenew(Duration maxHold) {
-		if (maxHold == null || maxHold.isNegative() || maxHold.isZero()) {
-			throw new IllegalArgumentException("maxHold must be positive, was " + maxHold);
-		}
-		long maxHoldNanos = LockArguments.toNanos(maxHold, "maxHold");
-		if (this.redlock.isClosed()) {
-			throw new IllegalStateException(
-					"Lease on '" + this.resource + "' cannot be renewed: its Redlock is closed");
-		}
-		if (isLost()) {
-			return this;
-		}
-		this.stateLock.lock();
-		try {
-			if (this.releaseOutcome != null) {
-				throw new IllegalStateException("Lease on '" + this.resource + "' was already released");
-			}
-			LeaseWatch current = this.watch;
-			if (current != null && current.isRenewing()) {
-				return this;
-			}
-			if (current != null) {
-				current.cancel();
-			}
-			LeaseWatch renewal = LeaseWatch.renewing(this, this.redlock.renewals(),
-					this.acquiredAtNanos + maxHoldNanos);
-			// started first: on a closed Redlock start() throws and the lease must not
-			// look renewed
-			renewal.start();
-			this.watch = renewal;
-		}
-		finally {
-			this.stateLock.unlock();
-		}
+		this.state.autoRenew(maxHold);
 		return this;
 	}
 
@@ -435,8 +228,7 @@ public final class Lease implements AutoCloseable {
 	 * loss, {@code maxHold})
 	 */
 	public boolean isAutoRenewing() {
-		LeaseWatch current = this.watch;
-		return current != null && current.isRenewing();
+		return this.state.isAutoRenewing();
 	}
 
 	/**
@@ -449,10 +241,7 @@ public final class Lease implements AutoCloseable {
 	 * @return {@code true} once lost
 	 */
 	public boolean isLost() {
-		if (!this.loss.isLost() && this.releaseOutcome == null && this.validUntilNanos - this.ticker.getAsLong() <= 0) {
-			markLost(LossReason.VALIDITY_RAN_OUT);
-		}
-		return this.loss.isLost();
+		return this.state.isLost();
 	}
 
 	/**
@@ -460,7 +249,7 @@ public final class Lease implements AutoCloseable {
 	 * @return the reason, empty while the lease is not known to be lost
 	 */
 	public Optional<LossReason> lossReason() {
-		return Optional.ofNullable(this.loss.reason());
+		return Optional.ofNullable(this.state.lossReason());
 	}
 
 	/**
@@ -476,82 +265,16 @@ public final class Lease implements AutoCloseable {
 	 * @return this lease
 	 */
 	public Lease onLost(Runnable callback) {
-		Objects.requireNonNull(callback, "callback");
-		if (isLost() || !this.loss.register(callback)) {
-			this.loss.run(callback);
-			return this;
-		}
-		boolean redlockClosed = false;
-		this.stateLock.lock();
-		try {
-			if (this.releaseOutcome == null && this.watch == null) {
-				LeaseWatch expiry = LeaseWatch.watching(this, this.redlock.renewals());
-				try {
-					expiry.start();
-					this.watch = expiry;
-				}
-				catch (IllegalStateException ex) {
-					// closed meanwhile: nobody could watch the lease any more
-					redlockClosed = true;
-				}
-			}
-		}
-		finally {
-			this.stateLock.unlock();
-		}
-		if (redlockClosed) {
-			markLost(LossReason.REDLOCK_CLOSED);
-		}
+		this.state.onLost(Objects.requireNonNull(callback, "callback"));
 		return this;
 	}
 
 	/**
 	 * Marks the lease lost, once: tells the listeners, then runs the callbacks on the
-	 * calling thread. Never call it while holding this lease's state lock.
+	 * calling thread.
 	 */
 	void markLost(LossReason reason) {
-		markLost(reason, null);
-	}
-
-	/**
-	 * Marks the lease lost, once: tells the listeners, then runs the callbacks.
-	 * @param callbackThread where the callbacks run; {@code null} for the calling thread
-	 */
-	void markLost(LossReason reason, @Nullable OnDemandThread callbackThread) {
-		List<Runnable> callbacks = this.loss.set(reason);
-		if (callbacks == null) {
-			return;
-		}
-		LeaseWatch current = this.watch;
-		if (current != null) {
-			current.cancel();
-		}
-		this.redlock.leaseLost(this, reason);
-		this.loss.run(callbacks, callbackThread);
-	}
-
-	long validatedAtNanos() {
-		return this.validatedAtNanos;
-	}
-
-	ReentrantLock stateLock() {
-		return this.stateLock;
-	}
-
-	long validUntilNanos() {
-		return this.validUntilNanos;
-	}
-
-	long acquiredAtNanos() {
-		return this.acquiredAtNanos;
-	}
-
-	LongSupplier ticker() {
-		return this.ticker;
-	}
-
-	Redlock redlock() {
-		return this.redlock;
+		this.state.markLost(reason, null);
 	}
 
 	/**
@@ -580,54 +303,7 @@ public final class Lease implements AutoCloseable {
 	 * @throws IllegalArgumentException if {@code minimumHold} is negative
 	 */
 	public ReleaseOutcome release(Duration minimumHold) {
-		if (minimumHold == null || minimumHold.isNegative()) {
-			throw new IllegalArgumentException("minimumHold must be zero or positive, was " + minimumHold);
-		}
-		long minimumHoldNanos = LockArguments.toNanos(minimumHold, "minimumHold");
-		LeaseWatch current = this.watch;
-		if (current != null) {
-			current.cancel();
-		}
-		boolean ranOut = false;
-		ReleaseOutcome outcome = null;
-		this.stateLock.lock();
-		try {
-			if (this.releaseOutcome == null) {
-				current = this.watch;
-				if (current != null) {
-					current.cancel();
-				}
-				ranOut = this.validUntilNanos - this.ticker.getAsLong() <= 0;
-				outcome = ReleaseOutcome.UNKNOWN;
-				try {
-					long keepNanos = Math.min(this.ttl.toNanos(),
-							minimumHoldNanos - (this.ticker.getAsLong() - this.acquiredAtNanos));
-					outcome = this.redlock.releaseOnNodes(this, this.value, keepNanos);
-				}
-				finally {
-					// even if releasing failed unexpectedly, this lease is done: its keys
-					// expire with their TTL
-					this.releaseOutcome = outcome;
-				}
-			}
-			else {
-				return this.releaseOutcome;
-			}
-		}
-		finally {
-			this.stateLock.unlock();
-			if (outcome != null) {
-				// outside the lock: a listener may touch this lease
-				this.redlock.leaseReleased(this, outcome);
-			}
-		}
-		if (ranOut) {
-			markLost(LossReason.VALIDITY_RAN_OUT);
-		}
-		else if (outcome == ReleaseOutcome.EXPIRED) {
-			markLost(LossReason.FOUND_EXPIRED);
-		}
-		return outcome;
+		return this.state.release(this, minimumHold);
 	}
 
 	/**
@@ -640,7 +316,7 @@ public final class Lease implements AutoCloseable {
 
 	@Override
 	public String toString() {
-		return "Lease[name=" + this.name + ", resource=" + this.resource + ", remainingValidity="
+		return "Lease[name=" + name() + ", resource=" + resource() + ", remainingValidity="
 				+ remainingValidity().toMillis() + "ms]";
 	}
 

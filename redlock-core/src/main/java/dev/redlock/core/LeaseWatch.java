@@ -2,6 +2,7 @@ package dev.redlock.core;
 
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -10,10 +11,10 @@ import org.slf4j.LoggerFactory;
 import dev.redlock.core.RedlockListener.ExtendOutcome;
 
 /**
- * Keeps an eye on one {@link Lease} from the {@link RenewalScheduler}: renews it a third
- * of its TTL after each (re)validation while renewal is on, and otherwise wakes up when
- * its validity ends, to signal the loss of a lease that was not released in time. Each
- * run reschedules the next one; nothing runs once the lease is released or lost.
+ * Keeps an eye on one lease from the {@link RenewalScheduler}: renews it a third of its
+ * TTL after each (re)validation while renewal is on, and otherwise wakes up when its
+ * validity ends, to signal the loss of a lease that was not released in time. Each run
+ * reschedules the next one; nothing runs once the lease is released or lost.
  *
  * <p>
  * Runs and reschedules under the lease's state lock, so that {@link Lease#release()},
@@ -22,9 +23,47 @@ import dev.redlock.core.RedlockListener.ExtendOutcome;
  */
 final class LeaseWatch implements Runnable {
 
+	/** What a watch reads of its lease, and what it asks of it. */
+	interface Target {
+
+		/** The lock that guards the lease's extension, release and watch. */
+		ReentrantLock stateLock();
+
+		/** Whether the lease was released or lost. */
+		boolean isOver();
+
+		/** The lease's ticker reading now. */
+		long now();
+
+		/** Ticker reading at which the validity ends. */
+		long validUntilNanos();
+
+		/**
+		 * Ticker reading at which a renewal is due: a third of the TTL after the last
+		 * validation.
+		 */
+		long renewalDueNanos();
+
+		/** Extends by the TTL, under the state lock held by the caller. */
+		ExtendOutcome renew();
+
+		/** Tells the listeners of a renewal; called outside the state lock. */
+		void renewed(ExtendOutcome outcome);
+
+		/** Signals the loss; called outside the state lock. */
+		void lost(LossReason reason);
+
+		String name();
+
+		String resource();
+
+		Duration heldFor();
+
+	}
+
 	private static final Logger logger = LoggerFactory.getLogger(LeaseWatch.class);
 
-	private final Lease lease;
+	private final Target lease;
 
 	private final RenewalScheduler scheduler;
 
@@ -40,7 +79,7 @@ final class LeaseWatch implements Runnable {
 
 	private volatile @Nullable ScheduledFuture<?> next;
 
-	private LeaseWatch(Lease lease, RenewalScheduler scheduler, boolean renewing, long renewUntilNanos) {
+	private LeaseWatch(Target lease, RenewalScheduler scheduler, boolean renewing, long renewUntilNanos) {
 		this.lease = lease;
 		this.scheduler = scheduler;
 		this.renewing = renewing;
@@ -48,12 +87,12 @@ final class LeaseWatch implements Runnable {
 	}
 
 	/** A watch that renews the lease until {@code renewUntilNanos} (ticker time). */
-	static LeaseWatch renewing(Lease lease, RenewalScheduler scheduler, long renewUntilNanos) {
+	static LeaseWatch renewing(Target lease, RenewalScheduler scheduler, long renewUntilNanos) {
 		return new LeaseWatch(lease, scheduler, true, renewUntilNanos);
 	}
 
 	/** A watch that only signals the loss when the validity ends before release. */
-	static LeaseWatch watching(Lease lease, RenewalScheduler scheduler) {
+	static LeaseWatch watching(Target lease, RenewalScheduler scheduler) {
 		return new LeaseWatch(lease, scheduler, false, 0);
 	}
 
@@ -66,7 +105,7 @@ final class LeaseWatch implements Runnable {
 	 * @throws IllegalStateException if the {@code Redlock} was closed
 	 */
 	void start() {
-		this.next = this.scheduler.schedule(this, delay(this.lease.ticker().getAsLong()));
+		this.next = this.scheduler.schedule(this, delay(this.lease.now()));
 	}
 
 	/** Stops for good; a run in progress finishes but schedules nothing more. */
@@ -85,17 +124,17 @@ final class LeaseWatch implements Runnable {
 		LossReason lost = null;
 		this.lease.stateLock().lock();
 		try {
-			if (this.cancelled || this.lease.isReleased() || this.lease.lossReason().isPresent()) {
+			if (this.cancelled || this.lease.isOver()) {
 				return;
 			}
-			long now = this.lease.ticker().getAsLong();
+			long now = this.lease.now();
 			if (this.lease.validUntilNanos() - now <= 0) {
 				lost = LossReason.VALIDITY_RAN_OUT;
 			}
 			else if (this.renewing && mayRenew(now)) {
 				renewal = renew();
 				if (renewal == ExtendOutcome.EXTENDED) {
-					scheduleNext(this.lease.ticker().getAsLong());
+					scheduleNext(this.lease.now());
 				}
 				else {
 					lost = (renewal == ExtendOutcome.EXPIRED) ? LossReason.VALIDITY_RAN_OUT
@@ -113,13 +152,11 @@ final class LeaseWatch implements Runnable {
 		}
 		// outside the lease's lock: listeners and callbacks may touch the lease
 		if (renewal != null) {
-			this.lease.redlock().leaseExtended(this.lease, renewal);
+			this.lease.renewed(renewal);
 		}
 		if (lost != null) {
 			this.renewing = false;
-			// on their own thread: a slow callback must not delay the renewal of other
-			// leases
-			this.lease.markLost(lost, this.lease.redlock().lossCallbacks());
+			this.lease.lost(lost);
 		}
 	}
 
@@ -140,7 +177,7 @@ final class LeaseWatch implements Runnable {
 	private ExtendOutcome renew() {
 		ExtendOutcome outcome;
 		try {
-			outcome = this.lease.extendHeld(this.lease.ttl(), true);
+			outcome = this.lease.renew();
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Renewing lock '{}' on '{}' failed; the lease is lost", this.lease.name(),
@@ -174,7 +211,7 @@ final class LeaseWatch implements Runnable {
 	 */
 	private long delay(long now) {
 		if (this.renewing) {
-			return this.lease.validatedAtNanos() + this.lease.ttl().toNanos() / 3 - now;
+			return this.lease.renewalDueNanos() - now;
 		}
 		return this.lease.validUntilNanos() - now + 1_000_000;
 	}

@@ -12,13 +12,9 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
-import javax.net.ssl.SSLParameters;
-
 import org.jspecify.annotations.Nullable;
 
-import redis.clients.jedis.ClientSetInfoConfig;
 import redis.clients.jedis.CommandArguments;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Protocol.Command;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -340,31 +336,9 @@ final class NodeConnectionPool implements AutoCloseable {
 	 * @throws AuthenticationFailedException if the node refused our credentials
 	 */
 	PipelinedConnection connect(int timeoutMillis) {
-		DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
-			.connectionTimeoutMillis(timeoutMillis)
-			.socketTimeoutMillis(timeoutMillis)
-			.database(this.uri.database())
-			.ssl(this.uri.tls())
-			.clientSetInfoConfig(ClientSetInfoConfig.DISABLED);
-		if (this.uri.user() != null) {
-			config.user(this.uri.user());
-		}
-		if (this.uri.password() != null) {
-			config.password(this.uri.password());
-		}
-		if (!this.clientName.isEmpty()) {
-			config.clientName(this.clientName);
-		}
-		if (this.uri.tls()) {
-			config.sslSocketFactory(this.tls.socketFactory());
-			if (this.tls.verifyHostname()) {
-				SSLParameters parameters = new SSLParameters();
-				parameters.setEndpointIdentificationAlgorithm("HTTPS");
-				config.sslParameters(parameters);
-			}
-		}
 		try {
-			return new PipelinedConnection(this.hostAndPort, config.build());
+			return new PipelinedConnection(this.hostAndPort,
+					this.uri.clientConfig(timeoutMillis, this.clientName, this.tls));
 		}
 		catch (JedisDataException ex) {
 			// AUTH, HELLO, SELECT or CLIENT SETNAME refused: a wrong password or user,

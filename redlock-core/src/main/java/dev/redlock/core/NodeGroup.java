@@ -18,7 +18,7 @@ import redis.clients.jedis.Protocol.Command;
  * The nodes of a {@link Redlock} and what is done on all of them: their connection pools
  * and restart quarantines, the rounds that run a command or a lock script on every node
  * at once, the quorum that decides them, and the clean-up of values that a round could
- * not remove in time. Extension and release of a {@link Lease} are counted here.
+ * not remove in time. Extension and release of a lease are counted here.
  */
 final class NodeGroup implements AutoCloseable {
 
@@ -121,9 +121,9 @@ final class NodeGroup implements AutoCloseable {
 	 * @return whether it counts, and the validity deadline it gives; when it does not
 	 * count, the deadline is still an upper bound: nodes may have taken the new TTL
 	 */
-	Extension extend(Lease lease, RawArgument value, Duration ttl, long start, long currentValidUntil) {
-		NodeReply[] replies = runScript(NodeCommand.EXTEND, LockScripts.EXTEND, lease.keyArgument(), null,
-				new QuorumExit(NodeCommand.EXTEND, true, null), value, RawArgument.of(ttl.toMillis()));
+	Extension extend(HeldValue held, Duration ttl, long start, long currentValidUntil) {
+		NodeReply[] replies = runScript(NodeCommand.EXTEND, LockScripts.EXTEND, held.key(), null,
+				new QuorumExit(NodeCommand.EXTEND, true, null), held.value(), RawArgument.of(ttl.toMillis()));
 		long end = this.ticker.getAsLong();
 		int extended = 0;
 		for (NodeReply reply : replies) {
@@ -135,7 +135,7 @@ final class NodeGroup implements AutoCloseable {
 		boolean inTime = currentValidUntil - end > 0 && newValidUntil - end > 0;
 		boolean counted = extended >= this.quorum && inTime;
 		if (!counted) {
-			logger.debug("Extension of '{}' does not count: confirmed by {} of {} nodes, in time: {}", lease.key(),
+			logger.debug("Extension of '{}' does not count: confirmed by {} of {} nodes, in time: {}", held.key(),
 					extended, replies.length, inTime);
 		}
 		return new Extension(counted, newValidUntil);
@@ -157,22 +157,24 @@ final class NodeGroup implements AutoCloseable {
 	 * it now
 	 * @return the outcome, and each node's reply (the nodes not awaited included)
 	 */
-	Released release(Lease lease, RawArgument value, long keepNanos) {
+	Released release(HeldValue held, long longestTtlNanos, long keepNanos) {
 		// PEXPIRE takes whole milliseconds: round up, so the lock is never kept for less
 		// than asked
 		long keepMillis = (keepNanos <= 0) ? 0 : Math.max(1, (keepNanos + 999_999) / 1_000_000);
-		ValueToRemove ours = new ValueToRemove(lease.keyArgument(), value, System.nanoTime() + lease.longestTtlNanos());
+		RawArgument key = held.key();
+		RawArgument value = held.value();
+		ValueToRemove ours = new ValueToRemove(key, value, System.nanoTime() + longestTtlNanos);
 		NodeReply[] replies = (keepMillis == 0)
-				? runScript(NodeCommand.RELEASE, LockScripts.RELEASE, lease.keyArgument(), null,
+				? runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, null,
 						new QuorumExit(NodeCommand.RELEASE, false, ours), value)
-				: runScript(NodeCommand.RELEASE, LockScripts.EXTEND, lease.keyArgument(), null,
+				: runScript(NodeCommand.RELEASE, LockScripts.EXTEND, key, null,
 						new QuorumExit(NodeCommand.RELEASE, false, null), value, RawArgument.of(keepMillis));
 		if (keepMillis == 0) {
 			for (NodeReply reply : replies) {
 				int node = reply.node();
 				boolean failed = !reply.written()
 						|| (reply.kind() != NodeReply.Kind.NOT_AWAITED && !reply.isDefinite());
-				if ((failed && lease.mayHoldValue(node)) || lease.answeredLate(node)) {
+				if ((failed && held.mayBeOn(node)) || held.answeredLateOn(node)) {
 					// not reached in time, or the SET itself may land after this release:
 					// the release is repeated
 					// from the node's late-reply thread, behind the SET's reply
@@ -214,7 +216,7 @@ final class NodeGroup implements AutoCloseable {
 	 * @param exit when to stop waiting for the slower nodes; {@code null} to wait for all
 	 */
 	NodeReply[] runScript(NodeCommand command, Script script, RawArgument key, boolean @Nullable [] selected,
-			Fanout.@Nullable EarlyExit exit, RawArgument... args) {
+			@Nullable EarlyExit exit, RawArgument... args) {
 		NodeReply[] replies = this.fanout.execute(LockScripts.call(Command.EVALSHA, script.sha1(), key, args), selected,
 				exit);
 		boolean[] missing = null;
@@ -245,7 +247,7 @@ final class NodeGroup implements AutoCloseable {
 	 * can. The slower nodes' replies are read off the caller's thread; a release that did
 	 * not reach one of them is retried there until the value's TTL has passed.
 	 */
-	final class QuorumExit implements Fanout.EarlyExit {
+	final class QuorumExit implements EarlyExit {
 
 		private final NodeCommand command;
 

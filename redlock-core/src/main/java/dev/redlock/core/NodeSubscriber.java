@@ -90,6 +90,17 @@ final class NodeSubscriber implements AutoCloseable {
 
 	private boolean closed;
 
+	/** One subscriber per node, in node order. */
+	static List<NodeSubscriber> forEach(List<NodeConnectionPool> pools, RedlockSettings settings,
+			RenewalScheduler scheduler) {
+		List<NodeSubscriber> subscribers = new ArrayList<>(pools.size());
+		for (int i = 0; i < pools.size(); i++) {
+			subscribers.add(new NodeSubscriber(i, pools.get(i), settings.nodeTimeout().toNanos(),
+					NodeGroup.reconnectBackoff(settings).toNanos(), scheduler));
+		}
+		return subscribers;
+	}
+
 	NodeSubscriber(int node, NodeConnectionPool pool, long timeoutNanos, long backoffNanos,
 			RenewalScheduler scheduler) {
 		this.node = node;

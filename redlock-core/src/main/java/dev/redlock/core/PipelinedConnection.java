@@ -7,6 +7,7 @@ import java.net.Socket;
 import org.jspecify.annotations.Nullable;
 
 import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisSocketFactory;
 import redis.clients.jedis.HostAndPort;
@@ -67,6 +68,23 @@ final class PipelinedConnection extends Connection {
 	/** Sends what {@link #send} buffered, without reading. */
 	void flushNow() {
 		flush();
+	}
+
+	/**
+	 * Writes and sends a command behind one whose reply is still owed; a write that fails
+	 * breaks the connection.
+	 * @return whether it was sent
+	 */
+	boolean sendBehind(CommandArguments followUp) {
+		try {
+			send(followUp);
+			flushNow();
+			return true;
+		}
+		catch (JedisException ex) {
+			setBroken();
+			return false;
+		}
 	}
 
 	/**

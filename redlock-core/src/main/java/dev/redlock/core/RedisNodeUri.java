@@ -1,11 +1,22 @@
 package dev.redlock.core;
 
+import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Pattern;
 
+import javax.net.ssl.SSLParameters;
+
 import org.jspecify.annotations.Nullable;
+
+import redis.clients.jedis.ClientSetInfoConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
 
 /**
  * The address of one Redis master:
@@ -43,6 +54,87 @@ record RedisNodeUri(boolean tls, String host, int port, @Nullable String user, @
 		if (database < 0) {
 			throw new IllegalArgumentException("Redis database index must not be negative, was " + database);
 		}
+	}
+
+	/**
+	 * How to connect to this node: credentials, database and TLS, each bound by the
+	 * timeout.
+	 * @param clientName the name given to connections, empty for none
+	 */
+	DefaultJedisClientConfig clientConfig(int timeoutMillis, String clientName, TlsSettings tlsSettings) {
+		DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
+			.connectionTimeoutMillis(timeoutMillis)
+			.socketTimeoutMillis(timeoutMillis)
+			.database(this.database)
+			.ssl(this.tls)
+			.clientSetInfoConfig(ClientSetInfoConfig.DISABLED);
+		if (this.user != null) {
+			config.user(this.user);
+		}
+		if (this.password != null) {
+			config.password(this.password);
+		}
+		if (!clientName.isEmpty()) {
+			config.clientName(clientName);
+		}
+		if (this.tls) {
+			config.sslSocketFactory(tlsSettings.socketFactory());
+			if (tlsSettings.verifyHostname()) {
+				SSLParameters parameters = new SSLParameters();
+				parameters.setEndpointIdentificationAlgorithm("HTTPS");
+				config.sslParameters(parameters);
+			}
+		}
+		return config.build();
+	}
+
+	/**
+	 * Parses the configured nodes, refusing one server listed twice (it would fake a
+	 * quorum).
+	 * @param texts the URIs, in configuration order
+	 * @return the parsed nodes
+	 * @throws InvalidRedlockConfigurationException naming {@code nodes[i]} at fault, or
+	 * {@code nodes} when there are none
+	 */
+	static List<RedisNodeUri> parseAll(List<String> texts) {
+		if (texts.isEmpty()) {
+			throw new InvalidRedlockConfigurationException("nodes",
+					"no Redis nodes configured; list 3 or 5 independent Redis masters");
+		}
+		List<RedisNodeUri> parsed = new ArrayList<>(texts.size());
+		Map<String, Integer> seen = new HashMap<>();
+		for (int i = 0; i < texts.size(); i++) {
+			RedisNodeUri node;
+			try {
+				node = parse(texts.get(i));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidRedlockConfigurationException("nodes[" + i + "]", ex.getMessage());
+			}
+			Integer first = seen.putIfAbsent(node.serverIdentity(), i);
+			if (first != null) {
+				throw new InvalidRedlockConfigurationException("nodes[" + i + "]",
+						node.redacted() + " is the same server as nodes[" + first + "] (" + parsed.get(first).redacted()
+								+ "); a node listed twice would fake a quorum, list independent masters");
+			}
+			parsed.add(node);
+		}
+		return parsed;
+	}
+
+	/**
+	 * The server this URI points at: one Redis process, whatever its database index or
+	 * host alias.
+	 */
+	private String serverIdentity() {
+		String address = this.host.toLowerCase(Locale.ROOT);
+		try {
+			address = InetAddress.getByName(this.host).getHostAddress();
+		}
+		catch (UnknownHostException ex) {
+			// compare by name; the node will show as unreachable when used
+		}
+		return address + "|" + this.port;
 	}
 
 	/**

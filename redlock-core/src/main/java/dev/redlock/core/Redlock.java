@@ -3,32 +3,21 @@ package dev.redlock.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongSupplier;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import dev.redlock.core.RedlockListener.ExtendEvent;
-import dev.redlock.core.RedlockListener.ExtendOutcome;
-import dev.redlock.core.RedlockListener.LeaseLostEvent;
-import dev.redlock.core.RedlockListener.ReleaseEvent;
 
 /**
  * Distributed locks on N independent Redis masters, following the Redlock algorithm.
  *
  * <p>
  * To acquire, a random value is written with {@code SET key value NX PX ttl} to every
- * node at once, within the node timeout. The lock is held if a quorum ({@code N/2 + 1})
- * of nodes accepted it and validity remains: {@code ttl - elapsed - drift > 0}, where
- * {@code elapsed} is measured after the last reply and
- * {@code drift = ttl * clockDriftFactor + 2 ms}. Otherwise the value is removed again
- * from every node where it may have landed, and the caller waits for the lock until the
- * wait time is spent: threads of one instance queue for a key in arrival order, and the
- * head tries again when the lock is released (the release script announces it on every
- * node, and this instance subscribes while it has waiters) or, failing any notice, after
- * a random delay around the retry delay. Release and extension run Lua scripts that touch
- * the key only while it holds the lease's value.
+ * node at once. The lock is held if a quorum ({@code N/2 + 1}) accepted it and validity
+ * remains: {@code ttl - elapsed - (ttl * clockDriftFactor + 2 ms) > 0}. Otherwise the
+ * value is removed from every node where it may have landed, and the caller waits in this
+ * instance's queue for the key, woken by the release (the release script announces it)
+ * or, failing any notice, after the retry delay. Release and extension run Lua scripts
+ * that touch the key only while it holds the lease's value.
  *
  * <pre>{@code
  * Redlock redlock = Redlock.builder()
@@ -40,17 +29,13 @@ import dev.redlock.core.RedlockListener.ReleaseEvent;
  * }</pre>
  *
  * <p>
- * Thread-safe. Every call blocks the calling thread for at most its bound. One daemon
- * thread, started on first use, renews and watches leases ({@link Lease#autoRenew()},
- * {@link Lease#onLost(Runnable)}). Close it to close its connections and stop that
- * thread.
+ * Thread-safe; every call blocks for at most its bound. Daemon threads start on demand
+ * (renewal, connecting, late replies); close it to close its connections and stop them.
  */
 public final class Redlock implements AutoCloseable {
 
 	/** The name of locks acquired without one. */
 	public static final String DEFAULT_LOCK_NAME = "unnamed";
-
-	private static final Logger logger = LoggerFactory.getLogger(Redlock.class);
 
 	private final NodeGroup group;
 
@@ -64,52 +49,33 @@ public final class Redlock implements AutoCloseable {
 
 	private final RedlockSettings settings;
 
-	private final LockArguments arguments;
-
-	private final LongSupplier ticker;
-
 	private final RenewalScheduler renewals = new RenewalScheduler();
 
-	private final HeldLeases held = new HeldLeases(this.renewals);
+	private final HeldLeases<Lease> held = new HeldLeases<>(this.renewals,
+			(lease) -> lease.remainingValidity().toNanos());
 
-	/**
-	 * Runs the loss callbacks of leases whose loss the renewal thread found, so they
-	 * never delay a renewal.
-	 */
-	private final OnDemandThread lossCallbacks = new OnDemandThread(
-			OnDemandThread.numbered(OnDemandThread.LOSS_CALLBACKS));
+	private final LeaseSupport leases;
 
-	private volatile boolean closed;
-
-	Redlock(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker, List<RedlockListener> listeners,
-			TlsSettings tls) {
+	private Redlock(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker,
+			List<RedlockListener> listeners, TlsSettings tls) {
 		this.settings = settings;
-		this.arguments = new LockArguments(settings);
-		this.ticker = ticker;
+		LockArguments arguments = new LockArguments(settings);
 		this.group = new NodeGroup(nodes, settings, ticker, listeners, tls, this.renewals);
 		this.round = new AcquireRound(this.group, settings, ticker);
 		this.diagnostics = new NodeDiagnostics(this.group, settings);
-		this.waiters = new LockWaiters(subscribers(this.group.pools(), settings, this.renewals), settings, ticker);
-		this.acquisitions = new Acquisitions(this, this.group, this.round, this.waiters, this.held, this.arguments,
+		this.waiters = new LockWaiters(NodeSubscriber.forEach(this.group.pools(), settings, this.renewals), settings,
 				ticker);
-	}
-
-	private static List<NodeSubscriber> subscribers(List<NodeConnectionPool> pools, RedlockSettings settings,
-			RenewalScheduler scheduler) {
-		List<NodeSubscriber> subscribers = new ArrayList<>(pools.size());
-		for (int i = 0; i < pools.size(); i++) {
-			subscribers.add(new NodeSubscriber(i, pools.get(i), settings.nodeTimeout().toNanos(),
-					NodeGroup.reconnectBackoff(settings).toNanos(), scheduler));
-		}
-		return subscribers;
+		this.leases = new LeaseSupport(this.group, settings, arguments, this.waiters, this.held, this.renewals);
+		this.acquisitions = new Acquisitions(this.leases, this.group, this.round, this.waiters, this.held, arguments,
+				ticker);
 	}
 
 	/**
 	 * Starts building a {@code Redlock}.
 	 * @return a new builder
 	 */
-	public static RedlockBuilder builder() {
-		return new RedlockBuilder();
+	public static Builder builder() {
+		return new Builder();
 	}
 
 	/**
@@ -126,8 +92,7 @@ public final class Redlock implements AutoCloseable {
 	/**
 	 * Acquires a lock under the name {@value #DEFAULT_LOCK_NAME}. See
 	 * {@link #acquire(String, String, Duration, Duration)}.
-	 * @param resource the name of the resource to lock (the key prefix is added in front
-	 * of it)
+	 * @param resource the resource to lock (the key prefix goes in front of it)
 	 * @param ttl how long the lock lives on the nodes unless released or extended
 	 * @param waitTime how long to keep trying; zero for a single attempt
 	 * @return the lease; close it to release the lock
@@ -146,8 +111,7 @@ public final class Redlock implements AutoCloseable {
 	 * more (the second only on nodes that lost their script cache).
 	 * @param name the lock's name for listeners and metrics: bounded, such as one per
 	 * call site (never the resource when resources are unbounded)
-	 * @param resource the name of the resource to lock (the key prefix is added in front
-	 * of it)
+	 * @param resource the resource to lock (the key prefix goes in front of it)
 	 * @param ttl how long the lock lives on the nodes unless released or extended
 	 * @param waitTime how long to keep trying; zero for a single attempt
 	 * @return the lease; close it to release the lock
@@ -220,84 +184,9 @@ public final class Redlock implements AutoCloseable {
 		return this.acquisitions.tryAcquire(name, resource, ttl, true);
 	}
 
-	/**
-	 * Turns the second round of fenced acquisitions off or on; off only in the test that
-	 * shows why it is needed.
-	 */
-	void confirmTokens(boolean confirm) {
-		this.round.confirmTokens(confirm);
-	}
-
-	/** How many idle connections to a node are kept now; for tests. */
-	int idleConnections(int node) {
-		return this.group.pools().get(node).idleCount();
-	}
-
-	/**
-	 * How long each node is expected to take to answer, in milliseconds; for tests'
-	 * diagnostics.
-	 */
-	List<Double> expectedLatencies() {
-		return this.group.pools().stream().map((pool) -> pool.expectedLatencyNanos() / 1e6).toList();
-	}
-
-	/** How many leases are recorded as held, without sweeping; for tests. */
-	int heldCount() {
-		return this.held.size();
-	}
-
-	void checkOpen() {
-		if (this.closed) {
-			throw new IllegalStateException("This Redlock is closed: it acquires no more locks");
-		}
-	}
-
-	/** Extends a lease on the nodes; see {@link NodeGroup#extend}. */
-	NodeGroup.Extension extendOnNodes(Lease lease, RawArgument value, Duration ttl, long start,
-			long currentValidUntil) {
-		return this.group.extend(lease, value, ttl, start, currentValidUntil);
-	}
-
-	/** Tells the listeners of an extension; never called under the lease's state lock. */
-	void leaseExtended(Lease lease, ExtendOutcome outcome) {
-		if (this.group.events().hasListeners()) {
-			this.group.events().leaseExtended(new ExtendEvent(lease.name(), lease.resource(), outcome));
-		}
-	}
-
-	/** Tells the listeners of a release; never called under the lease's state lock. */
-	void leaseReleased(Lease lease, ReleaseOutcome outcome) {
-		if (this.group.events().hasListeners()) {
-			this.group.events()
-				.leaseReleased(new ReleaseEvent(lease.name(), lease.resource(), outcome, lease.heldFor()));
-		}
-	}
-
-	void leaseLost(Lease lease, LossReason reason) {
-		this.group.events().leaseLost(new LeaseLostEvent(lease.name(), lease.resource(), reason, lease.heldFor()));
-	}
-
-	RenewalScheduler renewals() {
-		return this.renewals;
-	}
-
-	OnDemandThread lossCallbacks() {
-		return this.lossCallbacks;
-	}
-
-	/**
-	 * Releases a lease on every node; see {@link NodeGroup#release}.
-	 * @param keepNanos how much longer the lock must stay taken; zero or less to delete
-	 * it now
-	 */
-	ReleaseOutcome releaseOnNodes(Lease lease, RawArgument value, long keepNanos) {
-		this.held.remove(lease);
-		this.waiters.releasing(lease.keyArgument(), value.getRaw());
-		NodeGroup.Released released = this.group.release(lease, value, keepNanos);
-		if (released.deleted()) {
-			this.waiters.released(lease.keyArgument(), value.getRaw(), released.replies());
-		}
-		return released.outcome();
+	/** The parts behind this instance, for tests. */
+	RedlockInternals internals() {
+		return new RedlockInternals(this.group, this.round, this.held, this.renewals, this.leases);
 	}
 
 	/**
@@ -318,13 +207,8 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Checks the nodes and settings for misconfiguration, within about two node timeouts.
-	 * Errors: one server listed twice under different addresses (the same {@code run_id}:
-	 * it would fake a quorum), a node that is a replica. Warnings: fewer than 3 nodes or
-	 * an even count, a node that cannot be reached now (a minority may be down at
-	 * startup), a {@code maxmemory-policy} other than {@code noeviction} (lock keys carry
-	 * a TTL, so even {@code volatile-*} policies may evict them), and a default TTL below
-	 * 3 node timeouts.
+	 * Checks the nodes and settings for misconfiguration, within about two node timeouts
+	 * ({@link NodeFinding} lists what is an error and what a warning).
 	 * @return the findings, errors first; empty when all is well
 	 */
 	public List<NodeFinding> verifyNodes() {
@@ -346,11 +230,6 @@ public final class Redlock implements AutoCloseable {
 	 */
 	public List<NodeStatistics> nodeStatistics() {
 		return this.group.events().statistics();
-	}
-
-	/** Checks a TTL for a lease's extension; see {@link LockArguments#usableTtl}. */
-	Duration usableTtl(Duration ttl) {
-		return this.arguments.usableTtl(ttl);
 	}
 
 	/**
@@ -379,26 +258,28 @@ public final class Redlock implements AutoCloseable {
 
 	/**
 	 * Wakes the threads waiting for a lock (they throw {@link IllegalStateException}),
-	 * stops renewing, makes one last attempt to remove lock values that slow nodes still
-	 * hold from failed acquisitions and unconfirmed releases (waiting at most twice the
-	 * node timeout), then closes every connection. Leases still held can no longer be
-	 * renewed or released: they are marked {@link Lease#isLost() lost}
-	 * ({@link LossReason#REDLOCK_CLOSED}) and their {@link Lease#onLost(Runnable)
-	 * callbacks} run on the calling thread; their keys expire on the nodes at the end of
-	 * their TTL. Acquiring after close throws {@link IllegalStateException}. Closing
-	 * again does nothing.
+	 * stops renewing, makes one last attempt (at most two node timeouts) to remove values
+	 * that slow nodes still hold, then closes every connection. Leases still held are
+	 * marked {@link Lease#isLost() lost} ({@link LossReason#REDLOCK_CLOSED}), their
+	 * callbacks run on the calling thread, and their keys expire with their TTL.
+	 * Acquiring after close throws {@link IllegalStateException}; closing again does
+	 * nothing.
 	 */
 	@Override
 	public void close() {
-		if (this.closed) {
+		if (this.leases.isClosed()) {
 			return;
 		}
-		this.closed = true;
+		this.leases.markClosed();
 		this.waiters.close();
 		this.renewals.close();
 		this.group.close();
-		this.held.markAllLost(LossReason.REDLOCK_CLOSED);
-		this.lossCallbacks.close();
+		for (Lease lease : this.held.removeAll()) {
+			if (!lease.isReleased() && !lease.isLost()) {
+				lease.markLost(LossReason.REDLOCK_CLOSED);
+			}
+		}
+		this.leases.lossCallbacks().close();
 	}
 
 	/**
@@ -406,7 +287,7 @@ public final class Redlock implements AutoCloseable {
 	 * @return {@code true} once closed
 	 */
 	public boolean isClosed() {
-		return this.closed;
+		return this.leases.isClosed();
 	}
 
 	/**
@@ -422,6 +303,98 @@ public final class Redlock implements AutoCloseable {
 	@Override
 	public String toString() {
 		return "Redlock" + nodeAddresses();
+	}
+
+	/**
+	 * Builds a {@link Redlock} from node URIs and settings.
+	 */
+	public static final class Builder {
+
+		private final List<String> nodes = new ArrayList<>();
+
+		private RedlockSettings settings = RedlockSettings.defaults();
+
+		private LongSupplier ticker = System::nanoTime;
+
+		private final List<RedlockListener> listeners = new ArrayList<>();
+
+		private TlsSettings tls = TlsSettings.jvmDefault();
+
+		private Builder() {
+		}
+
+		/**
+		 * Adds a node.
+		 * @param uri {@code redis://[user:password@]host:port[/db]} or {@code rediss://…}
+		 * @return this builder
+		 */
+		public Builder node(String uri) {
+			this.nodes.add(uri);
+			return this;
+		}
+
+		/**
+		 * Adds nodes.
+		 * @param uris node URIs, see {@link #node(String)}
+		 * @return this builder
+		 */
+		public Builder nodes(List<String> uris) {
+			this.nodes.addAll(uris);
+			return this;
+		}
+
+		/**
+		 * Sets the settings; {@link RedlockSettings#defaults()} when not called.
+		 * @param settings the settings
+		 * @return this builder
+		 */
+		public Builder settings(RedlockSettings settings) {
+			this.settings = Objects.requireNonNull(settings, "settings");
+			return this;
+		}
+
+		/**
+		 * Adds a listener, told of every acquisition, release, extension and node call.
+		 * @param listener the listener
+		 * @return this builder
+		 */
+		public Builder listener(RedlockListener listener) {
+			this.listeners.add(Objects.requireNonNull(listener, "listener"));
+			return this;
+		}
+
+		/**
+		 * Sets how {@code rediss://} nodes are reached
+		 * ({@link TlsSettings#jvmDefault()}).
+		 * @param tls the TLS settings
+		 * @return this builder
+		 */
+		public Builder tls(TlsSettings tls) {
+			this.tls = Objects.requireNonNull(tls, "tls");
+			return this;
+		}
+
+		/**
+		 * Sets the monotonic clock of validity and wait times, for tests that control it.
+		 * @param nanoTicker nanoseconds, like {@link System#nanoTime()} (the default)
+		 * @return this builder
+		 */
+		public Builder ticker(LongSupplier nanoTicker) {
+			this.ticker = Objects.requireNonNull(nanoTicker, "ticker");
+			return this;
+		}
+
+		/**
+		 * Checks the nodes and builds the instance. No connection is opened yet.
+		 * @return a new {@code Redlock}
+		 * @throws InvalidRedlockConfigurationException if there are no nodes, a URI is
+		 * malformed, or one server is listed twice (which would fake a quorum)
+		 */
+		public Redlock build() {
+			return new Redlock(RedisNodeUri.parseAll(this.nodes), this.settings, this.ticker,
+					List.copyOf(this.listeners), this.tls);
+		}
+
 	}
 
 }

@@ -5,7 +5,7 @@ import java.util.Locale;
 
 /**
  * Receives what a {@link Redlock} does, for metrics, tracing or logs. Register listeners
- * with {@link RedlockBuilder#listener(RedlockListener)}.
+ * with {@link Redlock.Builder#listener(RedlockListener)}.
  *
  * <p>
  * Methods are called on the thread that did the work, after it: keep them fast and

@@ -87,7 +87,7 @@ class ClosedRedlockTests {
 			// quorum is not kept waiting
 			redlock.acquire("measured", TTL, Duration.ZERO).release();
 			TestSupport.awaitTrue("the release's late reply from the slow node was read", Duration.ofSeconds(3),
-					() -> redlock.idleConnections(2) > 0);
+					() -> redlock.internals().idleConnections(2) > 0);
 			step.set(Duration.ofSeconds(11).toNanos());
 			assertThat(redlock.tryAcquire("lost", TTL)).isEmpty();
 			TestSupport.awaitTrue("the lost round's SET reached the slow node", Duration.ofSeconds(3),

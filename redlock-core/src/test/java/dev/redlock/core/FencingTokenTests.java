@@ -96,7 +96,7 @@ class FencingTokenTests {
 		List<Long> tokens = new ArrayList<>();
 		Set<Integer> paused = new TreeSet<>();
 		try (Redlock client = TestSupport.redlock(nodes, this.settings)) {
-			client.confirmTokens(false);
+			client.internals().confirmTokens(false);
 			for (int round = 0; round < 6; round++) {
 				// node 0, whose counter is far ahead, takes part every other time
 				pauseExactly(nodes, paused, (round % 2 == 0) ? Set.of(3, 4) : Set.of(0, 4));

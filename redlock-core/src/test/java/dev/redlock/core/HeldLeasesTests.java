@@ -22,9 +22,9 @@ class HeldLeasesTests {
 			for (int i = 0; i < 500; i++) {
 				redlock.acquire("forgotten-" + i, Duration.ofMillis(300), Duration.ZERO);
 			}
-			assertThat(redlock.heldCount()).isEqualTo(500);
+			assertThat(redlock.internals().heldCount()).isEqualTo(500);
 			TestSupport.awaitTrue("every expired lease was dropped", Duration.ofSeconds(5),
-					() -> redlock.heldCount() == 0);
+					() -> redlock.internals().heldCount() == 0);
 		}
 	}
 
@@ -33,7 +33,8 @@ class HeldLeasesTests {
 		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS)) {
 			Lease kept = redlock.acquire("kept", Duration.ofSeconds(30), Duration.ZERO);
 			redlock.acquire("short", Duration.ofMillis(100), Duration.ZERO);
-			TestSupport.awaitTrue("the short lease was dropped", Duration.ofSeconds(5), () -> redlock.heldCount() == 1);
+			TestSupport.awaitTrue("the short lease was dropped", Duration.ofSeconds(5),
+					() -> redlock.internals().heldCount() == 1);
 			assertThat(redlock.heldLeases()).containsExactly(kept);
 		}
 	}

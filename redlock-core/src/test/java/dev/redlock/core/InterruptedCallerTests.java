@@ -88,7 +88,7 @@ class InterruptedCallerTests {
 					.map((i) -> TestThreads.start(false, () -> {
 						go.await();
 						int rounds = 0;
-						while (redlock.idleConnections(4) < 2 && rounds < 10_000) {
+						while (redlock.internals().idleConnections(4) < 2 && rounds < 10_000) {
 							redlock.acquire("warm-up-" + i, TTL, Duration.ZERO).release();
 							rounds++;
 						}
@@ -99,7 +99,7 @@ class InterruptedCallerTests {
 				for (TestThreads.Running<Integer> warmUp : warmUps) {
 					warmUp.await(Duration.ofSeconds(30));
 				}
-				assertThat(redlock.idleConnections(4)).isGreaterThanOrEqualTo(2);
+				assertThat(redlock.internals().idleConnections(4)).isGreaterThanOrEqualTo(2);
 				Lease victim = redlock.acquire("victim", TTL, Duration.ZERO);
 				slow.delay(Duration.ofMillis(300));
 				TestThreads.Running<Outcome> releasing = TestThreads.start(true, () -> {
@@ -109,11 +109,11 @@ class InterruptedCallerTests {
 				TestSupport.awaitTrue("the release waits for the slow node", Duration.ofSeconds(5),
 						() -> releasing.thread().getState() == Thread.State.WAITING
 								|| releasing.thread().getState() == Thread.State.TIMED_WAITING);
-				int slowIdle = redlock.idleConnections(4);
+				int slowIdle = redlock.internals().idleConnections(4);
 				releasing.thread().interrupt();
 				Outcome outcome = releasing.await(Duration.ofSeconds(10));
 				assertThat(outcome).isEqualTo(new Outcome(true, ReleaseOutcome.RELEASED, true, false));
-				assertThat(redlock.idleConnections(4)).as("the slow node's other connections")
+				assertThat(redlock.internals().idleConnections(4)).as("the slow node's other connections")
 					.isGreaterThanOrEqualTo(slowIdle);
 				TestSupport.awaitTrue("the release reached every node", Duration.ofSeconds(5),
 						() -> TestSupport.keysOnNodes(nodes) == 0);
@@ -124,7 +124,7 @@ class InterruptedCallerTests {
 	private static int[] idleConnections(Redlock redlock, int nodes) {
 		int[] idle = new int[nodes];
 		for (int i = 0; i < nodes; i++) {
-			idle[i] = redlock.idleConnections(i);
+			idle[i] = redlock.internals().idleConnections(i);
 		}
 		return idle;
 	}

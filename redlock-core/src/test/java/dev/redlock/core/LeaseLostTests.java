@@ -34,7 +34,7 @@ class LeaseLostTests {
 			Lease lease = redlock.acquire("outlived", Duration.ofMillis(200), Duration.ZERO);
 			lease.onLost(() -> threads.add(Thread.currentThread().getName()));
 			TestSupport.awaitTrue("the loss was signalled", Duration.ofSeconds(2), () -> !threads.isEmpty());
-			assertThat(threads).containsExactly(redlock.lossCallbacks().threadName());
+			assertThat(threads).containsExactly(redlock.internals().lossCallbacks().threadName());
 			assertThat(lease.isLost()).isTrue();
 			assertThat(lease.lossReason()).contains(LossReason.VALIDITY_RAN_OUT);
 			lease.release();

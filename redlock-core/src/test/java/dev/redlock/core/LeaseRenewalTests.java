@@ -92,7 +92,7 @@ class LeaseRenewalTests {
 			assertThat(keyLived).isLessThan(maxHold.plus(TTL).plusMillis(150));
 			assertThat(lease.isAutoRenewing()).isFalse();
 			TestSupport.awaitTrue("the loss was signalled", Duration.ofSeconds(1), () -> !lost.isEmpty());
-			assertThat(lost).containsExactly(redlock.lossCallbacks().threadName());
+			assertThat(lost).containsExactly(redlock.internals().lossCallbacks().threadName());
 			assertThat(lease.lossReason()).contains(LossReason.VALIDITY_RAN_OUT);
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.EXPIRED);
 			assertThat(lost).hasSize(1);
@@ -105,7 +105,7 @@ class LeaseRenewalTests {
 	void failedRenewalMarksTheLeaseLostAtOnceAndCallsBackOnce(RedisNodes nodes) {
 		List<LeaseLostEvent> events = new CopyOnWriteArrayList<>();
 		AtomicInteger callbacks = new AtomicInteger();
-		RedlockBuilder builder = Redlock.builder().nodes(nodes.uris()).settings(this.settings);
+		Redlock.Builder builder = Redlock.builder().nodes(nodes.uris()).settings(this.settings);
 		builder.listener(new RedlockListener() {
 			@Override
 			public void leaseLost(LeaseLostEvent event) {
@@ -147,20 +147,20 @@ class LeaseRenewalTests {
 	void manyRenewedLeasesShareOneThread(RedisNodes nodes) {
 		long before = renewalThreads();
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
-			assertThat(threadsNamed(redlock.renewals().threadName())).isZero();
+			assertThat(threadsNamed(redlock.internals().renewals().threadName())).isZero();
 			List<Lease> leases = new ArrayList<>();
 			for (int i = 0; i < 50; i++) {
 				leases.add(redlock.acquire("many:" + i, TTL, Duration.ZERO).autoRenew());
 			}
 			TestSupport.awaitTrue("every lease renewed twice", Duration.ofSeconds(3),
 					() -> leases.stream().allMatch((lease) -> lease.extensionAttempts() >= 2));
-			assertThat(threadsNamed(redlock.renewals().threadName())).isOne();
+			assertThat(threadsNamed(redlock.internals().renewals().threadName())).isOne();
 			assertThat(renewalThreads()).isEqualTo(before + 1);
 			assertThat(leases).allSatisfy((lease) -> assertThat(lease.isValid()).isTrue());
 			leases.forEach(Lease::release);
 			TestSupport.awaitNoKeys(nodes);
 			System.out.printf("[renewal] 50 renewed leases: %d renewal thread(s)%n",
-					threadsNamed(redlock.renewals().threadName()));
+					threadsNamed(redlock.internals().renewals().threadName()));
 		}
 		TestSupport.awaitTrue("the renewal thread stopped with its Redlock", Duration.ofSeconds(2),
 				() -> renewalThreads() == before);

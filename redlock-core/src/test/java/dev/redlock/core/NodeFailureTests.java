@@ -92,8 +92,9 @@ class NodeFailureTests {
 				holder.acquire("learn", ttl, Duration.ZERO).release();
 				other.acquire("learn", ttl, Duration.ZERO).release();
 				TestSupport.awaitTrue("the slow nodes' connections are idle again", Duration.ofSeconds(10),
-						() -> holder.idleConnections(3) > 0 && holder.idleConnections(4) > 0
-								&& other.idleConnections(3) > 0 && other.idleConnections(4) > 0);
+						() -> holder.internals().idleConnections(3) > 0 && holder.internals().idleConnections(4) > 0
+								&& other.internals().idleConnections(3) > 0
+								&& other.internals().idleConnections(4) > 0);
 
 				long start = System.nanoTime();
 				Lease lease = holder.acquire("slow-minority", ttl, Duration.ZERO);
@@ -101,13 +102,13 @@ class NodeFailureTests {
 				assertThat(lease.remainingValidity()).isGreaterThan(ttl.minus(oneWay));
 
 				long refusedAt = System.nanoTime();
-				String expectedBefore = "expected latencies (ms) before: " + other.expectedLatencies()
+				String expectedBefore = "expected latencies (ms) before: " + other.internals().expectedLatencies()
 						+ ", idle connections: " + idle(other);
 				assertThatExceptionOfType(LockNotAcquiredException.class)
 					.isThrownBy(() -> other.acquire("slow-minority", ttl, Duration.ZERO))
 					.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(Reason.CONTENDED));
 				assertThat(Duration.ofNanos(System.nanoTime() - refusedAt))
-					.as(expectedBefore + "; after: " + other.expectedLatencies() + "; node statistics: "
+					.as(expectedBefore + "; after: " + other.internals().expectedLatencies() + "; node statistics: "
 							+ other.nodeStatistics())
 					.isLessThan(oneWay);
 
@@ -128,7 +129,7 @@ class NodeFailureTests {
 	}
 
 	private static List<Integer> idle(Redlock redlock) {
-		return java.util.stream.IntStream.range(0, 5).mapToObj(redlock::idleConnections).toList();
+		return java.util.stream.IntStream.range(0, 5).mapToObj(redlock.internals()::idleConnections).toList();
 	}
 
 	@Test

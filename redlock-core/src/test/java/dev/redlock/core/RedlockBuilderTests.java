@@ -68,7 +68,7 @@ class RedlockBuilderTests {
 	}
 
 	private static Redlock build(int nodes) {
-		RedlockBuilder builder = Redlock.builder();
+		Redlock.Builder builder = Redlock.builder();
 		for (int i = 0; i < nodes; i++) {
 			builder.node("redis://127.0.0.1:" + (7001 + i));
 		}

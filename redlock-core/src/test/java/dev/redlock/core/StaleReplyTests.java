@@ -61,8 +61,8 @@ class StaleReplyTests {
 				armed.set(true);
 				assertThat(redlock.tryAcquire("busy", TTL)).isEmpty();
 				TestSupport.awaitTrue("the late reply was read and its connection given back or closed",
-						Duration.ofSeconds(5),
-						() -> !armed.get() && (redlock.idleConnections(2) == 1 || slow.openConnections() == 0));
+						Duration.ofSeconds(5), () -> !armed.get()
+								&& (redlock.internals().idleConnections(2) == 1 || slow.openConnections() == 0));
 				assertThat(redlock.listenerFailures()).isEqualTo(1);
 
 				// another holder has "k" on nodes 0 and 2: a quorum of 3

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 import dev.redlock.core.InvalidRedlockConfigurationException;
 import dev.redlock.core.NodeFinding;
 import dev.redlock.core.Redlock;
-import dev.redlock.core.RedlockBuilder;
+
 import dev.redlock.core.RedlockListener;
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.TlsSettings;
@@ -50,7 +50,7 @@ final class RedlockFactory {
 	static Redlock create(RedlockProperties properties, List<RedlockListener> listeners,
 			@Nullable SslBundles sslBundles) {
 		try {
-			RedlockBuilder builder = Redlock.builder().nodes(properties.getNodes()).settings(settings(properties));
+			Redlock.Builder builder = Redlock.builder().nodes(properties.getNodes()).settings(settings(properties));
 			listeners.forEach(builder::listener);
 			String bundle = properties.getSsl().getBundle();
 			if (bundle != null && !bundle.isBlank()) {

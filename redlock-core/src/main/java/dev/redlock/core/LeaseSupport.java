@@ -1,0 +1,120 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+
+import dev.redlock.core.RedlockListener.ExtendEvent;
+import dev.redlock.core.RedlockListener.ExtendOutcome;
+import dev.redlock.core.RedlockListener.LeaseLostEvent;
+import dev.redlock.core.RedlockListener.ReleaseEvent;
+
+/**
+ * What the leases of one {@link Redlock} share: the nodes that extend and release them,
+ * the settings, the renewal thread, the thread for loss callbacks, the listeners, the
+ * held set and the queues of threads waiting for their keys. It knows nothing of the
+ * {@code Redlock} itself, so a lease never calls back into it.
+ */
+final class LeaseSupport {
+
+	private final NodeGroup group;
+
+	private final RedlockSettings settings;
+
+	private final LockArguments arguments;
+
+	private final LockWaiters waiters;
+
+	private final HeldLeases<?> held;
+
+	private final RenewalScheduler renewals;
+
+	/**
+	 * Runs the loss callbacks of leases whose loss the renewal thread found, so they
+	 * never delay a renewal.
+	 */
+	private final OnDemandThread lossCallbacks = new OnDemandThread(
+			OnDemandThread.numbered(OnDemandThread.LOSS_CALLBACKS));
+
+	private volatile boolean closed;
+
+	LeaseSupport(NodeGroup group, RedlockSettings settings, LockArguments arguments, LockWaiters waiters,
+			HeldLeases<?> held, RenewalScheduler renewals) {
+		this.group = group;
+		this.settings = settings;
+		this.arguments = arguments;
+		this.waiters = waiters;
+		this.held = held;
+		this.renewals = renewals;
+	}
+
+	RedlockSettings settings() {
+		return this.settings;
+	}
+
+	/** Checks a TTL for an extension; see {@link LockArguments#usableTtl}. */
+	Duration usableTtl(Duration ttl) {
+		return this.arguments.usableTtl(ttl);
+	}
+
+	RenewalScheduler renewals() {
+		return this.renewals;
+	}
+
+	OnDemandThread lossCallbacks() {
+		return this.lossCallbacks;
+	}
+
+	boolean isClosed() {
+		return this.closed;
+	}
+
+	/**
+	 * Refuses new work from now on; the owner closes the threads and connections.
+	 */
+	void markClosed() {
+		this.closed = true;
+	}
+
+	/** Extends a lease's value on the nodes; see {@link NodeGroup#extend}. */
+	NodeGroup.Extension extend(HeldValue held, Duration ttl, long start, long currentValidUntil) {
+		return this.group.extend(held, ttl, start, currentValidUntil);
+	}
+
+	/**
+	 * Releases a lease's value on the nodes, and wakes the threads waiting for its key
+	 * once a quorum deleted it.
+	 * @param lease the lease, forgotten by the held set
+	 * @param keepNanos how much longer the lock must stay taken; zero or less to delete
+	 * it now
+	 */
+	ReleaseOutcome release(Object lease, HeldValue held, long longestTtlNanos, long keepNanos) {
+		this.held.remove(lease);
+		this.waiters.releasing(held.key(), held.value().getRaw());
+		NodeGroup.Released released = this.group.release(held, longestTtlNanos, keepNanos);
+		if (released.deleted()) {
+			this.waiters.released(held.key(), held.value().getRaw(), released.replies());
+		}
+		return released.outcome();
+	}
+
+	/** Tells the listeners of an extension; never called under a lease's state lock. */
+	void extended(String name, String resource, ExtendOutcome outcome) {
+		LockEvents events = this.group.events();
+		if (events.hasListeners()) {
+			events.leaseExtended(new ExtendEvent(name, resource, outcome));
+		}
+	}
+
+	/** Tells the listeners of a release; never called under a lease's state lock. */
+	void released(String name, String resource, ReleaseOutcome outcome, Duration heldFor) {
+		LockEvents events = this.group.events();
+		if (events.hasListeners()) {
+			events.leaseReleased(new ReleaseEvent(name, resource, outcome, heldFor));
+		}
+	}
+
+	/** Tells the listeners of a loss. */
+	void lost(String name, String resource, LossReason reason, Duration heldFor) {
+		this.group.events().leaseLost(new LeaseLostEvent(name, resource, reason, heldFor));
+	}
+
+}

@@ -1,0 +1,45 @@
+package dev.redlock.core;
+
+import java.util.List;
+
+/**
+ * The parts behind a {@link Redlock}, for tests that look inside.
+ *
+ * @param group the nodes
+ * @param round the acquisition round
+ * @param held the leases held
+ * @param renewals the renewal thread
+ * @param leases what the leases share
+ */
+record RedlockInternals(NodeGroup group, AcquireRound round, HeldLeases<Lease> held, RenewalScheduler renewals,
+		LeaseSupport leases) {
+
+	/**
+	 * Turns the second round of fenced acquisitions off or on; off only in the test that
+	 * shows why it is needed.
+	 */
+	void confirmTokens(boolean confirm) {
+		this.round.confirmTokens(confirm);
+	}
+
+	/** How many idle connections to a node are kept now. */
+	int idleConnections(int node) {
+		return this.group.pools().get(node).idleCount();
+	}
+
+	/** How long each node is expected to take to answer, in milliseconds. */
+	List<Double> expectedLatencies() {
+		return this.group.pools().stream().map((pool) -> pool.expectedLatencyNanos() / 1e6).toList();
+	}
+
+	/** How many leases are recorded as held, without sweeping. */
+	int heldCount() {
+		return this.held.size();
+	}
+
+	/** The thread that runs loss callbacks the renewal thread found. */
+	OnDemandThread lossCallbacks() {
+		return this.leases.lossCallbacks();
+	}
+
+}

@@ -1,0 +1,80 @@
+package dev.redlock.core;
+
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * When a round wrote to each node, and which replies say how fast their node is: a reply
+ * that may have arrived while the round waited for another node says nothing of its own
+ * node's speed, and counted it would make a fast node look as slow as the one waited for.
+ */
+final class WriteTimes {
+
+	/**
+	 * A read that takes longer than this waited for its reply, rather than finding it
+	 * there.
+	 */
+	private static final long BLOCKED_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+
+	private final long start;
+
+	private final int nodes;
+
+	/**
+	 * When each node's command was written; {@code null} while every command went out in
+	 * the first pass, at about {@link #start} (the usual case, which allocates nothing
+	 * more).
+	 */
+	private long[] writtenAt;
+
+	/**
+	 * Whether the first pass over the nodes is over: later writes have their own time.
+	 */
+	private boolean firstPassDone;
+
+	/** Whether a read had to wait for its reply, and when the last such read ended. */
+	private boolean blocked;
+
+	private long blockedUntil;
+
+	WriteTimes(long start, int nodes) {
+		this.start = start;
+		this.nodes = nodes;
+	}
+
+	void firstPassDone() {
+		this.firstPassDone = true;
+	}
+
+	/** Records a write to the node, now. */
+	void written(int node) {
+		if (this.firstPassDone) {
+			if (this.writtenAt == null) {
+				this.writtenAt = new long[this.nodes];
+				Arrays.fill(this.writtenAt, this.start);
+			}
+			this.writtenAt[node] = System.nanoTime();
+		}
+	}
+
+	/** When the node's command was written. */
+	long writtenAt(int node) {
+		return (this.writtenAt != null) ? this.writtenAt[node] : this.start;
+	}
+
+	/**
+	 * Records a read, and tells whether its reply measures its node's latency.
+	 * @param readStart when the read began
+	 * @param readEnd when it ended
+	 */
+	boolean measures(int node, long readStart, long readEnd) {
+		boolean waited = readEnd - readStart > BLOCKED_NANOS;
+		boolean sampled = waited || !this.blocked || writtenAt(node) - this.blockedUntil >= 0;
+		if (waited) {
+			this.blocked = true;
+			this.blockedUntil = readEnd;
+		}
+		return sampled;
+	}
+
+}
