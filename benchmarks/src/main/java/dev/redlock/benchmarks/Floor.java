@@ -1,8 +1,5 @@
 package dev.redlock.benchmarks;
 
-import java.net.URI;
-import java.util.List;
-
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
@@ -10,8 +7,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 import redis.clients.jedis.CommandArguments;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Protocol.Command;
 import redis.clients.jedis.Protocol.Keyword;
 
@@ -31,13 +26,7 @@ public class Floor {
 
 	@Setup(Level.Trial)
 	public void connect(RedisCluster cluster) {
-		List<String> uris = cluster.directUris();
-		this.connections = new RawConnection[uris.size()];
-		for (int i = 0; i < uris.size(); i++) {
-			URI uri = URI.create(uris.get(i));
-			this.connections[i] = new RawConnection(new HostAndPort(uri.getHost(), uri.getPort()),
-					DefaultJedisClientConfig.builder().socketTimeoutMillis(2_000).build());
-		}
+		this.connections = JedisEndpoints.connectAll(cluster.directUris(), RawConnection::new, RawConnection[]::new);
 	}
 
 	@TearDown(Level.Trial)

@@ -3,12 +3,9 @@ package dev.redlock.benchmarks;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One thread, lock+unlock of a fresh key each invocation: mean time and, in sample mode,
@@ -17,9 +14,6 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode({ Mode.AverageTime, Mode.SampleTime })
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 2, time = 1)
-@Measurement(iterations = 3, time = 1)
-@Fork(1)
 @Threads(1)
 public class Latency extends LockUnlockBenchmarks {
 

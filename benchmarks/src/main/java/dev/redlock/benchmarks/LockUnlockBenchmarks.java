@@ -7,7 +7,7 @@ import org.openjdk.jmh.annotations.Benchmark;
  * subclass ({@link Latency}, {@link DistinctKeys16}): JMH generates the inherited methods
  * once per concrete class.
  */
-public abstract class LockUnlockBenchmarks {
+public abstract class LockUnlockBenchmarks extends SuiteSettings {
 
 	@Benchmark
 	public Object floor(RedisCluster cluster, Floor floor, Keys keys) {

@@ -1,7 +1,5 @@
 package dev.redlock.benchmarks;
 
-import java.net.URI;
-import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 import org.openjdk.jmh.annotations.Level;
@@ -10,8 +8,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
@@ -37,15 +33,11 @@ public class NaiveRedlock {
 
 	@Setup(Level.Trial)
 	public void connect(RedisCluster cluster) {
-		List<String> uris = cluster.uris();
-		this.nodes = new Jedis[uris.size()];
-		for (int i = 0; i < uris.size(); i++) {
-			URI uri = URI.create(uris.get(i));
-			this.nodes[i] = new Jedis(new HostAndPort(uri.getHost(), uri.getPort()),
-					DefaultJedisClientConfig.builder().socketTimeoutMillis(2_000).build());
-			this.releaseSha = this.nodes[i].scriptLoad(RELEASE);
+		this.nodes = JedisEndpoints.connectAll(cluster.uris(), Jedis::new, Jedis[]::new);
+		for (Jedis node : this.nodes) {
+			this.releaseSha = node.scriptLoad(RELEASE);
 		}
-		this.quorum = uris.size() / 2 + 1;
+		this.quorum = this.nodes.length / 2 + 1;
 	}
 
 	@TearDown(Level.Trial)

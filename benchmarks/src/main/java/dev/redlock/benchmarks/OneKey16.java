@@ -6,16 +6,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 import dev.redlock.core.LockNotAcquiredException;
 
@@ -27,11 +24,8 @@ import dev.redlock.core.LockNotAcquiredException;
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 2, time = 1)
-@Measurement(iterations = 3, time = 1)
-@Fork(1)
 @Threads(16)
-public class OneKey16 {
+public class OneKey16 extends SuiteSettings {
 
 	static final String KEY = "bench:one-key";
 
@@ -77,35 +71,26 @@ public class OneKey16 {
 	@Benchmark
 	public void naive(NaiveRedlock naive, Holders holders, Outcomes outcomes, Safety safety) {
 		String value = naive.tryLock(KEY, LockUnlock.TTL_MILLIS);
-		if (value == null) {
-			outcomes.refused++;
-			return;
+		if (held(value != null, holders, outcomes, safety)) {
+			naive.unlock(KEY, value);
 		}
-		hold(holders, outcomes, safety);
-		naive.unlock(KEY, value);
 	}
 
 	@Benchmark
 	public void redisson(RedissonNodes redisson, Holders holders, Outcomes outcomes, Safety safety)
 			throws InterruptedException {
 		var lock = redisson.lock(KEY);
-		if (!lock.tryLock(0, LockUnlock.TTL_MILLIS, TimeUnit.MILLISECONDS)) {
-			outcomes.refused++;
-			return;
+		if (held(lock.tryLock(0, LockUnlock.TTL_MILLIS, TimeUnit.MILLISECONDS), holders, outcomes, safety)) {
+			lock.unlock();
 		}
-		hold(holders, outcomes, safety);
-		lock.unlock();
 	}
 
 	@Benchmark
 	public void redlock(OurRedlock ours, Holders holders, Outcomes outcomes, Safety safety) {
 		var lease = ours.redlock.tryAcquire(LockUnlock.NAME, KEY, LockUnlock.TTL).orElse(null);
-		if (lease == null) {
-			outcomes.refused++;
-			return;
+		if (held(lease != null, holders, outcomes, safety)) {
+			lease.release();
 		}
-		hold(holders, outcomes, safety);
-		lease.release();
 	}
 
 	@Benchmark
@@ -116,6 +101,21 @@ public class OneKey16 {
 		catch (LockNotAcquiredException ex) {
 			outcomes.refused++;
 		}
+	}
+
+	/**
+	 * Counts one attempt: refused, or acquired and checked as by
+	 * {@link #hold(Holders, Outcomes, Safety)}.
+	 * @return whether the caller holds the lock and is to release it
+	 */
+	private static boolean held(boolean acquired, Holders holders, Outcomes outcomes, Safety safety) {
+		if (acquired) {
+			hold(holders, outcomes, safety);
+		}
+		else {
+			outcomes.refused++;
+		}
+		return acquired;
 	}
 
 	/**

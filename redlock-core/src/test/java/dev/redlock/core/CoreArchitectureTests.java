@@ -1,26 +1,20 @@
 package dev.redlock.core;
 
-import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import org.junit.jupiter.api.Test;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+@AnalyzeClasses(packages = "dev.redlock.core", importOptions = ImportOption.DoNotIncludeTests.class)
 class CoreArchitectureTests {
 
-	private final JavaClasses core = new ClassFileImporter()
-		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-		.importPackages("dev.redlock.core");
-
-	@Test
-	void coreDependsOnNothingOfSpring() {
-		noClasses().that()
-			.resideInAPackage("dev.redlock.core..")
-			.should()
-			.dependOnClassesThat()
-			.resideInAnyPackage("org.springframework..")
-			.check(this.core);
-	}
+	@ArchTest
+	static final ArchRule coreDependsOnNothingOfSpring = noClasses().that()
+		.resideInAPackage("dev.redlock.core..")
+		.should()
+		.dependOnClassesThat()
+		.resideInAnyPackage("org.springframework..");
 
 }

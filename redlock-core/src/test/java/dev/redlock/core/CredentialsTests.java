@@ -33,15 +33,8 @@ class CredentialsTests {
 
 	@Test
 	void passwordFromTheUriIsUsed(RedisNodes nodes) {
-		this.nodes = nodes;
-		for (RedisNode node : nodes.nodes()) {
-			node.command("CONFIG", "SET", "requirepass", PASSWORD);
-		}
-		List<String> uris = nodes.nodes()
-			.stream()
-			.map((node) -> "redis://:" + PASSWORD + "@" + node.host() + ":" + node.port())
-			.toList();
-		try (Redlock redlock = Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build()) {
+		requirePassword(nodes);
+		try (Redlock redlock = loggingInAs(nodes, ":" + PASSWORD)) {
 			try (Lease lease = redlock.acquire("secret", Duration.ofSeconds(5), Duration.ZERO)) {
 				assertThat(lease.isValid()).isTrue();
 			}
@@ -52,14 +45,8 @@ class CredentialsTests {
 	@Test
 	void aclUserFromTheUriIsUsed(RedisNodes nodes) {
 		this.nodes = nodes;
-		for (RedisNode node : nodes.nodes()) {
-			node.command("ACL", "SETUSER", "locker", "on", ">" + PASSWORD, "~redlock:*", "+@all");
-		}
-		List<String> uris = nodes.nodes()
-			.stream()
-			.map((node) -> "redis://locker:" + PASSWORD + "@" + node.host() + ":" + node.port())
-			.toList();
-		try (Redlock redlock = Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build()) {
+		TestSupport.createAclUser(nodes, PASSWORD, "~redlock:*", "+@all");
+		try (Redlock redlock = loggingInAs(nodes, TestSupport.ACL_USER + ":" + PASSWORD)) {
 			try (Lease lease = redlock.acquire("acl", Duration.ofSeconds(5), Duration.ZERO)) {
 				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 			}
@@ -68,16 +55,9 @@ class CredentialsTests {
 
 	@Test
 	void wrongPasswordFailsNamingTheNodesButNotThePassword(RedisNodes nodes) {
-		this.nodes = nodes;
-		for (RedisNode node : nodes.nodes()) {
-			node.command("CONFIG", "SET", "requirepass", PASSWORD);
-		}
+		requirePassword(nodes);
 		String wrong = "Tr0ub4dor-and-3";
-		List<String> uris = nodes.nodes()
-			.stream()
-			.map((node) -> "redis://:" + wrong + "@" + node.host() + ":" + node.port())
-			.toList();
-		try (Redlock redlock = Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build()) {
+		try (Redlock redlock = loggingInAs(nodes, ":" + wrong)) {
 			assertThatExceptionOfType(LockNotAcquiredException.class)
 				.isThrownBy(() -> redlock.acquire("secret", Duration.ofSeconds(5), Duration.ZERO))
 				.satisfies((ex) -> {
@@ -87,6 +67,23 @@ class CredentialsTests {
 					assertThat(ex.getMessage().toUpperCase()).contains("WRONGPASS");
 				});
 		}
+	}
+
+	/** Makes every node ask for {@link #PASSWORD} until it restarts after the test. */
+	private void requirePassword(RedisNodes nodes) {
+		this.nodes = nodes;
+		for (RedisNode node : nodes.nodes()) {
+			node.command("CONFIG", "SET", "requirepass", PASSWORD);
+		}
+	}
+
+	/** A Redlock whose node URIs carry the user info, {@code user:password}. */
+	private static Redlock loggingInAs(RedisNodes nodes, String userInfo) {
+		List<String> uris = nodes.nodes()
+			.stream()
+			.map((node) -> "redis://" + userInfo + "@" + node.host() + ":" + node.port())
+			.toList();
+		return Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build();
 	}
 
 }

@@ -72,11 +72,7 @@ class InputEdgeTests {
 			}
 
 		};
-		try (Redlock redlock = Redlock.builder()
-			.nodes(nodes.uris())
-			.settings(TestSupport.SETTINGS)
-			.listener(failing)
-			.build()) {
+		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS, failing)) {
 			Lease lease = redlock.acquire("won", Duration.ofSeconds(10), Duration.ZERO);
 			assertThat(lease.isValid()).isTrue();
 			assertThat(redlock.listenerFailures()).isEqualTo(1);

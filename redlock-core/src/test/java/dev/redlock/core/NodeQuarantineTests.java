@@ -14,8 +14,7 @@ class NodeQuarantineTests {
 
 	private static final Duration QUARANTINE = Duration.ofSeconds(60);
 
-	private final NodeQuarantine quarantine = new NodeQuarantine(RedisNodeUri.parse("redis://127.0.0.1:7001"),
-			QUARANTINE);
+	private final NodeQuarantine quarantine = quarantineOf(QUARANTINE);
 
 	@Test
 	void longRunningNodeCounts() {
@@ -34,8 +33,7 @@ class NodeQuarantineTests {
 
 	@Test
 	void anUptimeOfOneSecondCanBeAFreshStartSoItNeverEndsAShortQuarantine() {
-		NodeQuarantine shortQuarantine = new NodeQuarantine(RedisNodeUri.parse("redis://127.0.0.1:7001"),
-				Duration.ofMillis(300));
+		NodeQuarantine shortQuarantine = quarantineOf(Duration.ofMillis(300));
 		long seen = System.nanoTime();
 		shortQuarantine.observe("run-a", 1L, seen);
 		assertThat(shortQuarantine.counts()).isFalse();
@@ -56,8 +54,7 @@ class NodeQuarantineTests {
 
 	@Test
 	void theSameServerSeenAgainLaterIsNeverQuarantinedAgainByACoarserReading() {
-		NodeQuarantine shortQuarantine = new NodeQuarantine(RedisNodeUri.parse("redis://127.0.0.1:7001"),
-				Duration.ofSeconds(2));
+		NodeQuarantine shortQuarantine = quarantineOf(Duration.ofSeconds(2));
 		long start = System.nanoTime();
 		shortQuarantine.observe("run-a", 0L, start);
 		assertThat(shortQuarantine.counts()).isFalse();
@@ -66,8 +63,7 @@ class NodeQuarantineTests {
 		long later = start + Duration.ofMillis(2_500).toNanos();
 		shortQuarantine.observe("run-a", 2L, later);
 		assertThat(shortQuarantine.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(2));
-		NodeQuarantine longRunning = new NodeQuarantine(RedisNodeUri.parse("redis://127.0.0.1:7001"),
-				Duration.ofSeconds(2));
+		NodeQuarantine longRunning = quarantineOf(Duration.ofSeconds(2));
 		longRunning.observe("run-a", 3_600L, start);
 		longRunning.observe("run-a", 1L, start);
 		assertThat(longRunning.counts()).isTrue();
@@ -75,10 +71,15 @@ class NodeQuarantineTests {
 
 	@Test
 	void zeroQuarantineNeverQuarantines() {
-		NodeQuarantine off = new NodeQuarantine(RedisNodeUri.parse("redis://127.0.0.1:7001"), Duration.ZERO);
+		NodeQuarantine off = quarantineOf(Duration.ZERO);
 		off.observe("run-a", 0L, System.nanoTime());
 		off.observe("run-b", 0L, System.nanoTime());
 		assertThat(off.counts()).isTrue();
+	}
+
+	/** The quarantine of one node, {@code redis://127.0.0.1:7001}. */
+	private static NodeQuarantine quarantineOf(Duration quarantine) {
+		return new NodeQuarantine(RedisNodeUri.parse("redis://127.0.0.1:7001"), quarantine);
 	}
 
 }

@@ -39,8 +39,8 @@ class RedlockListenerTests {
 			// first one could reach only a quorum
 			redlock.acquire("warm-up", Duration.ofSeconds(10), Duration.ZERO).release();
 			TestSupport.awaitTrue("a connection to every node", Duration.ofSeconds(5),
-					() -> redlock.idleConnections(0) > 0 && redlock.idleConnections(1) > 0
-							&& redlock.idleConnections(2) > 0);
+					() -> redlock.internals().idleConnections(0) > 0 && redlock.internals().idleConnections(1) > 0
+							&& redlock.internals().idleConnections(2) > 0);
 			recorder.clear();
 			for (int i = 0; i < 5; i++) {
 				try (Lease lease = redlock.acquire("orders", "order:" + i, Duration.ofSeconds(10), Duration.ZERO)) {
@@ -84,11 +84,7 @@ class RedlockListenerTests {
 		Recorder recorder = new Recorder();
 		nodes.node(0).kill();
 		nodes.node(1).pause();
-		try (Redlock redlock = Redlock.builder()
-			.nodes(nodes.uris())
-			.settings(this.settings)
-			.listener(recorder)
-			.build()) {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, recorder)) {
 			assertThat(redlock.tryAcquire("x", Duration.ofSeconds(5))).isEmpty();
 			List<NodeStatistics> statistics = redlock.nodeStatistics();
 			assertThat(statistics.get(0).errors()).isPositive();
@@ -127,11 +123,7 @@ class RedlockListenerTests {
 				throw new IllegalStateException("listener bug");
 			}
 		};
-		try (Redlock redlock = Redlock.builder()
-			.nodes(nodes.uris())
-			.settings(TestSupport.SETTINGS)
-			.listener(failing)
-			.build()) {
+		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS, failing)) {
 			Lease lease = redlock.acquire("safe", Duration.ofSeconds(5), Duration.ZERO);
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 		}

@@ -60,11 +60,7 @@ class RenewalIsolationTests {
 			}
 
 		};
-		try (Redlock redlock = Redlock.builder()
-			.nodes(nodes.uris())
-			.settings(TestSupport.SETTINGS)
-			.listener(touching)
-			.build()) {
+		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS, touching)) {
 			Lease lease = redlock.acquire("touched", Duration.ofSeconds(10), Duration.ZERO);
 			current.set(lease);
 			assertThat(lease.extend()).isTrue();

@@ -35,9 +35,7 @@ class RestartQuarantineTests {
 	@Test
 	void aRestartedNodeDoesNotHelpASecondHolderIn(RedisNodes nodes) {
 		try (Redlock a = TestSupport.redlock(nodes, SETTINGS); Redlock b = TestSupport.redlock(nodes, SETTINGS)) {
-			awaitOutOfQuarantine(nodes, a, b);
-			Lease first = a.acquire(RESOURCE, TTL, Duration.ZERO);
-			restartForgetting(nodes, 0, 1);
+			Lease first = acquiredBeforeARestart(nodes, a, b);
 
 			// nodes 0 and 1 are free again, node 2 still holds A's lock: only the
 			// quarantine stands in B's way
@@ -82,9 +80,7 @@ class RestartQuarantineTests {
 	@Test
 	void aQuarantinedNodeIsNamedInTheFailureAndInItsStatus(RedisNodes nodes) {
 		try (Redlock a = TestSupport.redlock(nodes, SETTINGS); Redlock b = TestSupport.redlock(nodes, SETTINGS)) {
-			awaitOutOfQuarantine(nodes, a, b);
-			Lease first = a.acquire(RESOURCE, TTL, Duration.ZERO);
-			restartForgetting(nodes, 0, 1);
+			Lease first = acquiredBeforeARestart(nodes, a, b);
 			// b's connections to the restarted nodes died with them: its next ones read
 			// the new run_ids
 			TestSupport.awaitTrue("b sees the restarted nodes", Duration.ofSeconds(5), () -> {
@@ -156,6 +152,17 @@ class RestartQuarantineTests {
 	 * The nodes may have been (re)started by an earlier test: waits until every client
 	 * has seen them counting.
 	 */
+	/**
+	 * Once both instances count every node, A acquires the lock; then nodes 0 and 1
+	 * restart without it.
+	 */
+	private static Lease acquiredBeforeARestart(RedisNodes nodes, Redlock a, Redlock b) {
+		awaitOutOfQuarantine(nodes, a, b);
+		Lease first = a.acquire(RESOURCE, TTL, Duration.ZERO);
+		restartForgetting(nodes, 0, 1);
+		return first;
+	}
+
 	private static void awaitOutOfQuarantine(RedisNodes nodes, Redlock... clients) {
 		for (Redlock client : clients) {
 			TestSupport.awaitTrue("every node is out of its restart quarantine", QUARANTINE.plusSeconds(5),

@@ -29,6 +29,10 @@ final class TestSupport {
 		return Redlock.builder().nodes(nodes.uris()).settings(settings).build();
 	}
 
+	static Redlock redlock(RedisNodes nodes, RedlockSettings settings, RedlockListener listener) {
+		return Redlock.builder().nodes(nodes.uris()).settings(settings).listener(listener).build();
+	}
+
 	static Redlock redlock(RedisNodes nodes, RedlockSettings settings, LongSupplier ticker) {
 		return Redlock.builder().nodes(nodes.uris()).settings(settings).ticker(ticker).build();
 	}

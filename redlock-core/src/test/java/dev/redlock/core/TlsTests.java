@@ -11,14 +11,13 @@ import java.util.List;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.LockNotAcquiredException.Reason;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.TestCertificates;
+import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -27,28 +26,17 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * {@code rediss://} nodes with a self-signed certificate, trusted through
  * {@link TlsSettings}.
  */
+@WithRedisNodes(count = 3, tls = true)
 class TlsTests {
 
 	private static final Duration NODE_TIMEOUT = Duration.ofMillis(300);
 
-	private static RedisNodes nodes;
-
 	private final RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(NODE_TIMEOUT);
 
-	@BeforeAll
-	static void startTlsNodes() {
-		nodes = RedisNodes.startTls(3);
-	}
-
-	@AfterAll
-	static void stopTlsNodes() {
-		nodes.close();
-	}
-
 	@Test
-	void locksOverTlsWithTheNodesCaTrusted() throws Exception {
+	void locksOverTlsWithTheNodesCaTrusted(RedisNodes nodes) throws Exception {
 		try (Redlock redlock = Redlock.builder()
-			.nodes(tlsUris())
+			.nodes(tlsUris(nodes))
 			.settings(this.settings)
 			.tls(TlsSettings.of(trusting(TestCertificates.get())))
 			.build()) {
@@ -62,14 +50,14 @@ class TlsTests {
 	}
 
 	@Test
-	void untrustedCertificateFailsNamingTheNodes() {
+	void untrustedCertificateFailsNamingTheNodes(RedisNodes nodes) {
 		// The JVM's first TLS handshake loads its default trust store and providers,
 		// which
 		// took longer than 300 ms on JDK 25 in CI: give the failure time to be seen as
 		// what
 		// it is, not as a timeout (nothing here measures time).
 		RedlockSettings patient = this.settings.withNodeTimeout(Duration.ofSeconds(3));
-		try (Redlock redlock = Redlock.builder().nodes(tlsUris()).settings(patient).build()) {
+		try (Redlock redlock = Redlock.builder().nodes(tlsUris(nodes)).settings(patient).build()) {
 			assertThatExceptionOfType(LockNotAcquiredException.class)
 				.isThrownBy(() -> redlock.acquire("tls", Duration.ofSeconds(5), Duration.ZERO))
 				.satisfies((ex) -> {
@@ -84,7 +72,7 @@ class TlsTests {
 	}
 
 	@Test
-	void plaintextToTheTlsPortFailsWithinTheNodeTimeout() {
+	void plaintextToTheTlsPortFailsWithinTheNodeTimeout(RedisNodes nodes) {
 		List<String> plain = nodes.nodes().stream().map((node) -> "redis://127.0.0.1:" + node.tlsPort()).toList();
 		try (Redlock redlock = Redlock.builder().nodes(plain).settings(this.settings).build()) {
 			long start = System.nanoTime();
@@ -97,7 +85,7 @@ class TlsTests {
 		}
 	}
 
-	private static List<String> tlsUris() {
+	private static List<String> tlsUris(RedisNodes nodes) {
 		return nodes.nodes().stream().map(RedisNode::tlsUri).toList();
 	}
 

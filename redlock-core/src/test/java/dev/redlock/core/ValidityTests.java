@@ -3,6 +3,8 @@ package dev.redlock.core;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import dev.redlock.core.TestSupport.ScriptedTicker;
 import dev.redlock.test.RedisNodes;
@@ -26,8 +28,7 @@ class ValidityTests {
 
 	@Test
 	void acquiredWhenValidityRemainsAfterElapsedAndDrift(RedisNodes nodes) {
-		ScriptedTicker ticker = new ScriptedTicker(Duration.ZERO, Duration.ofMillis(9_897));
-		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, ticker)) {
+		try (Redlock redlock = redlockReading(nodes, Duration.ZERO, Duration.ofMillis(9_897))) {
 			Lease lease = redlock.tryAcquire("validity", TTL).orElseThrow();
 			assertThat(lease.remainingValidity()).isEqualTo(Duration.ofMillis(1));
 			assertThat(lease.isValid()).isTrue();
@@ -37,8 +38,7 @@ class ValidityTests {
 
 	@Test
 	void notAcquiredWhenNoValidityRemainsAndNothingIsLeftBehind(RedisNodes nodes) {
-		ScriptedTicker ticker = new ScriptedTicker(Duration.ZERO, Duration.ofMillis(9_898));
-		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, ticker)) {
+		try (Redlock redlock = redlockReading(nodes, Duration.ZERO, Duration.ofMillis(9_898))) {
 			assertThat(redlock.tryAcquire("validity", TTL)).isEmpty();
 		}
 		TestSupport.awaitNoKeys(nodes);
@@ -46,8 +46,7 @@ class ValidityTests {
 
 	@Test
 	void tooSlowQuorumIsReportedAsValidityExhausted(RedisNodes nodes) {
-		ScriptedTicker ticker = new ScriptedTicker(Duration.ZERO, Duration.ZERO, Duration.ofSeconds(11));
-		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, ticker)) {
+		try (Redlock redlock = redlockReading(nodes, Duration.ZERO, Duration.ZERO, Duration.ofSeconds(11))) {
 			assertThatExceptionOfType(LockNotAcquiredException.class)
 				.isThrownBy(() -> redlock.acquire("validity", TTL, Duration.ZERO))
 				.satisfies(
@@ -58,9 +57,8 @@ class ValidityTests {
 
 	@Test
 	void extensionRestartsValidityFromItsOwnStart(RedisNodes nodes) {
-		ScriptedTicker ticker = new ScriptedTicker(Duration.ZERO, Duration.ofMillis(1), Duration.ofSeconds(5),
-				Duration.ofMillis(5_001));
-		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, ticker)) {
+		try (Redlock redlock = redlockReading(nodes, Duration.ZERO, Duration.ofMillis(1), Duration.ofSeconds(5),
+				Duration.ofMillis(5_001))) {
 			Lease lease = redlock.tryAcquire("validity", TTL).orElseThrow();
 			assertThat(lease.extend(TTL)).isTrue();
 			// 5 s + 10 s - 102 ms - 5.001 s
@@ -69,29 +67,22 @@ class ValidityTests {
 		}
 	}
 
-	@Test
-	void extensionFinishingAfterTheValidityEndedDoesNotCount(RedisNodes nodes) {
-		ScriptedTicker ticker = new ScriptedTicker(Duration.ZERO, Duration.ofMillis(1), Duration.ofMillis(9_800),
-				Duration.ofMillis(9_900));
-		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, ticker)) {
+	/**
+	 * An extension that ends after the validity did leaves none, even when it started in
+	 * time; one to a shorter TTL shortens the validity too, since the nodes applied it
+	 * even though the extension came too late to count.
+	 */
+	@ParameterizedTest(name = "extended to {0} ms from {1} ms to {2} ms")
+	@CsvSource({ "10000, 9800, 9900", "100, 1000, 1200" })
+	void extensionFinishingAfterTheValidityEndedDoesNotCount(long ttlMillis, long startMillis, long endMillis,
+			RedisNodes nodes) {
+		try (Redlock redlock = redlockReading(nodes, Duration.ZERO, Duration.ofMillis(1),
+				Duration.ofMillis(startMillis), Duration.ofMillis(endMillis))) {
 			Lease lease = redlock.tryAcquire("validity", TTL).orElseThrow();
-			assertThat(lease.extend(TTL)).isFalse();
-			assertThat(lease.remainingValidity()).isZero();
-			lease.release();
-		}
-	}
-
-	@Test
-	void failedExtensionToAShorterTtlShortensTheValidity(RedisNodes nodes) {
-		// the nodes applied the 100 ms TTL even though the extension came too late to
-		// count
-		ScriptedTicker ticker = new ScriptedTicker(Duration.ZERO, Duration.ofMillis(1), Duration.ofSeconds(1),
-				Duration.ofMillis(1_200));
-		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, ticker)) {
-			Lease lease = redlock.tryAcquire("validity", TTL).orElseThrow();
-			assertThat(lease.extend(Duration.ofMillis(100))).isFalse();
+			assertThat(lease.extend(Duration.ofMillis(ttlMillis))).isFalse();
 			assertThat(lease.remainingValidity()).isZero();
 			assertThat(lease.isValid()).isFalse();
+			lease.release();
 		}
 	}
 
@@ -110,8 +101,7 @@ class ValidityTests {
 
 	@Test
 	void expiredLeaseIsNotExtendedAndNodesAreNotAsked(RedisNodes nodes) {
-		ScriptedTicker ticker = new ScriptedTicker(Duration.ZERO, Duration.ofMillis(1), Duration.ofSeconds(20));
-		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, ticker)) {
+		try (Redlock redlock = redlockReading(nodes, Duration.ZERO, Duration.ofMillis(1), Duration.ofSeconds(20))) {
 			Lease lease = redlock.tryAcquire("validity", TTL).orElseThrow();
 			String ttlBefore = nodes.node(0).command("PTTL", TestSupport.PREFIX + "validity");
 			assertThat(lease.extend(Duration.ofMinutes(5))).isFalse();
@@ -120,6 +110,11 @@ class ValidityTests {
 			assertThat(lease.extensionAttempts()).isZero();
 			lease.release();
 		}
+	}
+
+	/** A Redlock whose clock gives the readings in turn, then the last one again. */
+	private Redlock redlockReading(RedisNodes nodes, Duration... readings) {
+		return TestSupport.redlock(nodes, this.settings, new ScriptedTicker(readings));
 	}
 
 }

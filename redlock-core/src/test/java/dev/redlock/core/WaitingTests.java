@@ -49,11 +49,9 @@ class WaitingTests {
 		try (Redlock holder = TestSupport.redlock(nodes, NO_POLLING);
 				Redlock waiter = TestSupport.redlock(nodes, NO_POLLING)) {
 			Lease held = holder.acquire("handed", TTL, Duration.ZERO);
-			Running<Lease> waiting = TestThreads.start(false,
-					() -> waiter.acquire("handed", TTL, Duration.ofSeconds(30)));
+			Running<Lease> waiting = startWaiting(waiter, "handed", Duration.ofSeconds(30));
 			awaitSubscribed(nodes, "handed", 1);
-			held.release();
-			waiting.await(WELL_BEFORE_A_POLL).release();
+			handOver(held, waiting);
 		}
 	}
 
@@ -61,12 +59,8 @@ class WaitingTests {
 	void aWaiterOfTheSameInstanceTakesTheLockWhenItIsReleased(RedisNodes nodes) throws Exception {
 		try (Redlock redlock = TestSupport.redlock(nodes, NO_POLLING)) {
 			Lease held = redlock.acquire("handed", TTL, Duration.ZERO);
-			Running<Lease> waiting = TestThreads.start(false,
-					() -> redlock.acquire("handed", TTL, Duration.ofSeconds(30)));
-			TestSupport.awaitTrue("the second thread waits", Duration.ofSeconds(5),
-					() -> redlock.waitingThreads() == 1);
-			held.release();
-			waiting.await(WELL_BEFORE_A_POLL).release();
+			Running<Lease> waiting = startFirstWaiter(redlock, "handed");
+			handOver(held, waiting);
 			assertThat(redlock.waitingThreads()).isZero();
 		}
 	}
@@ -116,8 +110,7 @@ class WaitingTests {
 			});
 			TestSupport.awaitTrue("the greedy instance loops", Duration.ofSeconds(5), () -> loops.get() > 10);
 			try {
-				Running<Lease> waiting = TestThreads.start(false,
-						() -> patient.acquire("contended", TTL, Duration.ofSeconds(30)));
+				Running<Lease> waiting = startWaiting(patient, "contended", Duration.ofSeconds(30));
 				waiting.await(WELL_BEFORE_A_POLL).release();
 			}
 			finally {
@@ -222,8 +215,7 @@ class WaitingTests {
 				Redlock waiter = TestSupport.redlock(nodes, polling)) {
 			// never released: its key expires, which announces nothing
 			holder.acquire("abandoned", Duration.ofMillis(500), Duration.ZERO);
-			Running<Lease> waiting = TestThreads.start(false,
-					() -> waiter.acquire("abandoned", TTL, Duration.ofSeconds(5)));
+			Running<Lease> waiting = startWaiting(waiter, "abandoned", Duration.ofSeconds(5));
 			waiting.await(Duration.ofSeconds(10)).release();
 		}
 	}
@@ -234,8 +226,7 @@ class WaitingTests {
 		try (Redlock holder = TestSupport.redlock(nodes, polling);
 				Redlock waiter = TestSupport.redlock(nodes, polling)) {
 			Lease held = holder.acquire("dropped", TTL, Duration.ZERO);
-			Running<Lease> waiting = TestThreads.start(false,
-					() -> waiter.acquire("dropped", TTL, Duration.ofSeconds(10)));
+			Running<Lease> waiting = startWaiting(waiter, "dropped", Duration.ofSeconds(10));
 			awaitSubscribed(nodes, "dropped", 1);
 			for (RedisNode node : nodes.nodes()) {
 				node.command("CLIENT", "KILL", "TYPE", "pubsub");
@@ -244,8 +235,7 @@ class WaitingTests {
 			waiting.await(Duration.ofSeconds(15)).release();
 			// and the subscriptions come back for the next waiter
 			Lease again = holder.acquire("dropped", TTL, Duration.ZERO);
-			Running<Lease> next = TestThreads.start(false,
-					() -> waiter.acquire("dropped", TTL, Duration.ofSeconds(10)));
+			Running<Lease> next = startWaiting(waiter, "dropped", Duration.ofSeconds(10));
 			awaitSubscribed(nodes, "dropped", 1);
 			again.release();
 			next.await(Duration.ofSeconds(15)).release();
@@ -257,12 +247,10 @@ class WaitingTests {
 		try (Redlock holder = TestSupport.redlock(nodes, NO_POLLING);
 				Redlock waiter = TestSupport.redlock(nodes, NO_POLLING)) {
 			Lease held = holder.acquire("minority-down", TTL, Duration.ZERO);
-			Running<Lease> waiting = TestThreads.start(false,
-					() -> waiter.acquire("minority-down", TTL, Duration.ofSeconds(30)));
+			Running<Lease> waiting = startWaiting(waiter, "minority-down", Duration.ofSeconds(30));
 			awaitSubscribed(nodes, "minority-down", 1);
 			nodes.node(0).kill();
-			held.release();
-			waiting.await(WELL_BEFORE_A_POLL).release();
+			handOver(held, waiting);
 		}
 	}
 
@@ -270,9 +258,7 @@ class WaitingTests {
 	void closingWakesTheWaitersAtOnce(RedisNodes nodes) throws Exception {
 		Redlock redlock = TestSupport.redlock(nodes, NO_POLLING);
 		Lease held = redlock.acquire("closing", TTL, Duration.ZERO);
-		Running<Lease> waiting = TestThreads.start(false,
-				() -> redlock.acquire("closing", TTL, Duration.ofSeconds(30)));
-		TestSupport.awaitTrue("the thread waits", Duration.ofSeconds(5), () -> redlock.waitingThreads() == 1);
+		Running<Lease> waiting = startFirstWaiter(redlock, "closing");
 		redlock.close();
 		assertThatExceptionOfType(Exception.class).isThrownBy(() -> waiting.await(WELL_BEFORE_A_POLL))
 			.havingRootCause()
@@ -305,14 +291,13 @@ class WaitingTests {
 							&& Thread.currentThread().isInterrupted();
 				}
 			});
-			TestSupport.awaitTrue("the first thread waits", Duration.ofSeconds(5), () -> redlock.waitingThreads() == 1);
+			awaitWaitingThreads(redlock, 1);
 			Running<Lease> second = TestThreads.start(virtual,
 					() -> redlock.acquire("interrupted", TTL, Duration.ofSeconds(30)));
-			TestSupport.awaitTrue("both threads wait", Duration.ofSeconds(5), () -> redlock.waitingThreads() == 2);
+			awaitWaitingThreads(redlock, 2);
 			first.thread().interrupt();
 			assertThat(first.await(WELL_BEFORE_A_POLL)).as("interrupted, with its flag set").isTrue();
-			held.release();
-			second.await(WELL_BEFORE_A_POLL).release();
+			handOver(held, second);
 		}
 	}
 
@@ -320,16 +305,43 @@ class WaitingTests {
 	void aWaiterThatRunsOutOfTimeInTheQueueSaysSo(RedisNodes nodes) throws Exception {
 		try (Redlock redlock = TestSupport.redlock(nodes, NO_POLLING)) {
 			Lease held = redlock.acquire("queued", TTL, Duration.ZERO);
-			Running<Lease> head = TestThreads.start(false,
-					() -> redlock.acquire("queued", TTL, Duration.ofSeconds(30)));
-			TestSupport.awaitTrue("the first thread waits", Duration.ofSeconds(5), () -> redlock.waitingThreads() == 1);
+			Running<Lease> head = startFirstWaiter(redlock, "queued");
 			assertThatExceptionOfType(LockNotAcquiredException.class)
 				.isThrownBy(() -> redlock.acquire("queued", TTL, Duration.ofMillis(300)))
 				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(LockNotAcquiredException.Reason.CONTENDED));
 			assertThat(redlock.waitingThreads()).isOne();
-			held.release();
-			head.await(WELL_BEFORE_A_POLL).release();
+			handOver(held, head);
 		}
+	}
+
+	/** Starts a platform thread that waits up to the wait time for the resource. */
+	private static Running<Lease> startWaiting(Redlock redlock, String resource, Duration waitTime) {
+		return TestThreads.start(false, () -> redlock.acquire(resource, TTL, waitTime));
+	}
+
+	/**
+	 * Starts the first thread of the instance to wait for the resource, and returns once
+	 * it waits.
+	 */
+	private static Running<Lease> startFirstWaiter(Redlock redlock, String resource) {
+		Running<Lease> waiting = startWaiting(redlock, resource, Duration.ofSeconds(30));
+		awaitWaitingThreads(redlock, 1);
+		return waiting;
+	}
+
+	/** Waits until the given number of this instance's threads wait for a lock. */
+	private static void awaitWaitingThreads(Redlock redlock, int threads) {
+		TestSupport.awaitTrue(threads + " thread(s) wait", Duration.ofSeconds(5),
+				() -> redlock.waitingThreads() == threads);
+	}
+
+	/**
+	 * Releases the held lease and asserts that the waiter takes the lock well before it
+	 * would have polled.
+	 */
+	private static void handOver(Lease held, Running<Lease> waiting) throws Exception {
+		held.release();
+		waiting.await(WELL_BEFORE_A_POLL).release();
 	}
 
 	/**

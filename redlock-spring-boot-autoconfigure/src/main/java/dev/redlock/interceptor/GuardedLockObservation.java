@@ -24,96 +24,56 @@ final class GuardedLockObservation implements LockObservation {
 
 	@Override
 	public void acquired(Lease lease) {
-		try {
-			this.delegate.acquired(lease);
-		}
-		catch (RuntimeException ex) {
-			failed("acquired", ex);
-		}
+		guard("acquired", () -> this.delegate.acquired(lease));
 	}
 
 	@Override
 	public void notAcquired(Throwable failure) {
-		try {
-			this.delegate.notAcquired(failure);
-		}
-		catch (RuntimeException ex) {
-			failed("notAcquired", ex);
-		}
+		guard("notAcquired", () -> this.delegate.notAcquired(failure));
 	}
 
 	@Override
 	public void leaveScope() {
-		try {
-			this.delegate.leaveScope();
-		}
-		catch (RuntimeException ex) {
-			failed("leaveScope", ex);
-		}
+		guard("leaveScope", this.delegate::leaveScope);
 	}
 
 	@Override
 	public void skipped() {
-		try {
-			this.delegate.skipped();
-		}
-		catch (RuntimeException ex) {
-			failed("skipped", ex);
-		}
+		guard("skipped", this.delegate::skipped);
 	}
 
 	@Override
 	public void fellBack() {
-		try {
-			this.delegate.fellBack();
-		}
-		catch (RuntimeException ex) {
-			failed("fellBack", ex);
-		}
+		guard("fellBack", this.delegate::fellBack);
 	}
 
 	@Override
 	public void releasing() {
-		try {
-			this.delegate.releasing();
-		}
-		catch (RuntimeException ex) {
-			failed("releasing", ex);
-		}
+		guard("releasing", this.delegate::releasing);
 	}
 
 	@Override
 	public void released(ReleaseOutcome outcome) {
-		try {
-			this.delegate.released(outcome);
-		}
-		catch (RuntimeException ex) {
-			failed("released", ex);
-		}
+		guard("released", () -> this.delegate.released(outcome));
 	}
 
 	@Override
 	public void releaseFailed(RuntimeException failure) {
-		try {
-			this.delegate.releaseFailed(failure);
-		}
-		catch (RuntimeException ex) {
-			failed("releaseFailed", ex);
-		}
+		guard("releaseFailed", () -> this.delegate.releaseFailed(failure));
 	}
 
 	@Override
 	public void finished(@Nullable Throwable failure) {
-		try {
-			this.delegate.finished(failure);
-		}
-		catch (RuntimeException ex) {
-			failed("finished", ex);
-		}
+		guard("finished", () -> this.delegate.finished(failure));
 	}
 
-	private void failed(String callback, RuntimeException ex) {
-		logger.warn("Lock observation {} failed in {}; the lock's work goes on", this.delegate, callback, ex);
+	private void guard(String callback, Runnable call) {
+		try {
+			call.run();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Lock observation {} failed in {}; the lock's work goes on", this.delegate, callback, ex);
+		}
 	}
 
 }

@@ -88,14 +88,8 @@ final class LockKeyEvaluator {
 		if (condition == null) {
 			return true;
 		}
-		Object value;
-		try {
-			value = condition.getValue(context(attributes, args, target, targetClass));
-		}
-		catch (EvaluationException ex) {
-			throw new IllegalArgumentException(message(attributes, "condition", attributes.conditionSource(),
-					"could not be evaluated: " + ex.getMessage()), ex);
-		}
+		Object value = valueOf(condition, context(attributes, args, target, targetClass), attributes, "condition",
+				attributes.conditionSource());
 		if (value instanceof Boolean holds) {
 			return holds;
 		}
@@ -111,20 +105,24 @@ final class LockKeyEvaluator {
 
 	private static String evaluate(Expression key, String source, LockAttributes attributes, CallContext context) {
 		String attribute = (attributes.keys().size() > 1) ? "keys" : "key";
-		Object value;
-		try {
-			value = key.getValue(context);
-		}
-		catch (EvaluationException ex) {
-			throw new IllegalArgumentException(
-					message(attributes, attribute, source, "could not be evaluated: " + ex.getMessage()), ex);
-		}
+		Object value = valueOf(key, context, attributes, attribute, source);
 		String resource = (value != null) ? value.toString() : null;
 		if (resource == null || resource.isEmpty()) {
 			throw new IllegalArgumentException(message(attributes, attribute, source, "evaluated to "
 					+ ((value == null) ? "null" : "an empty string") + "; a lock needs a non-empty key"));
 		}
 		return resource;
+	}
+
+	private static @Nullable Object valueOf(Expression expression, CallContext context, LockAttributes attributes,
+			String attribute, String source) {
+		try {
+			return expression.getValue(context);
+		}
+		catch (EvaluationException ex) {
+			throw new IllegalArgumentException(
+					message(attributes, attribute, source, "could not be evaluated: " + ex.getMessage()), ex);
+		}
 	}
 
 	private String[] parameterNames(Method method) {

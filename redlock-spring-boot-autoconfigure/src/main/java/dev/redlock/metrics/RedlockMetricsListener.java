@@ -4,9 +4,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Function;
+import java.util.function.IntFunction;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
@@ -207,23 +210,14 @@ public final class RedlockMetricsListener implements RedlockListener {
 		final Counter leaseLost;
 
 		LockMeters(MeterRegistry registry, String lock) {
-			AcquireOutcome[] acquireOutcomes = AcquireOutcome.values();
-			this.acquire = new Timer[acquireOutcomes.length];
-			for (AcquireOutcome outcome : acquireOutcomes) {
-				this.acquire[outcome.ordinal()] = Timer.builder("redlock.acquire")
-					.description("Time to acquire a lock, retries included")
-					.tag("lock", lock)
-					.tag("outcome", outcome.tag())
-					.register(registry);
-			}
-			this.wait = new Timer[acquireOutcomes.length];
-			for (AcquireOutcome outcome : acquireOutcomes) {
-				this.wait[outcome.ordinal()] = Timer.builder("redlock.wait")
-					.description("Time spent waiting for a lock held by others")
-					.tag("lock", lock)
-					.tag("outcome", outcome.tag())
-					.register(registry);
-			}
+			this.acquire = byOutcome(lock, AcquireOutcome.values(), AcquireOutcome::tag, Timer[]::new,
+					Timer.builder("redlock.acquire")
+						.description("Time to acquire a lock, retries included")
+						.withRegistry(registry));
+			this.wait = byOutcome(lock, AcquireOutcome.values(), AcquireOutcome::tag, Timer[]::new,
+					Timer.builder("redlock.wait")
+						.description("Time spent waiting for a lock held by others")
+						.withRegistry(registry));
 			this.attempts = DistributionSummary.builder("redlock.acquire.attempts")
 				.description("Rounds needed per acquisition")
 				.tag("lock", lock)
@@ -237,28 +231,32 @@ public final class RedlockMetricsListener implements RedlockListener {
 				.description("How long leases were held")
 				.tag("lock", lock)
 				.register(registry);
-			ReleaseOutcome[] releaseOutcomes = ReleaseOutcome.values();
-			this.release = new Counter[releaseOutcomes.length];
-			for (ReleaseOutcome outcome : releaseOutcomes) {
-				this.release[outcome.ordinal()] = Counter.builder("redlock.release")
-					.description("Releases, by what the nodes said")
-					.tag("lock", lock)
-					.tag("outcome", outcome.name().toLowerCase(Locale.ROOT))
-					.register(registry);
-			}
-			ExtendOutcome[] extendOutcomes = ExtendOutcome.values();
-			this.extend = new Counter[extendOutcomes.length];
-			for (ExtendOutcome outcome : extendOutcomes) {
-				this.extend[outcome.ordinal()] = Counter.builder("redlock.extend")
-					.description("Extension attempts, by outcome")
-					.tag("lock", lock)
-					.tag("outcome", outcome.tag())
-					.register(registry);
-			}
+			this.release = byOutcome(lock, ReleaseOutcome.values(),
+					(outcome) -> outcome.name().toLowerCase(Locale.ROOT), Counter[]::new,
+					Counter.builder("redlock.release")
+						.description("Releases, by what the nodes said")
+						.withRegistry(registry));
+			this.extend = byOutcome(lock, ExtendOutcome.values(), ExtendOutcome::tag, Counter[]::new,
+					Counter.builder("redlock.extend")
+						.description("Extension attempts, by outcome")
+						.withRegistry(registry));
 			this.leaseLost = Counter.builder("redlock.lease.lost")
 				.description("Leases lost before they were released: the work outran its lease")
 				.tag("lock", lock)
 				.register(registry);
+		}
+
+		/**
+		 * One meter per outcome, tagged with the lock and the outcome, at the index of
+		 * the outcome's ordinal.
+		 */
+		private static <E extends Enum<E>, M extends Meter> M[] byOutcome(String lock, E[] outcomes,
+				Function<E, String> tag, IntFunction<M[]> newArray, Meter.MeterProvider<M> meters) {
+			M[] byOrdinal = newArray.apply(outcomes.length);
+			for (E outcome : outcomes) {
+				byOrdinal[outcome.ordinal()] = meters.withTags("lock", lock, "outcome", tag.apply(outcome));
+			}
+			return byOrdinal;
 		}
 
 	}

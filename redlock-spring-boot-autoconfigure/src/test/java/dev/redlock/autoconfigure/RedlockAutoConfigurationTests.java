@@ -3,25 +3,21 @@ package dev.redlock.autoconfigure;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.lang.reflect.Method;
 import java.net.URL;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
 
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.autoconfigure.metrics.RedlockMetricsAutoConfiguration;
@@ -38,15 +34,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class RedlockAutoConfigurationTests {
 
-	private static final String[] THREE_NODES = { "redlock.nodes[0]=redis://127.0.0.1:7101",
-			"redlock.nodes[1]=redis://127.0.0.1:7102", "redlock.nodes[2]=redis://127.0.0.1:7103" };
-
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class));
 
 	@Test
 	void bindsPropertiesIntoTheRedlockBean() {
-		this.runner.withPropertyValues(THREE_NODES)
+		this.runner.withPropertyValues(AutoConfigurationTesting.THREE_NODES)
 			.withPropertyValues("redlock.key-prefix=shop:", "redlock.default-ttl=12s", "redlock.default-wait-time=0",
 					"redlock.retry-delay=50ms", "redlock.node-timeout=20ms", "redlock.clock-drift-factor=0.02",
 					"redlock.max-extensions=7", "redlock.pool.max-total=9", "redlock.pool.max-idle=3",
@@ -72,7 +65,7 @@ class RedlockAutoConfigurationTests {
 
 	@Test
 	void defaultsMatchTheCoreDefaults() {
-		this.runner.withPropertyValues(THREE_NODES).run((context) -> {
+		this.runner.withPropertyValues(AutoConfigurationTesting.THREE_NODES).run((context) -> {
 			assertThat(context.getBean(Redlock.class).settings()).isEqualTo(RedlockSettings.defaults());
 			assertThat(context.getBean(DistributedLockAdvisor.class).getOrder())
 				.isEqualTo(RedlockProperties.DEFAULT_INTERCEPTOR_ORDER);
@@ -81,7 +74,7 @@ class RedlockAutoConfigurationTests {
 
 	@Test
 	void interceptorOrderIsConfigurable() {
-		this.runner.withPropertyValues(THREE_NODES)
+		this.runner.withPropertyValues(AutoConfigurationTesting.THREE_NODES)
 			.withPropertyValues("redlock.interceptor-order=42")
 			.run((context) -> assertThat(context.getBean(DistributedLockAdvisor.class).getOrder()).isEqualTo(42));
 	}
@@ -96,21 +89,8 @@ class RedlockAutoConfigurationTests {
 	}
 
 	@Test
-	void backsOffForEveryBeanTheApplicationDefines() {
-		for (Method method : RedlockAutoConfiguration.class.getDeclaredMethods()) {
-			if (method.isAnnotationPresent(Bean.class)) {
-				assertThat(method.isAnnotationPresent(ConditionalOnMissingBean.class))
-					.as("@ConditionalOnMissingBean on %s", method.getName())
-					.isTrue();
-			}
-		}
-		assertThat(Arrays.stream(RedlockAutoConfiguration.class.getDeclaredMethods())
-			.filter((method) -> method.isAnnotationPresent(Bean.class))).hasSize(3);
-	}
-
-	@Test
 	void disabledSwitchTurnsEverythingOff() {
-		this.runner.withPropertyValues(THREE_NODES)
+		this.runner.withPropertyValues(AutoConfigurationTesting.THREE_NODES)
 			.withPropertyValues("redlock.enabled=false")
 			.run((context) -> assertThat(context).doesNotHaveBean(Redlock.class)
 				.doesNotHaveBean(DistributedLockAdvisor.class)
@@ -127,7 +107,7 @@ class RedlockAutoConfigurationTests {
 		this.runner
 			.withConfiguration(AutoConfigurations.of(RedlockMetricsAutoConfiguration.class,
 					RedlockObservationAutoConfiguration.class))
-			.withPropertyValues(THREE_NODES)
+			.withPropertyValues(AutoConfigurationTesting.THREE_NODES)
 			// nothing listens on the nodes' ports: an intercepted call fails fast without
 			// a quorum
 			.withPropertyValues("redlock.default-wait-time=0s")
@@ -172,26 +152,17 @@ class RedlockAutoConfigurationTests {
 				"redlock.nodes[2]", "same server as nodes[0]");
 	}
 
-	@Test
-	void nonPositiveTtlFails() {
-		assertFailure(this.runner.withPropertyValues(THREE_NODES).withPropertyValues("redlock.default-ttl=0s"),
-				"redlock.default-ttl", "must be positive");
-		assertFailure(this.runner.withPropertyValues(THREE_NODES).withPropertyValues("redlock.default-ttl=-5s"),
-				"redlock.default-ttl", "must be positive");
-	}
-
-	@Test
-	void driftFactorOutsideZeroToOneFails() {
-		assertFailure(this.runner.withPropertyValues(THREE_NODES).withPropertyValues("redlock.clock-drift-factor=1"),
-				"redlock.clock-drift-factor", "below 1");
-		assertFailure(this.runner.withPropertyValues(THREE_NODES).withPropertyValues("redlock.clock-drift-factor=-0.5"),
-				"redlock.clock-drift-factor", "at least 0");
-	}
-
-	@Test
-	void badPoolSizeFails() {
-		assertFailure(this.runner.withPropertyValues(THREE_NODES).withPropertyValues("redlock.pool.max-total=0"),
-				"redlock.pool.max-total", "at least 1");
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			redlock.default-ttl=0s           | redlock.default-ttl        | must be positive
+			redlock.default-ttl=-5s          | redlock.default-ttl        | must be positive
+			redlock.clock-drift-factor=1     | redlock.clock-drift-factor | below 1
+			redlock.clock-drift-factor=-0.5  | redlock.clock-drift-factor | at least 0
+			redlock.pool.max-total=0         | redlock.pool.max-total     | at least 1
+			""")
+	void invalidSettingFailsNamingTheProperty(String setting, String property, String reason) {
+		assertFailure(this.runner.withPropertyValues(AutoConfigurationTesting.THREE_NODES).withPropertyValues(setting),
+				property, reason);
 	}
 
 	@Test
@@ -205,12 +176,6 @@ class RedlockAutoConfigurationTests {
 			registered.add(factories.getProperty("org.springframework.boot.diagnostics.FailureAnalyzer", ""));
 		}
 		assertThat(registered).anyMatch((names) -> names.contains(RedlockConfigurationFailureAnalyzer.class.getName()));
-	}
-
-	@Test
-	void autoConfigurationIsRegistered() {
-		assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
-			.contains(RedlockAutoConfiguration.class.getName());
 	}
 
 	/**

@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
@@ -16,6 +14,7 @@ import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.TestCertificates;
+import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -24,26 +23,15 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * {@code redlock.ssl.bundle} names a Spring Boot SSL bundle whose trust material checks
  * {@code rediss://} nodes.
  */
+@WithRedisNodes(count = 3, tls = true)
 class RedlockTlsAutoConfigurationTests {
-
-	private static RedisNodes nodes;
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, RedlockAutoConfiguration.class));
 
-	@BeforeAll
-	static void startTlsNodes() {
-		nodes = RedisNodes.startTls(3);
-	}
-
-	@AfterAll
-	static void stopTlsNodes() {
-		nodes.close();
-	}
-
 	@Test
-	void sslBundleTrustsTheNodesCertificate() {
-		this.runner.withPropertyValues(tlsNodes())
+	void sslBundleTrustsTheNodesCertificate(RedisNodes nodes) {
+		this.runner.withPropertyValues(tlsNodes(nodes))
 			.withPropertyValues(
 					"spring.ssl.bundle.pem.redis.truststore.certificate=file:" + TestCertificates.get().caCertificate(),
 					"redlock.ssl.bundle=redis")
@@ -58,8 +46,8 @@ class RedlockTlsAutoConfigurationTests {
 	}
 
 	@Test
-	void withoutTheBundleTheSelfSignedCertificateIsRefused() {
-		this.runner.withPropertyValues(tlsNodes()).run((context) -> {
+	void withoutTheBundleTheSelfSignedCertificateIsRefused(RedisNodes nodes) {
+		this.runner.withPropertyValues(tlsNodes(nodes)).run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThatExceptionOfType(LockNotAcquiredException.class)
 				.isThrownBy(() -> context.getBean(Redlock.class).acquire("tls", Duration.ofSeconds(5), Duration.ZERO))
@@ -68,8 +56,8 @@ class RedlockTlsAutoConfigurationTests {
 	}
 
 	@Test
-	void unknownBundleFailsStartupNamingTheProperty() {
-		this.runner.withPropertyValues(tlsNodes()).withPropertyValues("redlock.ssl.bundle=nope").run((context) -> {
+	void unknownBundleFailsStartupNamingTheProperty(RedisNodes nodes) {
+		this.runner.withPropertyValues(tlsNodes(nodes)).withPropertyValues("redlock.ssl.bundle=nope").run((context) -> {
 			assertThat(context).hasFailed();
 			Throwable failure = context.getStartupFailure();
 			while (failure != null && !(failure instanceof InvalidRedlockPropertyException)) {
@@ -81,7 +69,7 @@ class RedlockTlsAutoConfigurationTests {
 		});
 	}
 
-	private static String[] tlsNodes() {
+	private static String[] tlsNodes(RedisNodes nodes) {
 		List<String> properties = new ArrayList<>();
 		for (int i = 0; i < nodes.size(); i++) {
 			properties.add("redlock.nodes[" + i + "]=" + nodes.node(i).tlsUri());

@@ -3,10 +3,11 @@ package dev.redlock.endpoint;
 import java.time.Duration;
 import java.time.Instant;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.redlock.TestRedlocks;
 import dev.redlock.core.Lease;
 import dev.redlock.core.NodeStatistics;
 import dev.redlock.core.Redlock;
@@ -27,6 +28,7 @@ class RedlockEndpointTests {
 
 	private RedisNodes nodes;
 
+	@AutoClose
 	private Redlock redlock;
 
 	private RedlockEndpoint endpoint;
@@ -34,18 +36,11 @@ class RedlockEndpointTests {
 	@BeforeEach
 	void buildRedlock(RedisNodes nodes) {
 		this.nodes = nodes;
-		this.redlock = Redlock.builder()
-			.nodes(nodes.uris())
-			.settings(new RedlockSettings("shop:", Duration.ofSeconds(20), Duration.ofMillis(1500),
-					Duration.ofMillis(40), Duration.ofMillis(150), 0.02, 7, 8, 2, "endpoint-test", Duration.ZERO, 1024,
-					Duration.ofMinutes(10), false))
-			.build();
+		this.redlock = TestRedlocks.on(nodes,
+				new RedlockSettings("shop:", Duration.ofSeconds(20), Duration.ofMillis(1500), Duration.ofMillis(40),
+						Duration.ofMillis(150), 0.02, 7, 8, 2, "endpoint-test", Duration.ZERO, 1024,
+						Duration.ofMinutes(10), false));
 		this.endpoint = new RedlockEndpoint(this.redlock);
-	}
-
-	@AfterEach
-	void close() {
-		this.redlock.close();
 	}
 
 	@Test
@@ -85,7 +80,7 @@ class RedlockEndpointTests {
 	void countsHowEachNodeAnswered() {
 		this.nodes.node(2).kill();
 		try (Lease lease = this.redlock.acquire("counted", "order:7", Duration.ofSeconds(5), Duration.ZERO)) {
-			try (Redlock other = Redlock.builder().nodes(this.nodes.uris()).settings(this.redlock.settings()).build()) {
+			try (Redlock other = TestRedlocks.on(this.nodes, this.redlock.settings())) {
 				assertThat(other.tryAcquire("order:7", Duration.ofSeconds(5))).isEmpty();
 			}
 			assertThat(this.redlock.tryAcquire("order:7", Duration.ofSeconds(5))).isEmpty();

@@ -9,8 +9,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.redlock.TestRedlocks;
 import dev.redlock.core.Redlock;
-import dev.redlock.core.RedlockSettings;
 import dev.redlock.test.RedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,9 +32,8 @@ class RedlockLockRegistryTests {
 	@BeforeEach
 	void start() {
 		this.nodes = RedisNodes.start(3);
-		RedlockSettings settings = RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO);
-		this.here = Redlock.builder().nodes(this.nodes.uris()).settings(settings).build();
-		this.elsewhere = Redlock.builder().nodes(this.nodes.uris()).settings(settings).build();
+		this.here = TestRedlocks.on(this.nodes);
+		this.elsewhere = TestRedlocks.on(this.nodes);
 	}
 
 	@AfterEach

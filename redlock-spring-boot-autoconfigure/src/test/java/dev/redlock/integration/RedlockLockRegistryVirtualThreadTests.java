@@ -8,11 +8,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -21,8 +22,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.task.AsyncTaskExecutor;
 import org.springframework.integration.support.locks.LockRegistry;
 
+import dev.redlock.ResetRedisNodes;
+import dev.redlock.TestRedlocks;
 import dev.redlock.core.Redlock;
-import dev.redlock.core.RedlockSettings;
 import dev.redlock.interceptor.CriticalSection;
 import dev.redlock.interceptor.VirtualThreads;
 import dev.redlock.test.RedisNode;
@@ -39,6 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(properties = "spring.threads.virtual.enabled=true")
 @RedlockTestNodes(count = 3)
+@ExtendWith(ResetRedisNodes.class)
 @EnabledForJreRange(min = JRE.JAVA_21)
 class RedlockLockRegistryVirtualThreadTests {
 
@@ -54,20 +57,12 @@ class RedlockLockRegistryVirtualThreadTests {
 	@Qualifier("applicationTaskExecutor")
 	private AsyncTaskExecutor executor;
 
+	@AutoClose
 	private Redlock elsewhere;
 
 	@BeforeEach
 	void start() {
-		this.nodes.reset();
-		this.elsewhere = Redlock.builder()
-			.nodes(this.nodes.uris())
-			.settings(RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO))
-			.build();
-	}
-
-	@AfterEach
-	void stop() {
-		this.elsewhere.close();
+		this.elsewhere = TestRedlocks.on(this.nodes);
 	}
 
 	@Test
@@ -101,12 +96,7 @@ class RedlockLockRegistryVirtualThreadTests {
 				return VirtualThreads.isVirtual(Thread.currentThread());
 			}));
 		}
-		long began = System.nanoTime();
-		start.countDown();
-		for (Future<Boolean> task : done) {
-			assertThat(task.get(90, TimeUnit.SECONDS)).as("ran on a virtual thread").isTrue();
-		}
-		long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
+		long tookMillis = VirtualThreads.openAndAwait(start, done, Duration.ofSeconds(90), "ran on a virtual thread");
 		assertThat(section.count()).as("no update lost").isEqualTo(tasks);
 		assertThat(section.maxInside()).as("most holders at once").isEqualTo(1);
 		assertThat(keysOnNodes(KEY + "vt")).isZero();

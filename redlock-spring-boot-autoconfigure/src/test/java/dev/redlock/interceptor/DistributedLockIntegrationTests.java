@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -21,6 +22,7 @@ import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.DefaultTransactionStatus;
 
+import dev.redlock.ResetRedisNodes;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
@@ -39,6 +41,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  */
 @SpringBootTest(properties = { "orders.lock-ttl=7s", "redlock.default-wait-time=0s" })
 @RedlockTestNodes(count = 3)
+@ExtendWith(ResetRedisNodes.class)
 class DistributedLockIntegrationTests {
 
 	@Autowired
@@ -55,7 +58,6 @@ class DistributedLockIntegrationTests {
 
 	@BeforeEach
 	void clean() {
-		this.nodes.reset();
 		this.orders.observations().clear();
 		this.orders.calls().set(0);
 	}

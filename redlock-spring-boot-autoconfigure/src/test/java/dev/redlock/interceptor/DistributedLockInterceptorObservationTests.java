@@ -1,7 +1,5 @@
 package dev.redlock.interceptor;
 
-import java.time.Duration;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -10,10 +8,10 @@ import org.junit.jupiter.api.Test;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.mock.env.MockEnvironment;
 
+import dev.redlock.TestRedlocks;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.core.Lease;
 import dev.redlock.core.Redlock;
-import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.ReleaseOutcome;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
@@ -59,10 +57,7 @@ class DistributedLockInterceptorObservationTests {
 				}
 			};
 		};
-		try (Redlock redlock = Redlock.builder()
-			.nodes(nodes.uris())
-			.settings(RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO))
-			.build()) {
+		try (Redlock redlock = TestRedlocks.on(nodes)) {
 			Ledger ledger = proxy(redlock, observer, heard);
 			ledger.post("a-1");
 		}
@@ -94,10 +89,7 @@ class DistributedLockInterceptorObservationTests {
 				throw new IllegalStateException("observer broken");
 			}
 		};
-		try (Redlock redlock = Redlock.builder()
-			.nodes(nodes.uris())
-			.settings(RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO))
-			.build()) {
+		try (Redlock redlock = TestRedlocks.on(nodes)) {
 			Ledger ledger = proxy(redlock, observer, heard);
 			ledger.post("b-1");
 			assertThatIllegalArgumentException().isThrownBy(() -> ledger.post("boom")).withMessage("boom");
@@ -113,10 +105,7 @@ class DistributedLockInterceptorObservationTests {
 		LockObserver observer = (attributes, resource) -> {
 			throw new IllegalStateException("observer broken");
 		};
-		try (Redlock redlock = Redlock.builder()
-			.nodes(nodes.uris())
-			.settings(RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO))
-			.build()) {
+		try (Redlock redlock = TestRedlocks.on(nodes)) {
 			proxy(redlock, observer, heard).post("c-1");
 		}
 		assertThat(heard).containsExactly("method");

@@ -10,12 +10,14 @@ import java.util.concurrent.locks.LockSupport;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
+import dev.redlock.ResetRedisNodes;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.LeaseLostAction;
 import dev.redlock.annotation.Renewal;
@@ -37,6 +39,7 @@ import static org.assertj.core.api.Assertions.fail;
  */
 @SpringBootTest(properties = { "redlock.default-wait-time=0s", "jobs.max-hold=600ms" })
 @RedlockTestNodes(count = 3)
+@ExtendWith(ResetRedisNodes.class)
 class DistributedLockRenewalTests {
 
 	private static final Duration TTL = Duration.ofMillis(300);
@@ -52,7 +55,6 @@ class DistributedLockRenewalTests {
 
 	@BeforeEach
 	void clean() {
-		this.nodes.reset();
 		this.jobs.calls().set(0);
 	}
 
@@ -61,20 +63,8 @@ class DistributedLockRenewalTests {
 		AtomicBoolean running = new AtomicBoolean();
 		CompletableFuture<Lease> job = CompletableFuture.supplyAsync(() -> this.jobs.renewed("a", running));
 		await("the job started", () -> running.get());
-		int refused = 0;
-		while (running.get()) {
-			try {
-				this.jobs.contender("a");
-				if (running.get()) {
-					fail("a second caller got the lock while the renewed job ran");
-				}
-			}
-			catch (LockNotAcquiredException ex) {
-				assertThat(ex.reason()).isEqualTo(LockNotAcquiredException.Reason.CONTENDED);
-				refused++;
-			}
-			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-		}
+		int refused = Contention.refusalsWhile(running, () -> this.jobs.contender("a"),
+				() -> LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)));
 		Lease lease = job.get(10, TimeUnit.SECONDS);
 		assertThat(lease.heldFor()).isGreaterThanOrEqualTo(TTL.multipliedBy(5));
 		assertThat(lease.extensionAttempts()).isGreaterThanOrEqualTo(12);

@@ -17,12 +17,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
+import dev.redlock.ResetRedisNodes;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLocked;
 import dev.redlock.core.Lease;
@@ -41,6 +43,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 @SpringBootTest(properties = "redlock.default-wait-time=0s")
 @RedlockTestNodes(count = 3)
+@ExtendWith(ResetRedisNodes.class)
 class LockSemanticsTests {
 
 	private static final Duration TTL = Duration.ofSeconds(10);
@@ -62,7 +65,6 @@ class LockSemanticsTests {
 
 	@BeforeEach
 	void clean() {
-		this.nodes.reset();
 		this.shop.runs().set(0);
 	}
 

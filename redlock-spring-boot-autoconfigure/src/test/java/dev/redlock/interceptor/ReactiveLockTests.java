@@ -5,8 +5,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -17,6 +17,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
+import dev.redlock.ResetRedisNodes;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLocked;
 import dev.redlock.core.Lease;
@@ -34,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 @SpringBootTest(properties = "redlock.default-wait-time=0s")
 @RedlockTestNodes(count = 3)
+@ExtendWith(ResetRedisNodes.class)
 class ReactiveLockTests {
 
 	@Autowired
@@ -44,11 +46,6 @@ class ReactiveLockTests {
 
 	@Autowired
 	private RedisNodes nodes;
-
-	@BeforeEach
-	void clean() {
-		this.nodes.reset();
-	}
 
 	@Test
 	void aMonoHoldsTheLockFromSubscriptionUntilItCompletes() throws Exception {

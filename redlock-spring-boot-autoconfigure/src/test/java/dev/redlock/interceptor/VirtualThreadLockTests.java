@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -27,11 +28,11 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.task.AsyncTaskExecutor;
 
+import dev.redlock.ResetRedisNodes;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.Renewal;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
-import dev.redlock.core.LockNotAcquiredException.Reason;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.ReleaseOutcome;
 import dev.redlock.test.RedisNode;
@@ -39,7 +40,6 @@ import dev.redlock.test.RedisNodes;
 import dev.redlock.test.RedlockTestNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * {@code @DistributedLock} and leases on virtual threads, in an application with
@@ -50,6 +50,7 @@ import static org.assertj.core.api.Assertions.fail;
  */
 @SpringBootTest(properties = { "spring.threads.virtual.enabled=true", "redlock.default-wait-time=0s" })
 @RedlockTestNodes(count = 3)
+@ExtendWith(ResetRedisNodes.class)
 @EnabledForJreRange(min = JRE.JAVA_21)
 class VirtualThreadLockTests {
 
@@ -73,7 +74,6 @@ class VirtualThreadLockTests {
 
 	@BeforeEach
 	void clean() {
-		this.nodes.reset();
 		this.counter.reset();
 		this.jobs.calls().set(0);
 	}
@@ -90,12 +90,8 @@ class VirtualThreadLockTests {
 				return VirtualThreads.isVirtual(Thread.currentThread());
 			}));
 		}
-		long began = System.nanoTime();
-		start.countDown();
-		for (Future<Boolean> call : onVirtualThread) {
-			assertThat(call.get(60, TimeUnit.SECONDS)).as("ran on a virtual thread of Boot's executor").isTrue();
-		}
-		long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
+		long tookMillis = VirtualThreads.openAndAwait(start, onVirtualThread, Duration.ofSeconds(60),
+				"ran on a virtual thread of Boot's executor");
 		assertThat(this.counter.value()).as("no update lost").isEqualTo(calls);
 		assertThat(this.counter.maxInside()).as("most calls in the locked method at once").isEqualTo(1);
 		NodeKeys.awaitReleased(this.nodes, "redlock:counter:shared");
@@ -109,21 +105,9 @@ class VirtualThreadLockTests {
 		AtomicBoolean lost = new AtomicBoolean();
 		Future<Lease> job = this.executor.submit(() -> this.jobs.renewed("b", running, lost));
 		NodeKeys.awaitTrue("the job started", running::get);
-		int refused = 0;
-		while (running.get()) {
-			try {
-				this.jobs.contender("b");
-				if (running.get()) {
-					fail("a second caller got the lock while the renewed job ran");
-				}
-			}
-			catch (LockNotAcquiredException ex) {
-				assertThat(ex.reason()).isEqualTo(Reason.CONTENDED);
-				refused++;
-			}
-			// the next try once the job has ended, or 20 ms from now
-			awaitQuietly(job, Duration.ofMillis(20));
-		}
+		// the next try once the job has ended, or 20 ms from now
+		int refused = Contention.refusalsWhile(running, () -> this.jobs.contender("b"),
+				() -> awaitQuietly(job, Duration.ofMillis(20)));
 		Lease lease = job.get(10, TimeUnit.SECONDS);
 		assertThat(lease.heldFor()).isGreaterThanOrEqualTo(SHORT_TTL.multipliedBy(5));
 		assertThat(lease.extensionAttempts()).isGreaterThanOrEqualTo(12);

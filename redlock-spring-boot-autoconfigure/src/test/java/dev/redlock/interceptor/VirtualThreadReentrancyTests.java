@@ -15,6 +15,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -25,6 +26,7 @@ import org.springframework.core.task.AsyncTaskExecutor;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import dev.redlock.ResetRedisNodes;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLocked;
 import dev.redlock.core.Lease;
@@ -44,6 +46,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(properties = { "spring.threads.virtual.enabled=true", "redlock.default-wait-time=0s" })
 @RedlockTestNodes(count = 3)
+@ExtendWith(ResetRedisNodes.class)
 @EnabledForJreRange(min = JRE.JAVA_21)
 class VirtualThreadReentrancyTests {
 
@@ -64,7 +67,6 @@ class VirtualThreadReentrancyTests {
 
 	@BeforeEach
 	void clean() {
-		this.nodes.reset();
 		this.inner.runs().clear();
 		this.otherVirtualThreads = VirtualThreads.newExecutor("other-");
 	}

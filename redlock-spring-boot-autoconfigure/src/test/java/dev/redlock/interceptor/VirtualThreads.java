@@ -1,13 +1,19 @@
 package dev.redlock.interceptor;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Virtual threads for tests compiled for Java 17: the Java 21 API is reached through
@@ -96,6 +102,26 @@ public final class VirtualThreads {
 			thread.interrupt();
 			throw new AssertionError("virtual thread " + thread + " did not finish within 30 s", ex);
 		}
+	}
+
+	/**
+	 * Opens the gate the tasks wait at and asserts that each task returns {@code true}
+	 * (it ran on a virtual thread) within the timeout.
+	 * @param gate what every task awaits before its work
+	 * @param tasks the submitted tasks
+	 * @param timeout how long to wait for each task
+	 * @param description what a task's {@code true} means, for the failure message
+	 * @return the milliseconds from the opening of the gate until every task returned
+	 * @throws Exception what waiting for a task threw
+	 */
+	public static long openAndAwait(CountDownLatch gate, List<Future<Boolean>> tasks, Duration timeout,
+			String description) throws Exception {
+		long began = System.nanoTime();
+		gate.countDown();
+		for (Future<Boolean> task : tasks) {
+			assertThat(task.get(timeout.toMillis(), TimeUnit.MILLISECONDS)).as(description).isTrue();
+		}
+		return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
 	}
 
 }

@@ -7,9 +7,10 @@ import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -18,11 +19,12 @@ import org.springframework.context.annotation.Import;
 import org.springframework.integration.support.locks.LockRegistry;
 import reactor.core.publisher.Mono;
 
+import dev.redlock.ResetRedisNodes;
+import dev.redlock.TestRedlocks;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.integration.RedlockLockRegistry;
 import dev.redlock.core.Lease;
 import dev.redlock.core.Redlock;
-import dev.redlock.core.RedlockSettings;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.RedlockTestNodes;
 
@@ -37,6 +39,7 @@ import static org.assertj.core.api.Assertions.fail;
  */
 @SpringBootTest(properties = "redlock.retry-delay=20s")
 @RedlockTestNodes(count = 3)
+@ExtendWith(ResetRedisNodes.class)
 class WaitingForALockTests {
 
 	/** Far below the shortest delay before polling again (half the retry delay). */
@@ -56,20 +59,12 @@ class WaitingForALockTests {
 	@Autowired
 	private RedisNodes nodes;
 
+	@AutoClose
 	private Redlock otherInstance;
 
 	@BeforeEach
 	void start() {
-		this.nodes.reset();
-		this.otherInstance = Redlock.builder()
-			.nodes(this.nodes.uris())
-			.settings(RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO))
-			.build();
-	}
-
-	@AfterEach
-	void stop() {
-		this.otherInstance.close();
+		this.otherInstance = TestRedlocks.on(this.nodes);
 	}
 
 	@Test
@@ -92,36 +87,23 @@ class WaitingForALockTests {
 	@Test
 	void theLockRegistrysTryLockWithATimeout() throws Exception {
 		Lock lock = this.registry.obtain("registry-try");
-		assertWokenByTheRelease(RedlockLockRegistry.RESOURCE_PREFIX + "registry-try",
-				() -> CompletableFuture.supplyAsync(() -> {
-					try {
-						if (!lock.tryLock(30, TimeUnit.SECONDS)) {
-							return "timed out";
-						}
-						lock.unlock();
-						return "done";
-					}
-					catch (InterruptedException ex) {
-						Thread.currentThread().interrupt();
-						return "interrupted";
-					}
-				}));
+		assertWokenByTheRelease(RedlockLockRegistry.RESOURCE_PREFIX + "registry-try", () -> supplyInterruptibly(() -> {
+			if (!lock.tryLock(30, TimeUnit.SECONDS)) {
+				return "timed out";
+			}
+			lock.unlock();
+			return "done";
+		}));
 	}
 
 	@Test
 	void theLockRegistrysLockInterruptibly() throws Exception {
 		Lock lock = this.registry.obtain("registry-interruptibly");
 		assertWokenByTheRelease(RedlockLockRegistry.RESOURCE_PREFIX + "registry-interruptibly",
-				() -> CompletableFuture.supplyAsync(() -> {
-					try {
-						lock.lockInterruptibly();
-						lock.unlock();
-						return "done";
-					}
-					catch (InterruptedException ex) {
-						Thread.currentThread().interrupt();
-						return "interrupted";
-					}
+				() -> supplyInterruptibly(() -> {
+					lock.lockInterruptibly();
+					lock.unlock();
+					return "done";
 				}));
 	}
 
@@ -135,6 +117,29 @@ class WaitingForALockTests {
 		awaitWaiting(resource);
 		held.release();
 		assertThat(waiting.get(BOUND_SECONDS, TimeUnit.SECONDS)).isEqualTo("done");
+	}
+
+	/**
+	 * Runs the call on the common pool; an interrupt ends it with {@code "interrupted"}.
+	 */
+	private static CompletableFuture<String> supplyInterruptibly(InterruptibleCall call) {
+		return CompletableFuture.supplyAsync(() -> {
+			try {
+				return call.call();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return "interrupted";
+			}
+		});
+	}
+
+	/** A call that may be interrupted while it waits. */
+	@FunctionalInterface
+	private interface InterruptibleCall {
+
+		String call() throws InterruptedException;
+
 	}
 
 	/**

@@ -28,8 +28,7 @@ class RedlockMetricsListenerNodeFaultTests {
 
 	@Test
 	void killedNodeIsTaggedError(RedisNodes nodes) {
-		try (Redlock redlock = redlock(nodes)) {
-			acquireAndRelease(redlock, "warm-up");
+		try (Redlock redlock = warmedUp(nodes)) {
 			RedisNode killed = nodes.node(0);
 			killed.kill();
 			acquireAndRelease(redlock, "order:1");
@@ -42,8 +41,7 @@ class RedlockMetricsListenerNodeFaultTests {
 
 	@Test
 	void pausedNodeIsTaggedTimeout(RedisNodes nodes) {
-		try (Redlock redlock = redlock(nodes)) {
-			acquireAndRelease(redlock, "warm-up");
+		try (Redlock redlock = warmedUp(nodes)) {
 			RedisNode paused = nodes.node(1);
 			paused.pause();
 			try {
@@ -69,12 +67,18 @@ class RedlockMetricsListenerNodeFaultTests {
 		}
 	}
 
-	private Redlock redlock(RedisNodes nodes) {
-		return Redlock.builder()
+	/**
+	 * A Redlock that records into {@link #meters} and has acquired and released once, so
+	 * that it is connected to every node.
+	 */
+	private Redlock warmedUp(RedisNodes nodes) {
+		Redlock redlock = Redlock.builder()
 			.nodes(nodes.uris())
 			.settings(RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO))
 			.listener(new RedlockMetricsListener(this.meters))
 			.build();
+		acquireAndRelease(redlock, "warm-up");
+		return redlock;
 	}
 
 	private static void acquireAndRelease(Redlock redlock, String resource) {

@@ -13,14 +13,15 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
+import dev.redlock.ResetRedisNodes;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
@@ -43,6 +44,7 @@ import static org.assertj.core.api.Assertions.fail;
 		"management.metrics.distribution.percentiles-histogram.redlock.acquire=true",
 		"management.metrics.distribution.percentiles.redlock.acquire=0.99" })
 @RedlockTestNodes(count = 3)
+@ExtendWith(ResetRedisNodes.class)
 class RedlockMetricsListenerTests {
 
 	@Autowired
@@ -56,11 +58,6 @@ class RedlockMetricsListenerTests {
 
 	@Autowired
 	private MeterRegistry meters;
-
-	@BeforeEach
-	void clean() {
-		this.nodes.reset();
-	}
 
 	@Test
 	void countsAcquisitionsAndReleasesByOutcomeExactly() {

@@ -9,6 +9,7 @@ import io.micrometer.observation.tck.TestObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -16,12 +17,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
+import dev.redlock.ResetRedisNodes;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLocked;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
-import dev.redlock.test.RedisNodes;
 import dev.redlock.test.RedlockTestNodes;
 
 import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
@@ -34,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  */
 @SpringBootTest(properties = "redlock.default-wait-time=0s")
 @RedlockTestNodes(count = 3)
+@ExtendWith(ResetRedisNodes.class)
 class ObservationLockObserverTests {
 
 	@Autowired
@@ -45,12 +47,8 @@ class ObservationLockObserverTests {
 	@Autowired
 	private Redlock redlock;
 
-	@Autowired
-	private RedisNodes nodes;
-
 	@BeforeEach
 	void clean() {
-		this.nodes.reset();
 		this.registry.clear();
 	}
 
@@ -66,20 +64,8 @@ class ObservationLockObserverTests {
 			.doesNotHaveError()
 			.hasBeenStarted()
 			.hasBeenStopped();
-		assertThat(this.registry).hasNumberOfObservationsWithNameEqualTo(ObservationLockObserver.ACQUIRE, 1)
-			.hasObservationWithNameEqualTo(ObservationLockObserver.ACQUIRE)
-			.that()
-			.hasLowCardinalityKeyValue("lock", "document")
-			.hasLowCardinalityKeyValue("outcome", "acquired")
-			.hasParentObservationContextMatching((parent) -> ObservationLockObserver.LOCK.equals(parent.getName()))
-			.hasBeenStopped();
-		assertThat(this.registry).hasNumberOfObservationsWithNameEqualTo(ObservationLockObserver.RELEASE, 1)
-			.hasObservationWithNameEqualTo(ObservationLockObserver.RELEASE)
-			.that()
-			.hasLowCardinalityKeyValue("lock", "document")
-			.hasLowCardinalityKeyValue("outcome", "released")
-			.hasParentObservationContextMatching((parent) -> ObservationLockObserver.LOCK.equals(parent.getName()))
-			.hasBeenStopped();
+		assertOneStoppedChildOfTheLock(ObservationLockObserver.ACQUIRE, "acquired");
+		assertOneStoppedChildOfTheLock(ObservationLockObserver.RELEASE, "released");
 		assertThat(this.registry.getCurrentObservation()).isNull();
 	}
 
@@ -154,6 +140,20 @@ class ObservationLockObserverTests {
 			.hasLowCardinalityKeyValue("outcome", "released")
 			.doesNotHaveError();
 		assertThat(this.registry.getCurrentObservation()).isNull();
+	}
+
+	/**
+	 * Asserts one stopped observation of the name, a child of the lock's, with the lock's
+	 * name and the outcome.
+	 */
+	private void assertOneStoppedChildOfTheLock(String name, String outcome) {
+		assertThat(this.registry).hasNumberOfObservationsWithNameEqualTo(name, 1)
+			.hasObservationWithNameEqualTo(name)
+			.that()
+			.hasLowCardinalityKeyValue("lock", "document")
+			.hasLowCardinalityKeyValue("outcome", outcome)
+			.hasParentObservationContextMatching((parent) -> ObservationLockObserver.LOCK.equals(parent.getName()))
+			.hasBeenStopped();
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -64,11 +64,12 @@ public final class RedisNodesExtension implements ParameterResolver, BeforeEachC
 
 	private static RedisNodes nodes(ExtensionContext context) {
 		ExtensionContext owner = owner(context);
-		int count = owner.getTestClass()
-			.flatMap(type -> AnnotationSupport.findAnnotation(type, WithRedisNodes.class))
-			.map(WithRedisNodes::count)
-			.orElse(3);
-		return owner.getStore(NAMESPACE).computeIfAbsent(KEY, key -> RedisNodes.start(count), RedisNodes.class);
+		Optional<WithRedisNodes> settings = owner.getTestClass()
+			.flatMap(type -> AnnotationSupport.findAnnotation(type, WithRedisNodes.class));
+		int count = settings.map(WithRedisNodes::count).orElse(3);
+		boolean tls = settings.map(WithRedisNodes::tls).orElse(false);
+		return owner.getStore(NAMESPACE)
+			.computeIfAbsent(KEY, key -> tls ? RedisNodes.startTls(count) : RedisNodes.start(count), RedisNodes.class);
 	}
 
 	/**

@@ -42,4 +42,11 @@ public @interface WithRedisNodes {
 	 */
 	int count() default 3;
 
+	/**
+	 * Whether the servers also serve TLS, as those of {@link RedisNodes#startTls(int)}
+	 * do: each node's {@link RedisNode#tlsUri()} is its {@code rediss://} address.
+	 * @return {@code true} for TLS; {@code false} by default
+	 */
+	boolean tls() default false;
+
 }

@@ -76,25 +76,16 @@ class FaultInjectionTests {
 	@Test
 	void killingTwoNodesKeepsExclusionAndProgressAndKillingAThirdFailsCleanlyWithinTheBound(RedisNodes nodes)
 			throws Exception {
-		Report report = ExclusionHarness.scenario("1 kill -9 two, then three", nodes.uris())
-			.settings(SETTINGS)
-			.ttl(TTL)
-			.phase("healthy", Fault.NONE, Until.acquisitions(30), Duration.ofSeconds(2))
-			.phase("two killed", () -> {
-				nodes.node(1).kill();
-				nodes.node(3).kill();
-			}, Until.acquisitions(40), Duration.ofSeconds(2))
+		Report report = afterAHealthyPhase("1 kill -9 two, then three", nodes).phase("two killed", () -> {
+			nodes.node(1).kill();
+			nodes.node(3).kill();
+		}, Until.acquisitions(40), Duration.ofSeconds(2))
 			.phase("three killed", () -> nodes.node(4).kill(), Until.failures(30), Duration.ofSeconds(1))
 			.run();
 
-		assertExclusive(report);
-		assertThat(report.maxAttempt()).isLessThan(ATTEMPT_BOUND);
-		assertThat(report.phase("two killed").acquisitions()).isPositive();
-		assertThat(report.phase("two killed").maxAttempt()).isLessThan(ATTEMPT_BOUND);
-		PhaseStats threeKilled = report.phase("three killed");
-		assertThat(threeKilled.acquisitions()).isZero();
-		assertThat(threeKilled.failureCount()).isPositive().isEqualTo(threeKilled.failures(NO_QUORUM));
-		assertThat(threeKilled.maxAttempt()).isLessThan(ATTEMPT_BOUND);
+		assertExclusiveInBoundedAttempts(report);
+		assertServedInBoundedAttempts(report.phase("two killed"));
+		assertRefusedForWantOfAQuorum(report.phase("three killed"));
 
 		Duration wait = Duration.ofMillis(500);
 		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(SETTINGS).build()) {
@@ -113,7 +104,7 @@ class FaultInjectionTests {
 		nodes.node(1).restart();
 		nodes.node(3).restart();
 		nodes.node(4).restart();
-		ExclusionHarness.awaitTrue("no lock keys are left", TTL.plus(MARGIN), () -> lockKeys(nodes) == 0);
+		awaitNoLockKeys(nodes);
 	}
 
 	@Test
@@ -121,10 +112,7 @@ class FaultInjectionTests {
 			throws Exception {
 		RedisNode frozen = nodes.node(2);
 		List<Long> landed = new ArrayList<>();
-		Report report = ExclusionHarness.scenario("2 SIGSTOP one node, then SIGCONT", nodes.uris())
-			.settings(SETTINGS)
-			.ttl(TTL)
-			.phase("healthy", Fault.NONE, Until.acquisitions(30), Duration.ofSeconds(2))
+		Report report = afterAHealthyPhase("2 SIGSTOP one node, then SIGCONT", nodes)
 			.phase("stopped", frozen::pause, Until.acquisitions(40), Duration.ofSeconds(2))
 			.phase("continued", () -> {
 				frozen.resume();
@@ -133,28 +121,21 @@ class FaultInjectionTests {
 			.run();
 		System.out.println("scenario 2: lock keys on the frozen node right after SIGCONT: " + landed);
 
-		assertExclusive(report);
-		assertThat(report.maxAttempt()).isLessThan(ATTEMPT_BOUND);
-		PhaseStats stopped = report.phase("stopped");
-		assertThat(stopped.acquisitions()).isPositive();
-		assertThat(stopped.maxAttempt()).isLessThan(ATTEMPT_BOUND);
+		assertExclusiveInBoundedAttempts(report);
+		assertServedInBoundedAttempts(report.phase("stopped"));
 		assertThat(report.phase("continued").acquisitions()).isPositive();
 		// a SET the client gave up on may have landed after SIGCONT: it is released or
 		// expires with its TTL
-		ExclusionHarness.awaitTrue("no lock keys are left", TTL.plus(MARGIN), () -> lockKeys(nodes) == 0);
+		awaitNoLockKeys(nodes);
 	}
 
 	@Test
 	void writesPausedOnTwoNodesThenThreeKeepAttemptsBoundedAndExclusive(RedisNodes nodes) throws Exception {
 		Duration longPause = Duration.ofSeconds(30);
-		Report report = ExclusionHarness.scenario("3 CLIENT PAUSE WRITE on two, then three", nodes.uris())
-			.settings(SETTINGS)
-			.ttl(TTL)
-			.phase("healthy", Fault.NONE, Until.acquisitions(30), Duration.ofSeconds(2))
-			.phase("two paused", () -> {
-				nodes.node(0).pauseClients(longPause, true);
-				nodes.node(4).pauseClients(longPause, true);
-			}, Until.acquisitions(40), Duration.ofSeconds(2))
+		Report report = afterAHealthyPhase("3 CLIENT PAUSE WRITE on two, then three", nodes).phase("two paused", () -> {
+			nodes.node(0).pauseClients(longPause, true);
+			nodes.node(4).pauseClients(longPause, true);
+		}, Until.acquisitions(40), Duration.ofSeconds(2))
 			.phase("three paused", () -> nodes.node(2).pauseClients(longPause, true), Until.failures(30),
 					Duration.ofSeconds(1))
 			.phase("unpaused", () -> {
@@ -164,17 +145,11 @@ class FaultInjectionTests {
 			}, Until.acquisitions(30), Duration.ofSeconds(2))
 			.run();
 
-		assertExclusive(report);
-		assertThat(report.maxAttempt()).isLessThan(ATTEMPT_BOUND);
-		PhaseStats twoPaused = report.phase("two paused");
-		assertThat(twoPaused.acquisitions()).isPositive();
-		assertThat(twoPaused.maxAttempt()).isLessThan(ATTEMPT_BOUND);
-		PhaseStats threePaused = report.phase("three paused");
-		assertThat(threePaused.acquisitions()).isZero();
-		assertThat(threePaused.failureCount()).isPositive().isEqualTo(threePaused.failures(NO_QUORUM));
-		assertThat(threePaused.maxAttempt()).isLessThan(ATTEMPT_BOUND);
+		assertExclusiveInBoundedAttempts(report);
+		assertServedInBoundedAttempts(report.phase("two paused"));
+		assertRefusedForWantOfAQuorum(report.phase("three paused"));
 		assertThat(report.phase("unpaused").acquisitions()).isPositive();
-		ExclusionHarness.awaitTrue("no lock keys are left", TTL.plus(MARGIN), () -> lockKeys(nodes) == 0);
+		awaitNoLockKeys(nodes);
 	}
 
 	/**
@@ -599,6 +574,44 @@ class FaultInjectionTests {
 		assertThat(report.leasesWithoutValidity()).as("leases returned with no validity").isZero();
 		assertThat(report.violations()).isZero();
 		assertThat(report.acquisitions()).isPositive();
+	}
+
+	/**
+	 * A scenario on the nodes with {@link #SETTINGS} and {@link #TTL} that begins with 30
+	 * acquisitions on healthy nodes.
+	 */
+	private static ExclusionHarness.Builder afterAHealthyPhase(String scenario, RedisNodes nodes) {
+		return ExclusionHarness.scenario(scenario, nodes.uris())
+			.settings(SETTINGS)
+			.ttl(TTL)
+			.phase("healthy", Fault.NONE, Until.acquisitions(30), Duration.ofSeconds(2));
+	}
+
+	/** Exclusive throughout, and every attempt within the bound. */
+	private static void assertExclusiveInBoundedAttempts(Report report) {
+		assertExclusive(report);
+		assertThat(report.maxAttempt()).isLessThan(ATTEMPT_BOUND);
+	}
+
+	/** A phase that still acquired, every attempt within the bound. */
+	private static void assertServedInBoundedAttempts(PhaseStats phase) {
+		assertThat(phase.acquisitions()).isPositive();
+		assertThat(phase.maxAttempt()).isLessThan(ATTEMPT_BOUND);
+	}
+
+	/** A phase that acquired nothing, every attempt failing fast for want of a quorum. */
+	private static void assertRefusedForWantOfAQuorum(PhaseStats phase) {
+		assertThat(phase.acquisitions()).isZero();
+		assertThat(phase.failureCount()).isPositive().isEqualTo(phase.failures(NO_QUORUM));
+		assertThat(phase.maxAttempt()).isLessThan(ATTEMPT_BOUND);
+	}
+
+	/**
+	 * Waits until no lock key is left: what failed attempts left is released or expires
+	 * with its TTL.
+	 */
+	private static void awaitNoLockKeys(RedisNodes nodes) {
+		ExclusionHarness.awaitTrue("no lock keys are left", TTL.plus(MARGIN), () -> lockKeys(nodes) == 0);
 	}
 
 	/** Lock keys left on the nodes that answer, read directly. */

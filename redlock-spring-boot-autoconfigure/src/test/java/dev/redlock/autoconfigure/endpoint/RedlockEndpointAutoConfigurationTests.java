@@ -1,17 +1,11 @@
 package dev.redlock.autoconfigure.endpoint;
 
-import java.lang.reflect.Method;
-import java.util.Arrays;
-
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.SanitizingFunction;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
 
-import dev.redlock.autoconfigure.RedlockAutoConfiguration;
+import dev.redlock.autoconfigure.AutoConfigurationTesting;
 import dev.redlock.autoconfigure.health.RedlockHealthContributorAutoConfiguration;
 import dev.redlock.core.Redlock;
 import dev.redlock.endpoint.RedlockEndpoint;
@@ -21,13 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class RedlockEndpointAutoConfigurationTests {
 
-	private static final String[] THREE_NODES = { "redlock.nodes[0]=redis://127.0.0.1:7101",
-			"redlock.nodes[1]=redis://127.0.0.1:7102", "redlock.nodes[2]=redis://127.0.0.1:7103" };
-
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(
-				AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockEndpointAutoConfiguration.class))
-		.withPropertyValues(THREE_NODES);
+	private final ApplicationContextRunner runner = AutoConfigurationTesting
+		.runnerWithThreeNodes(RedlockEndpointAutoConfiguration.class);
 
 	@Test
 	void endpointIsAbsentUntilExposed() {
@@ -74,10 +63,9 @@ class RedlockEndpointAutoConfigurationTests {
 
 	@Test
 	void withoutActuatorOrHealthOnTheClasspathTheApplicationStartsWithRedlockOnly() {
-		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class,
-					RedlockHealthContributorAutoConfiguration.class, RedlockEndpointAutoConfiguration.class))
-			.withPropertyValues(THREE_NODES)
+		AutoConfigurationTesting
+			.runnerWithThreeNodes(RedlockHealthContributorAutoConfiguration.class,
+					RedlockEndpointAutoConfiguration.class)
 			.withPropertyValues("management.endpoints.web.exposure.include=*")
 			.withClassLoader(
 					new FilteredClassLoader("org.springframework.boot.actuate", "org.springframework.boot.health"))
@@ -86,17 +74,6 @@ class RedlockEndpointAutoConfigurationTests {
 				.doesNotHaveBean("redlockEndpoint")
 				.doesNotHaveBean("redlockNodesSanitizingFunction")
 				.doesNotHaveBean("redlockHealthIndicator"));
-	}
-
-	@Test
-	void everyBeanBacksOff() {
-		Method[] beans = Arrays.stream(RedlockEndpointAutoConfiguration.class.getDeclaredMethods())
-			.filter((method) -> method.isAnnotationPresent(Bean.class))
-			.toArray(Method[]::new);
-		assertThat(beans).hasSize(2);
-		for (Method bean : beans) {
-			assertThat(bean.isAnnotationPresent(ConditionalOnMissingBean.class)).as(bean.getName()).isTrue();
-		}
 	}
 
 }

@@ -1,20 +1,17 @@
 package dev.redlock.autoconfigure.metrics;
 
-import java.lang.reflect.Method;
-import java.util.Arrays;
+import java.util.stream.Stream;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.context.annotation.ImportCandidates;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
 
-import dev.redlock.autoconfigure.RedlockAutoConfiguration;
+import dev.redlock.autoconfigure.AutoConfigurationTesting;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockListener;
 import dev.redlock.metrics.RedlockHeldLeasesMeterBinder;
@@ -24,12 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class RedlockMetricsAutoConfigurationTests {
 
-	private static final String[] THREE_NODES = { "redlock.nodes[0]=redis://127.0.0.1:7101",
-			"redlock.nodes[1]=redis://127.0.0.1:7102", "redlock.nodes[2]=redis://127.0.0.1:7103" };
-
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockMetricsAutoConfiguration.class))
-		.withPropertyValues(THREE_NODES);
+	private final ApplicationContextRunner runner = AutoConfigurationTesting
+		.runnerWithThreeNodes(RedlockMetricsAutoConfiguration.class);
 
 	@Test
 	void registersTheListenerAndTheGaugeWhenThereIsAMeterRegistry() {
@@ -53,22 +46,19 @@ class RedlockMetricsAutoConfigurationTests {
 			.doesNotHaveBean(RedlockListener.class));
 	}
 
-	@Test
-	void startsWithoutMicrometerOnTheClasspath() {
-		this.runner.withClassLoader(new FilteredClassLoader("io.micrometer"))
+	@ParameterizedTest
+	@MethodSource("withoutMicrometer")
+	void startsWithoutMicrometerOnTheClasspath(FilteredClassLoader classLoader) {
+		this.runner.withClassLoader(classLoader)
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(Redlock.class)
 				.doesNotHaveBean(RedlockMetricsListener.class)
 				.doesNotHaveBean(RedlockHeldLeasesMeterBinder.class));
 	}
 
-	@Test
-	void startsWithoutMeterRegistryOnTheClasspath() {
-		this.runner.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
-			.run((context) -> assertThat(context).hasNotFailed()
-				.hasSingleBean(Redlock.class)
-				.doesNotHaveBean(RedlockMetricsListener.class)
-				.doesNotHaveBean(RedlockHeldLeasesMeterBinder.class));
+	static Stream<Named<FilteredClassLoader>> withoutMicrometer() {
+		return Stream.of(Named.of("without Micrometer", new FilteredClassLoader("io.micrometer")),
+				Named.of("without MeterRegistry", new FilteredClassLoader(MeterRegistry.class)));
 	}
 
 	@Test
@@ -87,23 +77,6 @@ class RedlockMetricsAutoConfigurationTests {
 			.withPropertyValues("redlock.enabled=false")
 			.run((context) -> assertThat(context).doesNotHaveBean(RedlockMetricsListener.class)
 				.doesNotHaveBean(RedlockHeldLeasesMeterBinder.class));
-	}
-
-	@Test
-	void backsOffForEveryBeanTheApplicationDefines() {
-		Method[] beans = Arrays.stream(RedlockMetricsAutoConfiguration.class.getDeclaredMethods())
-			.filter((method) -> method.isAnnotationPresent(Bean.class))
-			.toArray(Method[]::new);
-		assertThat(beans).hasSize(2)
-			.allSatisfy((method) -> assertThat(method.isAnnotationPresent(ConditionalOnMissingBean.class))
-				.as("@ConditionalOnMissingBean on %s", method.getName())
-				.isTrue());
-	}
-
-	@Test
-	void autoConfigurationIsRegistered() {
-		assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
-			.contains(RedlockMetricsAutoConfiguration.class.getName());
 	}
 
 }
