@@ -6,8 +6,10 @@ import java.time.Instant;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.Show;
 
 import dev.redlock.TestRedlocks;
+import dev.redlock.core.LockRequest;
 import dev.redlock.core.Lease;
 import dev.redlock.core.NodeStatistics;
 import dev.redlock.core.Redlock;
@@ -40,14 +42,15 @@ class RedlockEndpointTests {
 				new RedlockSettings("shop:", Duration.ofSeconds(20), Duration.ofMillis(1500), Duration.ofMillis(40),
 						Duration.ofMillis(150), 0.02, 7, 8, 2, "endpoint-test", Duration.ZERO, 1024,
 						Duration.ofMinutes(10), false));
-		this.endpoint = new RedlockEndpoint(this.redlock);
+		this.endpoint = new RedlockEndpoint(this.redlock, Show.ALWAYS);
 	}
 
 	@Test
 	void listsTheLeaseWhileHeldAndNothingAfterRelease() {
 		assertThat(this.endpoint.redlock().leases()).isEmpty();
 		Instant before = Instant.now();
-		try (Lease lease = this.redlock.acquire("checkout", "order:42", Duration.ofSeconds(10), Duration.ZERO)) {
+		try (Lease lease = this.redlock.acquire(LockRequest.of("order:42", Duration.ofSeconds(10)).named("checkout"),
+				Duration.ZERO)) {
 			lease.extend();
 			RedlockDescriptor held = this.endpoint.redlock();
 			assertThat(held.leases()).hasSize(1);
@@ -79,7 +82,8 @@ class RedlockEndpointTests {
 	@Test
 	void countsHowEachNodeAnswered() {
 		this.nodes.node(2).kill();
-		try (Lease lease = this.redlock.acquire("counted", "order:7", Duration.ofSeconds(5), Duration.ZERO)) {
+		try (Lease lease = this.redlock.acquire(LockRequest.of("order:7", Duration.ofSeconds(5)).named("counted"),
+				Duration.ZERO)) {
 			try (Redlock other = TestRedlocks.on(this.nodes, this.redlock.settings())) {
 				assertThat(other.tryAcquire("order:7", Duration.ofSeconds(5))).isEmpty();
 			}

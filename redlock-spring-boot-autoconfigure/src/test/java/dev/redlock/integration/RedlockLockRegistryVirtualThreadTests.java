@@ -13,7 +13,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -22,14 +21,13 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.task.AsyncTaskExecutor;
 import org.springframework.integration.support.locks.LockRegistry;
 
-import dev.redlock.ResetRedisNodes;
 import dev.redlock.TestRedlocks;
 import dev.redlock.core.Redlock;
 import dev.redlock.interceptor.CriticalSection;
 import dev.redlock.interceptor.VirtualThreads;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
-import dev.redlock.test.RedlockTestNodes;
+import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,8 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * a second registry on its own {@link Redlock} standing for another process.
  */
 @SpringBootTest(properties = "spring.threads.virtual.enabled=true")
-@RedlockTestNodes(count = 3)
-@ExtendWith(ResetRedisNodes.class)
+@WithRedisNodes(count = 3)
 @EnabledForJreRange(min = JRE.JAVA_21)
 class RedlockLockRegistryVirtualThreadTests {
 

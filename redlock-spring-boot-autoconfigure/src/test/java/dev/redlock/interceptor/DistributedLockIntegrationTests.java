@@ -8,7 +8,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -22,14 +21,13 @@ import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.DefaultTransactionStatus;
 
-import dev.redlock.ResetRedisNodes;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
-import dev.redlock.test.RedlockTestNodes;
+import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -40,8 +38,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  * nodes.
  */
 @SpringBootTest(properties = { "orders.lock-ttl=7s", "redlock.default-wait-time=0s" })
-@RedlockTestNodes(count = 3)
-@ExtendWith(ResetRedisNodes.class)
+@WithRedisNodes(count = 3)
 class DistributedLockIntegrationTests {
 
 	@Autowired

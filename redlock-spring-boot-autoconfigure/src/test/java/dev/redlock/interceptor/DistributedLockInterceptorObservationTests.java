@@ -33,8 +33,8 @@ class DistributedLockInterceptorObservationTests {
 	@Test
 	void observerHearsTheCallInOrder(RedisNodes nodes) {
 		List<String> heard = new ArrayList<>();
-		LockObserver observer = (attributes, resource) -> {
-			heard.add("start " + attributes.name() + " " + resource);
+		LockObserver observer = (call) -> {
+			heard.add("start " + call.name() + " " + call.resource());
 			return new LockObservation() {
 				@Override
 				public void acquired(Lease lease) {
@@ -68,7 +68,7 @@ class DistributedLockInterceptorObservationTests {
 	@Test
 	void failingObserverNeitherStopsTheMethodNorTheRelease(RedisNodes nodes) {
 		List<String> heard = new ArrayList<>();
-		LockObserver observer = (attributes, resource) -> new LockObservation() {
+		LockObserver observer = (call) -> new LockObservation() {
 			@Override
 			public void acquired(Lease lease) {
 				throw new IllegalStateException("observer broken");
@@ -102,7 +102,7 @@ class DistributedLockInterceptorObservationTests {
 	@Test
 	void observerThatCannotStartLeavesTheCallUnobserved(RedisNodes nodes) {
 		List<String> heard = new ArrayList<>();
-		LockObserver observer = (attributes, resource) -> {
+		LockObserver observer = (call) -> {
 			throw new IllegalStateException("observer broken");
 		};
 		try (Redlock redlock = TestRedlocks.on(nodes)) {

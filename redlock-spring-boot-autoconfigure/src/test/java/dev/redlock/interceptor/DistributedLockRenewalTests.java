@@ -10,23 +10,21 @@ import java.util.concurrent.locks.LockSupport;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
-import dev.redlock.ResetRedisNodes;
 import dev.redlock.annotation.DistributedLock;
-import dev.redlock.annotation.LeaseLostAction;
+import dev.redlock.annotation.OnLeaseLost;
 import dev.redlock.annotation.Renewal;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LeaseLostException;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
-import dev.redlock.test.RedlockTestNodes;
+import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -38,8 +36,7 @@ import static org.assertj.core.api.Assertions.fail;
  * {@code @DistributedLock}, on three real Redis nodes with TTLs of 300 ms.
  */
 @SpringBootTest(properties = { "redlock.default-wait-time=0s", "jobs.max-hold=600ms" })
-@RedlockTestNodes(count = 3)
-@ExtendWith(ResetRedisNodes.class)
+@WithRedisNodes(count = 3)
 class DistributedLockRenewalTests {
 
 	private static final Duration TTL = Duration.ofMillis(300);
@@ -239,7 +236,7 @@ class DistributedLockRenewalTests {
 			this.calls.incrementAndGet();
 		}
 
-		@DistributedLock(name = "outrun", key = "'outrun:' + #id", ttl = "300ms", onLeaseLost = LeaseLostAction.THROW)
+		@DistributedLock(name = "outrun", key = "'outrun:' + #id", ttl = "300ms", onLeaseLost = OnLeaseLost.THROW)
 		public String outrun(String id) {
 			this.calls.incrementAndGet();
 			awaitKeyGone("redlock:outrun:" + id);
@@ -247,7 +244,7 @@ class DistributedLockRenewalTests {
 		}
 
 		@DistributedLock(name = "outrunAndFail", key = "'failing:' + #id", ttl = "300ms",
-				onLeaseLost = LeaseLostAction.THROW)
+				onLeaseLost = OnLeaseLost.THROW)
 		public String outrunAndFail(String id) {
 			awaitKeyGone("redlock:failing:" + id);
 			throw new IllegalStateException("the method's own failure");
@@ -260,7 +257,7 @@ class DistributedLockRenewalTests {
 		}
 
 		@DistributedLock(name = "bounded", key = "'bounded:' + #id", ttl = "300ms", autoRenew = Renewal.ON,
-				maxHold = "${jobs.max-hold}", onLeaseLost = LeaseLostAction.THROW)
+				maxHold = "${jobs.max-hold}", onLeaseLost = OnLeaseLost.THROW)
 		public void bounded(String id) {
 			awaitKeyGone("redlock:bounded:" + id);
 		}

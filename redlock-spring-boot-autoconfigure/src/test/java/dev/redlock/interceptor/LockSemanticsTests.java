@@ -17,21 +17,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
-import dev.redlock.ResetRedisNodes;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLocked;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
 import dev.redlock.test.RedisNodes;
-import dev.redlock.test.RedlockTestNodes;
+import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -42,8 +40,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * keys at once.
  */
 @SpringBootTest(properties = "redlock.default-wait-time=0s")
-@RedlockTestNodes(count = 3)
-@ExtendWith(ResetRedisNodes.class)
+@WithRedisNodes(count = 3)
 class LockSemanticsTests {
 
 	private static final Duration TTL = Duration.ofSeconds(10);
@@ -352,7 +349,7 @@ class LockSemanticsTests {
 			seen.add(this.inner.edit(id));
 			long onNodes = this.nodes.nodes()
 				.stream()
-				.filter((node) -> "1".equals(node.command("EXISTS", lease.key())))
+				.filter((node) -> "1".equals(node.command("EXISTS", lease.redisKey())))
 				.count();
 			seen.add("after inner: still on " + onNodes + " nodes");
 			return seen;

@@ -6,7 +6,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -17,14 +16,13 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
-import dev.redlock.ResetRedisNodes;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLocked;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
 import dev.redlock.test.RedisNodes;
-import dev.redlock.test.RedlockTestNodes;
+import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -34,8 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * the moment it subscribes until the publisher completes, fails or is cancelled.
  */
 @SpringBootTest(properties = "redlock.default-wait-time=0s")
-@RedlockTestNodes(count = 3)
-@ExtendWith(ResetRedisNodes.class)
+@WithRedisNodes(count = 3)
 class ReactiveLockTests {
 
 	@Autowired

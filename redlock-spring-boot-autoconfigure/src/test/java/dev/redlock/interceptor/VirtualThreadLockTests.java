@@ -19,7 +19,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -28,7 +27,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.task.AsyncTaskExecutor;
 
-import dev.redlock.ResetRedisNodes;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.Renewal;
 import dev.redlock.core.Lease;
@@ -37,7 +35,7 @@ import dev.redlock.core.Redlock;
 import dev.redlock.core.ReleaseOutcome;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
-import dev.redlock.test.RedlockTestNodes;
+import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -49,8 +47,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * interrupts.
  */
 @SpringBootTest(properties = { "spring.threads.virtual.enabled=true", "redlock.default-wait-time=0s" })
-@RedlockTestNodes(count = 3)
-@ExtendWith(ResetRedisNodes.class)
+@WithRedisNodes(count = 3)
 @EnabledForJreRange(min = JRE.JAVA_21)
 class VirtualThreadLockTests {
 
@@ -137,7 +134,7 @@ class VirtualThreadLockTests {
 						});
 						long end = System.nanoTime() + SHORT_TTL.multipliedBy(5).toNanos();
 						while (System.nanoTime() - end < 0) {
-							if (!lease.isValid() || NodeKeys.holding(this.nodes, lease.key()) < 2) {
+							if (!lease.isValid() || NodeKeys.holding(this.nodes, lease.redisKey()) < 2) {
 								throw new IllegalStateException("not held while renewed: " + lease);
 							}
 							// parks the virtual thread until the lease is lost or 50 ms
@@ -157,7 +154,7 @@ class VirtualThreadLockTests {
 				assertThat(lease.isReleased()).isTrue();
 				assertThat(lease.isLost()).isFalse();
 				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
-				NodeKeys.awaitReleased(this.nodes, lease.key());
+				NodeKeys.awaitReleased(this.nodes, lease.redisKey());
 			}
 		}
 		finally {
@@ -244,7 +241,7 @@ class VirtualThreadLockTests {
 			assertThat(Duration.ofNanos(System.nanoTime() - interruptedAt)).isLessThan(Duration.ofSeconds(1));
 			assertThat(this.jobs.calls()).hasValue(0);
 			assertThat(held.isValid()).isTrue();
-			assertThat(NodeKeys.holding(this.nodes, held.key())).isEqualTo(3);
+			assertThat(NodeKeys.holding(this.nodes, held.redisKey())).isEqualTo(3);
 		}
 		NodeKeys.awaitReleased(this.nodes, "redlock:interrupted:e");
 	}

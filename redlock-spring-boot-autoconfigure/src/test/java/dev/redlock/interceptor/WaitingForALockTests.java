@@ -10,7 +10,6 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -19,14 +18,13 @@ import org.springframework.context.annotation.Import;
 import org.springframework.integration.support.locks.LockRegistry;
 import reactor.core.publisher.Mono;
 
-import dev.redlock.ResetRedisNodes;
 import dev.redlock.TestRedlocks;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.integration.RedlockLockRegistry;
 import dev.redlock.core.Lease;
 import dev.redlock.core.Redlock;
 import dev.redlock.test.RedisNodes;
-import dev.redlock.test.RedlockTestNodes;
+import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -38,8 +36,7 @@ import static org.assertj.core.api.Assertions.fail;
  * can make it in time.
  */
 @SpringBootTest(properties = "redlock.retry-delay=20s")
-@RedlockTestNodes(count = 3)
-@ExtendWith(ResetRedisNodes.class)
+@WithRedisNodes(count = 3)
 class WaitingForALockTests {
 
 	/** Far below the shortest delay before polling again (half the retry delay). */

@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
+import dev.redlock.core.LockRequest;
 import dev.redlock.core.Lease;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockSettings;
@@ -18,8 +19,8 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The {@code redlock.node.requests} tags of nodes that fail, on real nodes this class
- * alone uses.
+ * The {@code redlock.node.requests} tags of nodes that fail, on real nodes, as this
+ * class's own Redlock sees them.
  */
 @WithRedisNodes(count = 3)
 class RedlockMetricsListenerNodeFaultTests {
@@ -82,7 +83,8 @@ class RedlockMetricsListenerNodeFaultTests {
 	}
 
 	private static void acquireAndRelease(Redlock redlock, String resource) {
-		try (Lease lease = redlock.acquire("orders", resource, Duration.ofSeconds(10), Duration.ZERO)) {
+		try (Lease lease = redlock.acquire(LockRequest.of(resource, Duration.ofSeconds(10)).named("orders"),
+				Duration.ZERO)) {
 			assertThat(lease.isValid()).isTrue();
 		}
 	}

@@ -14,21 +14,20 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
-import dev.redlock.ResetRedisNodes;
 import dev.redlock.annotation.DistributedLock;
+import dev.redlock.core.LockRequest;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.ReleaseOutcome;
 import dev.redlock.test.RedisNodes;
-import dev.redlock.test.RedlockTestNodes;
+import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -43,8 +42,7 @@ import static org.assertj.core.api.Assertions.fail;
 @SpringBootTest(properties = { "redlock.default-wait-time=0s",
 		"management.metrics.distribution.percentiles-histogram.redlock.acquire=true",
 		"management.metrics.distribution.percentiles.redlock.acquire=0.99" })
-@RedlockTestNodes(count = 3)
-@ExtendWith(ResetRedisNodes.class)
+@WithRedisNodes(count = 3)
 class RedlockMetricsListenerTests {
 
 	@Autowired
@@ -111,9 +109,9 @@ class RedlockMetricsListenerTests {
 	@Test
 	void waitTimerAndWaitersGaugeShowAThreadWaitingForALockHeldElsewhere() throws Exception {
 		Lease held = this.redlock.acquire("sku:waited", Duration.ofSeconds(10), Duration.ZERO);
-		CompletableFuture<Void> waiting = CompletableFuture
-			.runAsync(() -> this.redlock.acquire("waited", "sku:waited", Duration.ofSeconds(10), Duration.ofSeconds(30))
-				.release());
+		CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> this.redlock
+			.acquire(LockRequest.of("sku:waited", Duration.ofSeconds(10)).named("waited"), Duration.ofSeconds(30))
+			.release());
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
 		while (this.meters.get("redlock.waiters").gauge().value() != 1) {
 			if (System.nanoTime() - deadline > 0) {
@@ -152,7 +150,8 @@ class RedlockMetricsListenerTests {
 
 	@Test
 	void leaseLostIsCountedOncePerLeaseThoughItsReleaseFindsItExpiredToo() {
-		Lease lease = this.redlock.acquire("once-lost", "once-lost", Duration.ofMillis(200), Duration.ZERO);
+		Lease lease = this.redlock.acquire(LockRequest.of("once-lost", Duration.ofMillis(200)).named("once-lost"),
+				Duration.ZERO);
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
 		while (!lease.isLost()) {
 			if (System.nanoTime() - deadline > 0) {
@@ -161,9 +160,9 @@ class RedlockMetricsListenerTests {
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
 		}
 		assertThat(counter("redlock.lease.lost", "once-lost")).isEqualTo(1);
-		while (this.nodes.nodes().stream().anyMatch((node) -> "1".equals(node.command("EXISTS", lease.key())))) {
+		while (this.nodes.nodes().stream().anyMatch((node) -> "1".equals(node.command("EXISTS", lease.redisKey())))) {
 			if (System.nanoTime() - deadline > 0) {
-				fail("key %s still on the nodes 5 s after a 200 ms ttl", lease.key());
+				fail("key %s still on the nodes 5 s after a 200 ms ttl", lease.redisKey());
 			}
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
 		}

@@ -9,7 +9,6 @@ import io.micrometer.observation.tck.TestObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -17,13 +16,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
-import dev.redlock.ResetRedisNodes;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLocked;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
-import dev.redlock.test.RedlockTestNodes;
+import dev.redlock.test.WithRedisNodes;
 
 import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,8 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * The observations of annotated calls, on three real Redis nodes.
  */
 @SpringBootTest(properties = "redlock.default-wait-time=0s")
-@RedlockTestNodes(count = 3)
-@ExtendWith(ResetRedisNodes.class)
+@WithRedisNodes(count = 3)
 class ObservationLockObserverTests {
 
 	@Autowired

@@ -188,7 +188,9 @@ public final class RedisNodes implements AutoCloseable {
 	/**
 	 * Restores every node for the next test: resumes paused nodes, restarts killed or
 	 * stopped ones, then lifts any {@code CLIENT PAUSE} and runs {@code FLUSHALL} on
-	 * every node.
+	 * every node. A node that refuses those commands (left with a password, or as a
+	 * replica) is restarted: fresh and empty. Other settings a test changed stay.
+	 * {@link WithRedisNodes} calls this before each test.
 	 * @throws IllegalStateException if these nodes were closed, or a node cannot be
 	 * brought back
 	 */
@@ -205,8 +207,14 @@ public final class RedisNodes implements AutoCloseable {
 			}
 		}
 		for (ManagedNode node : nodes) {
-			node.unpauseClients();
-			node.command("FLUSHALL");
+			try {
+				node.unpauseClients();
+				node.command("FLUSHALL");
+			}
+			catch (IllegalStateException refused) {
+				// an error reply (NOAUTH, READONLY, ...): a fresh server has none of that
+				node.restart();
+			}
 		}
 	}
 

@@ -1,7 +1,5 @@
 package dev.redlock.test;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -11,21 +9,19 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
- * JUnit Jupiter extension behind {@link WithRedisNodes}: one {@link RedisNodes} per
- * (outermost) test class, kept in that class's {@link ExtensionContext.Store} so JUnit
- * closes it when the class is done, resolved for parameters of type {@link RedisNodes},
- * and {@link RedisNodes#reset() reset} before each test.
+ * The JUnit Jupiter half of {@link WithRedisNodes}: resolves parameters of type
+ * {@link RedisNodes} to the nodes shared by every test with the same settings, and
+ * {@link RedisNodes#reset() resets} them before each test, ahead of the test's own
+ * {@code @BeforeEach} methods. The settings come from the nearest
+ * {@code @WithRedisNodes}: on the test class, a superclass, or an enclosing class of a
+ * {@code @Nested} test.
  *
  * <p>
  * It can also be registered directly with {@code @ExtendWith(RedisNodesExtension.class)};
- * then 3 nodes are started.
+ * then it uses 3 nodes without TLS. That registers no Spring properties: use
+ * {@link WithRedisNodes} for Spring tests.
  */
 public final class RedisNodesExtension implements ParameterResolver, BeforeEachCallback {
-
-	private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace
-		.create(RedisNodesExtension.class);
-
-	private static final String KEY = "redisNodes";
 
 	/** Creates the extension; JUnit does this for {@link WithRedisNodes}. */
 	public RedisNodesExtension() {
@@ -43,10 +39,10 @@ public final class RedisNodesExtension implements ParameterResolver, BeforeEachC
 	}
 
 	/**
-	 * Returns the test class's nodes, starting them on first use.
+	 * Returns the test's nodes, starting them on first use.
 	 * @param parameterContext the parameter
 	 * @param extensionContext the current context
-	 * @return the shared {@link RedisNodes} of the outermost annotated test class
+	 * @return the {@link RedisNodes} shared by every test with the same settings
 	 */
 	@Override
 	public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
@@ -54,7 +50,8 @@ public final class RedisNodesExtension implements ParameterResolver, BeforeEachC
 	}
 
 	/**
-	 * Resets every node (running, unpaused, empty) before each test.
+	 * Resets every node (running, unpaused, empty) before each test: see
+	 * {@link RedisNodes#reset()}.
 	 * @param context the test's context
 	 */
 	@Override
@@ -63,40 +60,25 @@ public final class RedisNodesExtension implements ParameterResolver, BeforeEachC
 	}
 
 	private static RedisNodes nodes(ExtensionContext context) {
-		ExtensionContext owner = owner(context);
-		Optional<WithRedisNodes> settings = owner.getTestClass()
-			.flatMap(type -> AnnotationSupport.findAnnotation(type, WithRedisNodes.class));
-		int count = settings.map(WithRedisNodes::count).orElse(3);
-		boolean tls = settings.map(WithRedisNodes::tls).orElse(false);
-		return owner.getStore(NAMESPACE)
-			.computeIfAbsent(KEY, key -> tls ? RedisNodes.startTls(count) : RedisNodes.start(count), RedisNodes.class);
+		return settings(context).map(SharedRedisNodes::get).orElseGet(() -> SharedRedisNodes.get(3, false));
 	}
 
 	/**
-	 * The outermost class-level context whose class carries {@link WithRedisNodes}, else
-	 * the outermost class one.
+	 * The nearest {@link WithRedisNodes}: walks from the innermost class context out to
+	 * the enclosing ones; each class is searched with its superclasses and
+	 * meta-annotations.
 	 */
-	private static ExtensionContext owner(ExtensionContext context) {
-		List<ExtensionContext> classContexts = new ArrayList<>();
+	private static Optional<WithRedisNodes> settings(ExtensionContext context) {
 		for (Optional<ExtensionContext> current = Optional.of(context); current
 			.isPresent(); current = current.get().getParent()) {
-			ExtensionContext candidate = current.get();
-			if (candidate.getTestClass().isPresent() && candidate.getTestMethod().isEmpty()) {
-				classContexts.add(candidate);
+			Optional<WithRedisNodes> found = current.get()
+				.getTestClass()
+				.flatMap((type) -> AnnotationSupport.findAnnotation(type, WithRedisNodes.class));
+			if (found.isPresent()) {
+				return found;
 			}
 		}
-		if (classContexts.isEmpty()) {
-			throw new IllegalStateException("RedisNodesExtension needs a test class context, got " + context);
-		}
-		for (int i = classContexts.size() - 1; i >= 0; i--) {
-			ExtensionContext candidate = classContexts.get(i);
-			if (candidate.getTestClass()
-				.flatMap(type -> AnnotationSupport.findAnnotation(type, WithRedisNodes.class))
-				.isPresent()) {
-				return candidate;
-			}
-		}
-		return classContexts.get(classContexts.size() - 1);
+		return Optional.empty();
 	}
 
 }

@@ -10,11 +10,38 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Starts {@link #count()} Redis servers once per test class and injects them as a
- * {@link RedisNodes} parameter into test methods, constructors and lifecycle methods.
- * Before each test every node is reset: running, unpaused and empty
- * ({@link RedisNodes#reset()}). {@code @Nested} classes share the nodes of the outermost
- * annotated class.
+ * Gives a test real Redis nodes: {@link #count()} {@code redis-server} processes on
+ * loopback, in plain JUnit Jupiter tests and in Spring TestContext tests
+ * ({@code @SpringBootTest}, {@code @SpringJUnitConfig}, ...) alike.
+ *
+ * <p>
+ * <strong>One rule for both.</strong> The nodes are shared, per {@code (count, tls)}, by
+ * every test of the JVM run (so Spring's context cache, which keeps contexts pointing at
+ * them, stays valid) and stopped by a JVM shutdown hook; do not close them. Before each
+ * test method, ahead of the test's own {@code @BeforeEach} methods, they are
+ * {@link RedisNodes#reset() reset}: killed or stopped nodes restarted, paused ones
+ * resumed, client pauses lifted, data flushed. Anything else a test changes on a node
+ * ({@code CONFIG SET}, ACL users) outlives it unless the test undoes it or restarts the
+ * node; a node left refusing the kit's commands (a password, a replica) is restarted by
+ * the reset.
+ *
+ * <p>
+ * <strong>Every test</strong> can take the nodes as a {@link RedisNodes} parameter of its
+ * test methods, constructor and lifecycle methods.
+ *
+ * <p>
+ * <strong>A Spring test</strong> also gets {@code redlock.nodes[0..count-1]} set to the
+ * nodes' URIs (highest precedence; their {@code rediss://} TLS URIs with {@link #tls()}),
+ * {@code redlock.restart-quarantine=0s} at the lowest precedence (the nodes hold no other
+ * application's locks; a test of the quarantine sets the property itself), and the
+ * {@link RedisNodes} as a bean named {@code redisNodes}, so it can
+ * {@code @Autowired RedisNodes nodes} too. Restarted local nodes keep their ports, so the
+ * properties stay right; with the {@code testcontainers} backend a restart may change a
+ * port.
+ *
+ * <p>
+ * Found on the test class, a superclass or an enclosing class of a {@code @Nested} test;
+ * the nearest one wins.
  *
  * <pre class="code">
  * &#64;WithRedisNodes(count = 3)
@@ -22,9 +49,18 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  *     &#64;Test
  *     void survivesOneNodeDown(RedisNodes redis) {
- *         redis.node(0).kill();
+ *         redis.node(0).kill(); // back, empty, before the next test
  *         ...
  *     }
+ *
+ * }
+ *
+ * &#64;SpringBootTest
+ * &#64;WithRedisNodes(count = 3)
+ * class CheckoutTests {
+ *
+ *     &#64;Autowired
+ *     RedisNodes nodes;
  *
  * }
  * </pre>

@@ -199,6 +199,20 @@ class RedisNodesTests {
 	}
 
 	@Test
+	void resetRestartsANodeLeftWithAPasswordOrAsAReplica() {
+		redis.node(0).command("CONFIG", "SET", "requirepass", "left-behind");
+		redis.node(1).command("REPLICAOF", "127.0.0.1", String.valueOf(redis.node(2).port()));
+		List<String> uris = redis.uris();
+
+		redis.reset();
+
+		assertThat(redis.uris()).isEqualTo(uris);
+		assertThat(redis.node(0).command("SET", "k", "v")).isEqualTo("OK");
+		assertThat(redis.node(1).command("INFO", "replication")).contains("role:master");
+		assertThat(redis.node(1).command("SET", "k", "v")).isEqualTo("OK");
+	}
+
+	@Test
 	void resetResumesRestartsAndFlushes() {
 		redis.node(0).kill();
 		redis.node(1).pause();

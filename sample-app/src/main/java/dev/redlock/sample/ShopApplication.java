@@ -11,9 +11,10 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
  * without it, and oversells under concurrent load.
  *
  * <p>
- * With no {@code redlock.nodes} configured,
- * {@link LocalRedisNodesEnvironmentPostProcessor} starts three local Redis nodes for the
- * shop, so {@code mvn -pl sample-app -am spring-boot:run} needs no setup.
+ * It needs {@code redlock.nodes}, e.g.
+ * {@code java -jar redlock-sample-app.jar --redlock.nodes[0]=redis://127.0.0.1:7001 ...}.
+ * For development with no setup, {@code TestShopApplication} in the test sources starts
+ * local Redis nodes for it: {@code mvn -pl sample-app -am spring-boot:test-run}.
  */
 @SpringBootApplication
 @EnableConfigurationProperties(ShopProperties.class)

@@ -26,15 +26,18 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The shop as the README runs it: no {@code redlock.nodes} configured, so it starts its
- * own three Redis nodes, and concurrent buyers hit the locked endpoint over HTTP.
+ * The shop as the README runs it ({@link TestShopApplication}): no {@code redlock.nodes}
+ * configured, so {@link LocalRedisNodesConfiguration} starts three Redis nodes for it,
+ * and concurrent buyers hit the locked endpoint over HTTP.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+@Import(LocalRedisNodesConfiguration.class)
 class ShopConcurrencyTests {
 
 	private static final int STOCK = 20;

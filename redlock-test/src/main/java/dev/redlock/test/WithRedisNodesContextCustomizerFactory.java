@@ -3,8 +3,6 @@ package dev.redlock.test;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -16,10 +14,11 @@ import org.springframework.test.context.MergedContextConfiguration;
 import org.springframework.test.context.TestContextAnnotationUtils;
 
 /**
- * Spring TestContext hook behind {@link RedlockTestNodes}, registered in
- * {@code META-INF/spring.factories}. Users do not call it directly.
+ * The Spring TestContext half of {@link WithRedisNodes}, registered in
+ * {@code META-INF/spring.factories}: sets {@code redlock.nodes[i]} and the quarantine
+ * default, and registers the {@code redisNodes} bean. Users do not call it directly.
  */
-public final class RedlockTestNodesContextCustomizerFactory implements ContextCustomizerFactory {
+public final class WithRedisNodesContextCustomizerFactory implements ContextCustomizerFactory {
 
 	/** Name of the property source holding {@code redlock.nodes[i]}. */
 	public static final String PROPERTY_SOURCE_NAME = "redlockTestNodes";
@@ -33,63 +32,51 @@ public final class RedlockTestNodesContextCustomizerFactory implements ContextCu
 	/** Name of the {@link RedisNodes} bean. */
 	public static final String BEAN_NAME = "redisNodes";
 
-	private static final ConcurrentMap<Integer, RedisNodes> SHARED = new ConcurrentHashMap<>();
-
 	/** Creates the factory; Spring does this through {@code spring.factories}. */
-	public RedlockTestNodesContextCustomizerFactory() {
+	public WithRedisNodesContextCustomizerFactory() {
 	}
 
 	/**
 	 * Returns a customizer when the test class (or a superclass or enclosing class)
-	 * carries {@link RedlockTestNodes}.
+	 * carries {@link WithRedisNodes}.
 	 * @param testClass the test class
 	 * @param configAttributes the test's context configuration
-	 * @return a customizer equal for equal counts, or null when the annotation is absent
+	 * @return a customizer equal for equal settings, or null when the annotation is
+	 * absent
 	 */
 	@Override
 	public @Nullable ContextCustomizer createContextCustomizer(Class<?> testClass,
 			List<ContextConfigurationAttributes> configAttributes) {
-		RedlockTestNodes annotation = TestContextAnnotationUtils.findMergedAnnotation(testClass,
-				RedlockTestNodes.class);
+		WithRedisNodes annotation = TestContextAnnotationUtils.findMergedAnnotation(testClass, WithRedisNodes.class);
 		if (annotation == null) {
 			return null;
 		}
 		if (annotation.count() < 1) {
-			throw new IllegalArgumentException("@RedlockTestNodes(count) must be at least 1 on " + testClass);
+			throw new IllegalArgumentException("@WithRedisNodes(count) must be at least 1 on " + testClass);
 		}
-		return new Customizer(annotation.count());
+		return new Customizer(annotation.count(), annotation.tls());
 	}
 
 	/**
-	 * The JVM-wide nodes for a count, started on first use and stopped by the shutdown
-	 * hook.
-	 * @param count the number of nodes
-	 * @return the shared running nodes
-	 */
-	static RedisNodes shared(int count) {
-		return SHARED.computeIfAbsent(count, RedisNodes::start);
-	}
-
-	/**
-	 * Adds the properties and the bean; equal by count so that Spring's context cache
+	 * Adds the properties and the bean; equal by settings so that Spring's context cache
 	 * works.
 	 */
-	private record Customizer(int count) implements ContextCustomizer {
+	private record Customizer(int count, boolean tls) implements ContextCustomizer {
 
 		@Override
 		public void customizeContext(ConfigurableApplicationContext context, MergedContextConfiguration mergedConfig) {
-			RedisNodes nodes = shared(count);
+			RedisNodes nodes = SharedRedisNodes.get(this.count, this.tls);
 			Map<String, Object> properties = new LinkedHashMap<>();
-			List<String> uris = nodes.uris();
-			for (int i = 0; i < uris.size(); i++) {
-				properties.put("redlock.nodes[" + i + "]", uris.get(i));
+			for (int i = 0; i < nodes.size(); i++) {
+				RedisNode node = nodes.node(i);
+				properties.put("redlock.nodes[" + i + "]", this.tls ? node.tlsUri() : node.uri());
 			}
 			context.getEnvironment()
 				.getPropertySources()
 				.addFirst(new MapPropertySource(PROPERTY_SOURCE_NAME, properties));
-			// the kit's nodes were started moments ago and hold nobody's locks: a restart
-			// quarantine would only keep
-			// them from counting; any value the test sets wins over this one
+			// the kit's nodes hold no other application's locks: a restart quarantine
+			// would only keep them from counting after a test restarts one; any value
+			// the test sets wins over this one
 			context.getEnvironment()
 				.getPropertySources()
 				.addLast(new MapPropertySource(DEFAULTS_PROPERTY_SOURCE_NAME,

@@ -18,8 +18,9 @@ import org.springframework.web.server.ResponseStatusException;
 /**
  * Fault injection for the demo: kill, pause, resume or restart one of the local Redis
  * lock nodes the shop started for itself, to watch the dashboard (and the locks) react.
- * Only available when the shop started its own nodes; it can never touch a Redis server
- * it did not start.
+ * Part of {@link LocalRedisNodesConfiguration}, so never in the shop's jar; answers 404
+ * when {@code redlock.nodes} was configured, as it can never touch a Redis server it did
+ * not start.
  *
  * <ul>
  * <li>{@code GET /api/demo/nodes}: the local nodes</li>
@@ -65,7 +66,7 @@ class DemoNodesController {
 	 * The lock nodes come first; the last local node holds the stock and is left alone.
 	 */
 	private static int lockNodes(RedisNodes local) {
-		return Math.min(local.size(), LocalRedisNodesEnvironmentPostProcessor.LOCK_NODE_COUNT);
+		return Math.min(local.size(), LocalRedisNodes.LOCK_NODE_COUNT);
 	}
 
 	private RedisNodes local() {

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 
+import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Configuration;
@@ -13,9 +16,10 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
 import org.springframework.test.context.junit.jupiter.SpringJUnitConfig;
 
-@SpringJUnitConfig(RedlockTestNodesSpringTests.EmptyConfig.class)
-@RedlockTestNodes(count = 2)
-class RedlockTestNodesSpringTests {
+@SpringJUnitConfig(WithRedisNodesSpringTests.EmptyConfig.class)
+@WithRedisNodes(count = 2)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class WithRedisNodesSpringTests {
 
 	@Configuration(proxyBeanMethods = false)
 	static class EmptyConfig {
@@ -43,11 +47,12 @@ class RedlockTestNodesSpringTests {
 			.stream()
 			.reduce((first, second) -> second)
 			.orElseThrow()
-			.getName()).isEqualTo(RedlockTestNodesContextCustomizerFactory.DEFAULTS_PROPERTY_SOURCE_NAME);
+			.getName()).isEqualTo(WithRedisNodesContextCustomizerFactory.DEFAULTS_PROPERTY_SOURCE_NAME);
 		assertThat(nodes.uris()).allMatch(uri -> uri.startsWith("redis://127.0.0.1:"));
 	}
 
 	@Test
+	@Order(1)
 	void registersTheNodesAsABeanForFaultInjection() {
 		assertThat(context.getBean("redisNodes")).isSameAs(nodes);
 		assertThat(nodes.node(0).command("PING")).isEqualTo("PONG");
@@ -55,6 +60,30 @@ class RedlockTestNodesSpringTests {
 		nodes.reset();
 		assertThat(nodes.node(1).command("PING")).isEqualTo("PONG");
 		assertThat(environment.getProperty("redlock.nodes[1]")).isEqualTo(nodes.node(1).uri());
+	}
+
+	@Test
+	@Order(2)
+	void testMethodsGetTheSameNodesAsAParameter(RedisNodes parameter) {
+		assertThat(parameter).isSameAs(nodes);
+	}
+
+	@Test
+	@Order(3)
+	void leaveNodesBroken() {
+		nodes.node(0).command("SET", "leftover", "x");
+		nodes.node(0).pause();
+		nodes.node(1).kill();
+	}
+
+	@Test
+	@Order(4)
+	void eachTestStartsWithRunningUnpausedEmptyNodes() {
+		for (RedisNode node : nodes.nodes()) {
+			assertThat(node.isRunning()).isTrue();
+			assertThat(node.isPaused()).isFalse();
+			assertThat(node.command("DBSIZE")).isEqualTo("0");
+		}
 	}
 
 	@Nested
@@ -72,17 +101,23 @@ class RedlockTestNodesSpringTests {
 
 	@Test
 	void customizersAreEqualByCountAndAbsentWithoutTheAnnotation() {
-		RedlockTestNodesContextCustomizerFactory factory = new RedlockTestNodesContextCustomizerFactory();
-		assertThat(factory.createContextCustomizer(RedlockTestNodesSpringTests.class, List.of()))
+		WithRedisNodesContextCustomizerFactory factory = new WithRedisNodesContextCustomizerFactory();
+		assertThat(factory.createContextCustomizer(WithRedisNodesSpringTests.class, List.of()))
 			.isEqualTo(factory.createContextCustomizer(NestedTests.class, List.of()))
 			.hasSameHashCodeAs(factory.createContextCustomizer(NestedTests.class, List.of()))
-			.isNotEqualTo(factory.createContextCustomizer(ThreeNodes.class, List.of()));
+			.isNotEqualTo(factory.createContextCustomizer(ThreeNodes.class, List.of()))
+			.isNotEqualTo(factory.createContextCustomizer(TwoTlsNodes.class, List.of()));
 		assertThat(factory.createContextCustomizer(EmptyConfig.class, List.of())).isNull();
-		assertThat(RedlockTestNodesContextCustomizerFactory.shared(2)).isSameAs(nodes);
+		assertThat(SharedRedisNodes.get(2, false)).isSameAs(nodes);
 	}
 
-	@RedlockTestNodes
+	@WithRedisNodes
 	static class ThreeNodes {
+
+	}
+
+	@WithRedisNodes(count = 2, tls = true)
+	static class TwoTlsNodes {
 
 	}
 

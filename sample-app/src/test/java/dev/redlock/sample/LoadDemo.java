@@ -30,12 +30,13 @@ import org.springframework.context.ConfigurableApplicationContext;
  * was. Exits with 0 when the locked run oversold nothing, 1 otherwise.
  *
  * <p>
- * By default it starts three Redis nodes and two shops (two application contexts in this
- * JVM, each with its own Redlock and connection pools, as two processes would have), and
- * stops them at the end:
+ * It lives in the test sources, as it starts its Redis nodes with the test kit
+ * ({@code redlock-test}, a test dependency of the sample). By default it starts three
+ * Redis nodes and two shops (two application contexts in this JVM, each with its own
+ * Redlock and connection pools, as two processes would have), and stops them at the end:
  *
  * <pre>
- * mvn -q -pl sample-app -am spring-boot:run -Dspring-boot.run.main-class=dev.redlock.sample.LoadDemo
+ * mvn -q -pl sample-app -am spring-boot:test-run -Dspring-boot.run.main-class=dev.redlock.sample.LoadDemo
  * </pre>
  *
  * Options (pass them with
