@@ -5,13 +5,18 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.LockRegistry;
+import org.springframework.integration.support.locks.RenewableLockRegistry;
+import org.springframework.scheduling.TaskScheduler;
 
+import dev.redlock.core.LockRequest;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
@@ -23,20 +28,29 @@ import dev.redlock.core.Redlock;
  * nodes.
  *
  * <p>
- * Each key is one {@link Lock} (the same instance on every {@link #obtain} call):
- * resource {@code lock-registry:<key>}, lock name (in metrics) {@code lock-registry}. Its
- * semantics are those of a {@link ReentrantLock} across threads of this process, and of a
- * Redlock across processes: the thread that holds it may lock it again (a hold count),
- * and only its last {@code unlock()} releases the lease. While held, the lease renews
- * itself (up to {@code redlock.max-hold}), and each renewal checks the nodes; locking it
- * again while held confirms the lease is still valid as far as the last renewal knows,
- * and takes the lock afresh when it is not, which is how
- * {@code LockRegistryLeaderInitiator}'s heartbeat notices a lost leadership; if it cannot
- * be taken afresh, the thread no longer holds it at any depth (a later {@code unlock()}
- * throws {@link IllegalMonitorStateException}). {@link Lock#newCondition()} is not
- * supported. Locks are kept per key for the registry's life: use bounded keys.
+ * Each key is one {@link Lock} (the same instance on every {@link #obtain} call, until it
+ * is expired): resource {@code lock-registry:<key>}, lock name (in metrics)
+ * {@code lock-registry}. Its semantics are those of a {@link ReentrantLock} across
+ * threads of this process, and of a Redlock across processes: the thread that holds it
+ * may lock it again (a hold count), and only its last {@code unlock()} releases the
+ * lease. While held, the lease renews itself (up to {@code redlock.max-hold}), and each
+ * renewal checks the nodes; locking it again while held confirms the lease is still valid
+ * as far as the last renewal knows, and takes the lock afresh when it is not, which is
+ * how {@code LockRegistryLeaderInitiator}'s heartbeat notices a lost leadership; if it
+ * cannot be taken afresh, the thread no longer holds it at any depth (a later
+ * {@code unlock()} throws {@link IllegalMonitorStateException}).
+ * {@link Lock#newCondition()} is not supported.
+ *
+ * <p>
+ * As an {@link ExpirableLockRegistry}, it forgets the locks of keys unused for a while
+ * when asked ({@link #expireUnusedOlderThan(long)}): call that periodically when keys are
+ * unbounded (order ids, user ids), or the registry keeps one lock per key ever used. A
+ * lock held, or being waited for, by a thread of this process is never forgotten; one
+ * obtained again afterwards is a new object, and a reference kept from before still works
+ * as the key's lock. As a {@link RenewableLockRegistry}, it renews on demand the lease of
+ * a lock the current thread holds ({@link #renewLock(Object, Duration)}).
  */
-public final class RedlockLockRegistry implements LockRegistry<Lock> {
+public final class RedlockLockRegistry implements ExpirableLockRegistry<Lock>, RenewableLockRegistry<Lock> {
 
 	/** What each key's resource starts with. */
 	public static final String RESOURCE_PREFIX = "lock-registry:";
@@ -79,6 +93,77 @@ public final class RedlockLockRegistry implements LockRegistry<Lock> {
 		return this.locks.computeIfAbsent(key, RedlockLock::new);
 	}
 
+	/**
+	 * Forgets the locks not held, nor being waited for, by any thread of this process
+	 * whose last use (acquisition, renewal or release) was at least {@code age}
+	 * milliseconds ago. The registry then holds the locks in use and those used within
+	 * {@code age}; a key obtained again gets a new lock. Locks on the nodes are not
+	 * touched: a forgotten lock is one no thread of this process holds.
+	 * @param age how long a lock must have been unused to be forgotten, in milliseconds;
+	 * {@code 0} forgets every lock not in use
+	 */
+	@Override
+	public void expireUnusedOlderThan(long age) {
+		long now = System.nanoTime();
+		long ageNanos = TimeUnit.MILLISECONDS.toNanos(age);
+		for (String key : this.locks.keySet()) {
+			// under the key's bin lock, so that no thread pins the lock in between
+			this.locks.computeIfPresent(key, (k, lock) -> lock.isUnusedFor(now, ageNanos) ? null : lock);
+		}
+	}
+
+	/**
+	 * Renews, by the registry's TTL, the lease of the key's lock held by the current
+	 * thread. See {@link #renewLock(Object, Duration)}.
+	 * @param lockKey the key
+	 */
+	@Override
+	public void renewLock(Object lockKey) {
+		renewLock(lockKey, this.ttl);
+	}
+
+	/**
+	 * Renews the lease of the key's lock held by the current thread: compare-and-
+	 * {@code PEXPIRE} to {@code ttl} on the nodes that still hold it, as
+	 * {@link Lease#extend(Duration)}. Automatic renewal goes on after it, every third of
+	 * the registry's TTL, by that TTL. A renewal that fails marks the lease lost, as a
+	 * failed automatic renewal does: locking again then takes the lock afresh or lets go
+	 * of it.
+	 * @param lockKey the key
+	 * @param ttl the lease's new time to live on the nodes, from now
+	 * @throws IllegalStateException if the registry has no lock for the key (no thread
+	 * holds it), if the renewal did not reach a quorum within the lease's validity (the
+	 * lease is lost), or if the lease was renewed this way {@code redlock.max-extensions}
+	 * times
+	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
+	 */
+	@Override
+	public void renewLock(Object lockKey, Duration ttl) {
+		String key = lockKey.toString();
+		RedlockLock lock = this.locks.get(key);
+		if (lock == null) {
+			throw new IllegalStateException("Could not find mutex at " + RESOURCE_PREFIX + key);
+		}
+		lock.renew(ttl);
+	}
+
+	/**
+	 * Does nothing: the locks of this registry always renew their leases themselves, on
+	 * the {@link Redlock}'s renewal thread, while held.
+	 * @param renewalTaskScheduler ignored
+	 */
+	@Override
+	public void setRenewalTaskScheduler(TaskScheduler renewalTaskScheduler) {
+	}
+
+	/**
+	 * How many locks the registry keeps now.
+	 * @return the number of keys with a lock object
+	 */
+	int size() {
+		return this.locks.size();
+	}
+
 	@Override
 	public String toString() {
 		return "RedlockLockRegistry" + this.redlock.nodeAddresses();
@@ -89,6 +174,8 @@ public final class RedlockLockRegistry implements LockRegistry<Lock> {
 	 * the others.
 	 */
 	private final class RedlockLock implements Lock {
+
+		private final String key;
 
 		private final String resource;
 
@@ -101,8 +188,35 @@ public final class RedlockLockRegistry implements LockRegistry<Lock> {
 		/** The lease while the local lock is held; guarded by {@link #local}. */
 		private @Nullable Lease lease;
 
+		/**
+		 * Holds plus attempts under way, by the threads of this process: a pinned lock is
+		 * not expired. Incremented only while the registry maps the key to this lock,
+		 * under the key's bin lock.
+		 */
+		private final AtomicInteger pins = new AtomicInteger();
+
+		/** {@link System#nanoTime()} of the creation or the last use. */
+		private volatile long lastUsed = System.nanoTime();
+
 		RedlockLock(String key) {
+			this.key = key;
 			this.resource = RESOURCE_PREFIX + key;
+		}
+
+		/**
+		 * The key's lock in the registry, pinned: this one, registered again if it was
+		 * expired and the key has no lock, or the one that replaced it.
+		 */
+		private RedlockLock pinned() {
+			return RedlockLockRegistry.this.locks.compute(this.key, (k, current) -> {
+				RedlockLock lock = (current != null) ? current : this;
+				lock.pins.incrementAndGet();
+				return lock;
+			});
+		}
+
+		boolean isUnusedFor(long now, long ageNanos) {
+			return this.pins.get() == 0 && !this.local.isLocked() && now - this.lastUsed >= ageNanos;
 		}
 
 		@Override
@@ -149,6 +263,24 @@ public final class RedlockLockRegistry implements LockRegistry<Lock> {
 
 		@Override
 		public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+			RedlockLock lock = pinned();
+			boolean held = false;
+			try {
+				held = lock.tryLockPinned(time, unit);
+				return held;
+			}
+			finally {
+				if (held) {
+					lock.lastUsed = System.nanoTime();
+				}
+				else {
+					lock.pins.decrementAndGet();
+				}
+			}
+		}
+
+		/** Tries to lock this lock, pinned by the caller for this attempt. */
+		private boolean tryLockPinned(long time, TimeUnit unit) throws InterruptedException {
 			long deadline = System.nanoTime() + unit.toNanos(time);
 			if (!this.local.tryLock(time, unit)) {
 				return false;
@@ -171,7 +303,7 @@ public final class RedlockLockRegistry implements LockRegistry<Lock> {
 				Duration wait = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
 				try {
 					this.lease = RedlockLockRegistry.this.redlock
-						.acquire(LOCK_NAME, this.resource, RedlockLockRegistry.this.ttl, wait)
+						.acquire(LockRequest.of(this.resource, RedlockLockRegistry.this.ttl).named(LOCK_NAME), wait)
 						.autoRenew();
 					held = true;
 					return true;
@@ -186,20 +318,29 @@ public final class RedlockLockRegistry implements LockRegistry<Lock> {
 			finally {
 				if (!held) {
 					// a lost lock that could not be won again is not held at any depth
-					// any more
-					do {
+					// any more; the earlier holds' pins go with them (the caller drops
+					// this attempt's)
+					this.local.unlock();
+					while (lost && this.local.isHeldByCurrentThread()) {
 						this.local.unlock();
+						this.pins.decrementAndGet();
 					}
-					while (lost && this.local.isHeldByCurrentThread());
 				}
 			}
 		}
 
 		@Override
 		public void unlock() {
-			if (!this.local.isHeldByCurrentThread()) {
+			// a held lock is pinned, so it is the one the registry maps the key to
+			RedlockLock lock = RedlockLockRegistry.this.locks.get(this.key);
+			if (lock == null || !lock.local.isHeldByCurrentThread()) {
 				throw new IllegalMonitorStateException("The lock " + this.resource + " is not held by this thread");
 			}
+			lock.unlockHeld();
+		}
+
+		/** Unlocks this lock, held by the current thread. */
+		private void unlockHeld() {
 			try {
 				if (this.local.getHoldCount() == 1 && this.lease != null) {
 					Lease held = this.lease;
@@ -208,8 +349,23 @@ public final class RedlockLockRegistry implements LockRegistry<Lock> {
 				}
 			}
 			finally {
+				this.lastUsed = System.nanoTime();
 				this.local.unlock();
+				this.pins.decrementAndGet();
 			}
+		}
+
+		/** Renews the lease of this lock, which the current thread must hold. */
+		void renew(Duration ttl) {
+			if (!this.local.isHeldByCurrentThread()) {
+				throw new IllegalMonitorStateException("The current thread doesn't own mutex at " + this.resource);
+			}
+			// set whenever the lock is held (guarded by the local lock)
+			Lease held = Objects.requireNonNull(this.lease, "lease");
+			if (!held.extend(ttl)) {
+				throw new IllegalStateException("Could not renew mutex at " + this.resource + ": the lease was lost");
+			}
+			this.lastUsed = System.nanoTime();
 		}
 
 		@Override
