@@ -57,8 +57,8 @@ record RedisNodeUri(boolean tls, String host, int port, @Nullable String user, @
 	}
 
 	/**
-	 * How to connect to this node: credentials, database and TLS, each bound by the
-	 * timeout.
+	 * How to connect to this node: credentials, database and TLS (trust, host name
+	 * verification, protocols and cipher suites), each bound by the timeout.
 	 * @param clientName the name given to connections, empty for none
 	 */
 	DefaultJedisClientConfig clientConfig(int timeoutMillis, String clientName, TlsSettings tlsSettings) {
@@ -79,9 +79,9 @@ record RedisNodeUri(boolean tls, String host, int port, @Nullable String user, @
 		}
 		if (this.tls) {
 			config.sslSocketFactory(tlsSettings.socketFactory());
-			if (tlsSettings.verifyHostname()) {
-				SSLParameters parameters = new SSLParameters();
-				parameters.setEndpointIdentificationAlgorithm("HTTPS");
+			// host name verification, protocols and cipher suites, together
+			SSLParameters parameters = tlsSettings.sslParameters();
+			if (parameters != null) {
 				config.sslParameters(parameters);
 			}
 		}

@@ -85,6 +85,74 @@ class TlsTests {
 		}
 	}
 
+	@Test
+	void locksWithTheProtocolsAndCiphersTheNodesAccept(RedisNodes nodes) throws Exception {
+		TlsSettings trusted = TlsSettings.of(trusting(TestCertificates.get()));
+		for (TlsSettings tls : List.of(trusted.withProtocols("TLSv1.3"),
+				trusted.withProtocols("TLSv1.2").withCiphers("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"))) {
+			try (Redlock redlock = Redlock.builder()
+				.nodes(tlsUris(nodes))
+				.settings(this.settings.withNodeTimeout(Duration.ofSeconds(3)))
+				.tls(tls)
+				.build()) {
+				try (Lease lease = redlock.acquire("tls-options", Duration.ofSeconds(5), Duration.ZERO)) {
+					assertThat(lease.isValid()).as("%s %s", tls.protocols(), tls.ciphers()).isTrue();
+				}
+			}
+		}
+	}
+
+	@Test
+	void aProtocolTheNodesRefuseFailsTheHandshakeNamingTheNodes(RedisNodes nodes) throws Exception {
+		// TLSv1.1: refused on both ends (the JDK disables it; the nodes speak TLSv1.2+)
+		assertHandshakeFails(nodes, TlsSettings.of(trusting(TestCertificates.get())).withProtocols("TLSv1.1"));
+	}
+
+	@Test
+	void aCipherTheNodesDoNotOfferFailsTheHandshakeNamingTheNodes(RedisNodes nodes) throws Exception {
+		// the nodes' key is RSA: they can offer no ECDSA cipher suite, so they abort
+		assertHandshakeFails(nodes,
+				TlsSettings.of(trusting(TestCertificates.get()))
+					.withProtocols("TLSv1.2")
+					.withCiphers("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"));
+	}
+
+	@Test
+	void protocolAndCipherNamesAreChecked() throws Exception {
+		TlsSettings tls = TlsSettings.of(trusting(TestCertificates.get()));
+		assertThat(tls.protocols()).isEmpty();
+		assertThat(tls.ciphers()).isEmpty();
+		assertThat(tls.withProtocols(" TLSv1.3 ").withCiphers("TLS_AES_128_GCM_SHA256").protocols())
+			.containsExactly("TLSv1.3");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> tls.withProtocols("TLSv1.3", " "))
+			.withMessageContaining("protocols");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> tls.withCiphers(""))
+			.withMessageContaining("ciphers");
+		assertThat(new TlsSettings(tls.socketFactory(), false).sslParameters()).isNull();
+		assertThat(tls.withProtocols("TLSv1.2").withCiphers("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256").sslParameters())
+			.satisfies((parameters) -> {
+				assertThat(parameters.getEndpointIdentificationAlgorithm()).isEqualTo("HTTPS");
+				assertThat(parameters.getProtocols()).containsExactly("TLSv1.2");
+				assertThat(parameters.getCipherSuites()).containsExactly("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256");
+			});
+	}
+
+	private void assertHandshakeFails(RedisNodes nodes, TlsSettings tls) {
+		// patient, as above: the failure must be seen as what it is, not as a timeout
+		RedlockSettings patient = this.settings.withNodeTimeout(Duration.ofSeconds(3));
+		try (Redlock redlock = Redlock.builder().nodes(tlsUris(nodes)).settings(patient).tls(tls).build()) {
+			assertThatExceptionOfType(LockNotAcquiredException.class)
+				.isThrownBy(() -> redlock.acquire("tls-options", Duration.ofSeconds(5), Duration.ZERO))
+				.satisfies((ex) -> {
+					assertThat(ex.reason()).isEqualTo(Reason.NO_QUORUM);
+					assertThat(ex.failedNodes()).hasSizeBetween(2, 3)
+						.allSatisfy((node) -> assertThat(node).startsWith("rediss://127.0.0.1:")
+							.containsAnyOf("handshake", "protocol", "cipher"));
+				});
+			assertThat(nodes.node(0).command("EXISTS", "redlock:tls-options")).isEqualTo("0");
+		}
+	}
+
 	private static List<String> tlsUris(RedisNodes nodes) {
 		return nodes.nodes().stream().map(RedisNode::tlsUri).toList();
 	}

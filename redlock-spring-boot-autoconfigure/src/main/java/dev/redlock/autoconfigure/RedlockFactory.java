@@ -8,7 +8,9 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
+import org.springframework.boot.ssl.SslOptions;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,12 +91,34 @@ final class RedlockFactory {
 					"SSL bundle '" + bundle + "' is named but no SslBundles bean exists", null);
 		}
 		try {
-			return TlsSettings.of(sslBundles.getBundle(bundle).createSslContext());
+			return tls(sslBundles.getBundle(bundle));
 		}
 		catch (NoSuchSslBundleException ex) {
 			throw new InvalidRedlockPropertyException("redlock.ssl.bundle", "no SSL bundle named '" + bundle
 					+ "'; define it under spring.ssl.bundle.pem." + bundle + " or spring.ssl.bundle.jks." + bundle, ex);
 		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRedlockPropertyException("redlock.ssl.bundle",
+					"the options of SSL bundle '" + bundle + "' are invalid: " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * The bundle's trust and key material, and its options: the enabled protocols and
+	 * cipher suites, when it names them.
+	 */
+	static TlsSettings tls(SslBundle bundle) {
+		TlsSettings tls = TlsSettings.of(bundle.createSslContext());
+		SslOptions options = bundle.getOptions();
+		String[] protocols = options.getEnabledProtocols();
+		if (protocols != null && protocols.length > 0) {
+			tls = tls.withProtocols(protocols);
+		}
+		String[] ciphers = options.getCiphers();
+		if (ciphers != null && ciphers.length > 0) {
+			tls = tls.withCiphers(ciphers);
+		}
+		return tls;
 	}
 
 	/**

@@ -118,8 +118,17 @@ public class RedlockProperties {
 	 */
 	private final Ssl ssl = new Ssl();
 
+	/**
+	 * Micrometer Observations of @DistributedLock calls.
+	 */
+	private final Observation observation = new Observation();
+
 	public Ssl getSsl() {
 		return this.ssl;
+	}
+
+	public Observation getObservation() {
+		return this.observation;
 	}
 
 	public Duration getRestartQuarantine() {
@@ -253,7 +262,8 @@ public class RedlockProperties {
 
 		/**
 		 * Name of the SSL bundle (spring.ssl.bundle.*) whose trust material rediss://
-		 * nodes are checked against. When not set, the JVM's default trust store is used.
+		 * nodes are checked against, with its key material and its options (enabled
+		 * protocols and ciphers). When not set, the JVM's default trust store is used.
 		 * Host names are always verified.
 		 */
 		private @Nullable String bundle;
@@ -264,6 +274,28 @@ public class RedlockProperties {
 
 		public void setBundle(@Nullable String bundle) {
 			this.bundle = bundle;
+		}
+
+	}
+
+	/**
+	 * Observation settings of @DistributedLock calls.
+	 */
+	public static class Observation {
+
+		/**
+		 * Whether the observation of a call (and so its span) carries the evaluated lock
+		 * key as its high-cardinality "resource" key value. Turn it off when keys hold
+		 * personal or business data that must not reach the tracing backend.
+		 */
+		private boolean includeResource = true;
+
+		public boolean isIncludeResource() {
+			return this.includeResource;
+		}
+
+		public void setIncludeResource(boolean includeResource) {
+			this.includeResource = includeResource;
 		}
 
 	}

@@ -3,6 +3,7 @@ package dev.redlock.endpoint;
 import java.util.List;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
@@ -19,20 +20,45 @@ import dev.redlock.core.RedlockSettings;
  * {@code /actuator/redlock}.
  *
  * <p>
+ * A lease's {@code resource} is the evaluated lock key, which may carry personal or
+ * business data ({@code acct:alice@example.com}): it is masked ({@value #MASK}) unless
+ * values are shown, under the rules of Boot's {@code env} and {@code configprops}
+ * endpoints ({@code management.endpoint.redlock.show-values} = {@code never} |
+ * {@code when-authorized} | {@code always}, and
+ * {@code management.endpoint.redlock.roles}; see {@link RedlockEndpointWebExtension}).
+ * Lock names are always shown.
+ *
+ * <p>
  * Durations are ISO-8601 strings ({@code PT30S}) unless the field name ends in {@code Ms}
  * (a number of milliseconds); instants are ISO-8601 strings in UTC.
  */
 @Endpoint(id = "redlock")
 public class RedlockEndpoint {
 
+	/** What replaces a value that is not shown. */
+	public static final String MASK = "******";
+
 	private final Redlock redlock;
+
+	private final Show showValues;
+
+	/**
+	 * Creates the endpoint for a {@link Redlock}, never showing resources.
+	 * @param redlock the instance to describe
+	 */
+	public RedlockEndpoint(Redlock redlock) {
+		this(redlock, Show.NEVER);
+	}
 
 	/**
 	 * Creates the endpoint for a {@link Redlock}.
 	 * @param redlock the instance to describe
+	 * @param showValues when to show the leases' resources; outside the web (JMX),
+	 * {@link Show#WHEN_AUTHORIZED} shows them, as Boot's {@code env} endpoint does
 	 */
-	public RedlockEndpoint(Redlock redlock) {
+	public RedlockEndpoint(Redlock redlock, Show showValues) {
 		this.redlock = redlock;
+		this.showValues = showValues;
 	}
 
 	/**
@@ -41,7 +67,20 @@ public class RedlockEndpoint {
 	 */
 	@ReadOperation
 	public RedlockDescriptor redlock() {
-		List<LeaseDescriptor> leases = this.redlock.heldLeases().stream().map(LeaseDescriptor::of).toList();
+		return redlock(this.showValues.isShown(true));
+	}
+
+	/**
+	 * Describes the leases, settings and node counters of this instance.
+	 * @param showUnsanitized whether to show the leases' resources, else they are
+	 * {@value #MASK}
+	 * @return a snapshot
+	 */
+	RedlockDescriptor redlock(boolean showUnsanitized) {
+		List<LeaseDescriptor> leases = this.redlock.heldLeases()
+			.stream()
+			.map((lease) -> LeaseDescriptor.of(lease, showUnsanitized))
+			.toList();
 		List<NodeStatistics> nodes = this.redlock.nodeStatistics();
 		return new RedlockDescriptor(leases, SettingsDescriptor.of(this.redlock), nodes);
 	}
@@ -62,7 +101,8 @@ public class RedlockEndpoint {
 	 *
 	 * @param name the lock's name (the annotation's name, or the name given to
 	 * {@code Redlock.acquire})
-	 * @param resource the locked resource, without the key prefix
+	 * @param resource the locked resource, without the key prefix; {@value #MASK} unless
+	 * values are shown
 	 * @param acquiredAt when it was acquired (ISO-8601, UTC)
 	 * @param validityRemainingMs how long it remains valid, in milliseconds
 	 * @param extensions how many times an extension was attempted
@@ -71,9 +111,10 @@ public class RedlockEndpoint {
 	public record LeaseDescriptor(String name, String resource, String acquiredAt, long validityRemainingMs,
 			int extensions, String ttl) {
 
-		static LeaseDescriptor of(Lease lease) {
-			return new LeaseDescriptor(lease.name(), lease.resource(), lease.acquiredAt().toString(),
-					lease.remainingValidity().toMillis(), lease.extensionAttempts(), lease.ttl().toString());
+		static LeaseDescriptor of(Lease lease, boolean showUnsanitized) {
+			return new LeaseDescriptor(lease.name(), showUnsanitized ? lease.resource() : MASK,
+					lease.acquiredAt().toString(), lease.remainingValidity().toMillis(), lease.extensionAttempts(),
+					lease.ttl().toString());
 		}
 
 	}

@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.ReleaseOutcome;
-import dev.redlock.interceptor.LockAttributes;
+import dev.redlock.interceptor.LockCall;
 import dev.redlock.interceptor.LockObservation;
 import dev.redlock.interceptor.LockObserver;
 
@@ -20,7 +20,8 @@ import dev.redlock.interceptor.LockObserver;
  * <li>{@value #LOCK} spans the whole call: acquisition, method and release. It is in
  * scope while the method runs, so the method's own observations and spans are its
  * children. Low-cardinality key {@code lock} (the lock name), high-cardinality key
- * {@code resource} (the evaluated key).</li>
+ * {@code resource} (the evaluated key, which may carry personal or business data; left
+ * out when the observer is created with {@code includeResource} off).</li>
  * <li>{@value #ACQUIRE}, its child: the acquisition, retries included. Keys {@code lock}
  * and {@code outcome} = {@code acquired} | {@code contended} | {@code no_quorum} |
  * {@code error}.</li>
@@ -46,23 +47,39 @@ public final class ObservationLockObserver implements LockObserver {
 
 	private final ObservationRegistry registry;
 
+	private final boolean includeResource;
+
 	/**
-	 * Creates an observer that reports to the given registry.
+	 * Creates an observer that reports to the given registry, with the evaluated key as
+	 * the {@code resource} key value.
 	 * @param registry the registry whose handlers receive the observations
 	 */
 	public ObservationLockObserver(ObservationRegistry registry) {
+		this(registry, true);
+	}
+
+	/**
+	 * Creates an observer that reports to the given registry.
+	 * @param registry the registry whose handlers receive the observations
+	 * @param includeResource whether the lock observation carries the evaluated key as
+	 * its high-cardinality {@code resource} key value; off, spans never see the key
+	 */
+	public ObservationLockObserver(ObservationRegistry registry, boolean includeResource) {
 		this.registry = registry;
+		this.includeResource = includeResource;
 	}
 
 	@Override
-	public LockObservation start(LockAttributes attributes, String resource) {
+	public LockObservation start(LockCall call) {
 		Observation lock = Observation.createNotStarted(LOCK, this.registry)
-			.lowCardinalityKeyValue("lock", attributes.name())
-			.highCardinalityKeyValue("resource", resource)
-			.start();
+			.lowCardinalityKeyValue("lock", call.name());
+		if (this.includeResource) {
+			lock.highCardinalityKeyValue("resource", call.resource());
+		}
+		lock.start();
 		Observation.Scope scope = lock.openScope();
-		Observation acquire = child(ACQUIRE, lock, attributes.name()).start();
-		return new Call(attributes.name(), lock, scope, acquire);
+		Observation acquire = child(ACQUIRE, lock, call.name()).start();
+		return new Call(call.name(), lock, scope, acquire);
 	}
 
 	private Observation child(String name, Observation parent, String lockName) {

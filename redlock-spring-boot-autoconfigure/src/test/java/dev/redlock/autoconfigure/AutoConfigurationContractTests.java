@@ -23,7 +23,7 @@ class AutoConfigurationContractTests {
 			"dev.redlock.autoconfigure.metrics.RedlockMetricsAutoConfiguration, 2",
 			"dev.redlock.autoconfigure.observation.RedlockObservationAutoConfiguration, 1",
 			"dev.redlock.autoconfigure.health.RedlockHealthContributorAutoConfiguration, 1",
-			"dev.redlock.autoconfigure.endpoint.RedlockEndpointAutoConfiguration, 2" })
+			"dev.redlock.autoconfigure.endpoint.RedlockEndpointAutoConfiguration, 3" })
 	void backsOffForEveryBeanTheApplicationDefines(Class<?> autoConfiguration, int beans) {
 		Method[] methods = Arrays.stream(autoConfiguration.getDeclaredMethods())
 			.filter((method) -> method.isAnnotationPresent(Bean.class))

@@ -23,6 +23,7 @@ import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import dev.redlock.core.LockRequest;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
@@ -39,8 +40,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=*", "management.endpoint.env.show-values=always",
-				"management.endpoint.configprops.show-values=always", "management.endpoint.health.show-details=always",
-				"redlock.default-wait-time=0", "logging.level.dev.redlock=debug" })
+				"management.endpoint.configprops.show-values=always", "management.endpoint.redlock.show-values=always",
+				"management.endpoint.health.show-details=always", "redlock.default-wait-time=0",
+				"logging.level.dev.redlock=debug" })
 @DirtiesContext
 @ExtendWith(OutputCaptureExtension.class)
 class ActuatorSecretsIntegrationTests {
@@ -90,7 +92,8 @@ class ActuatorSecretsIntegrationTests {
 	void noResponseAndNoLogLineCarriesAPassword(CapturedOutput output) throws Exception {
 		String health = get("/actuator/health");
 		String redlockWhileHeld;
-		try (Lease lease = this.redlock.acquire("secrets", "order:1", Duration.ofSeconds(10), Duration.ZERO)) {
+		try (Lease lease = this.redlock.acquire(LockRequest.of("order:1", Duration.ofSeconds(10)).named("secrets"),
+				Duration.ZERO)) {
 			redlockWhileHeld = get("/actuator/redlock");
 		}
 		String configprops = get("/actuator/configprops");
@@ -122,7 +125,8 @@ class ActuatorSecretsIntegrationTests {
 	private void acquireWithNodeOneDown() {
 		nodes.node(1).kill();
 		try {
-			this.redlock.acquire("secrets", "order:2", Duration.ofSeconds(10), Duration.ZERO).close();
+			this.redlock.acquire(LockRequest.of("order:2", Duration.ofSeconds(10)).named("secrets"), Duration.ZERO)
+				.close();
 		}
 		finally {
 			nodes.node(1).restart();
