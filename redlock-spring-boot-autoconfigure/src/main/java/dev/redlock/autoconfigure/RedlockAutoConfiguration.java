@@ -13,10 +13,12 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.util.function.SingletonSupplier;
 
+import dev.redlock.aot.DistributedLockRuntimeHints;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockListener;
 import dev.redlock.interceptor.DistributedLockAdvisor;
@@ -38,6 +40,7 @@ import dev.redlock.interceptor.LockObserver;
 @ConditionalOnBooleanProperty(name = "redlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RedlockProperties.class)
 @Import(DistributedLockProxyRegistrar.class)
+@ImportRuntimeHints(DistributedLockRuntimeHints.class)
 public final class RedlockAutoConfiguration {
 
 	@Bean

@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.context.aot.AbstractAotProcessor;
 import org.springframework.core.annotation.AnnotationUtils;
 
 import dev.redlock.annotation.DistributedLock;
@@ -14,7 +15,8 @@ import dev.redlock.annotation.DistributedLock;
 /**
  * Applies a {@link DistributedLockInterceptor} to every method that carries
  * {@link dev.redlock.annotation.DistributedLock @DistributedLock}. Matching resolves and
- * checks the attributes, so invalid ones fail when the bean is created.
+ * checks the attributes, so invalid ones fail when the bean is created; during
+ * ahead-of-time processing it only looks for the annotation.
  */
 public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 
@@ -36,6 +38,12 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 		StaticMethodMatcherPointcut pointcut = new StaticMethodMatcherPointcut() {
 			@Override
 			public boolean matches(Method method, @Nullable Class<?> targetClass) {
+				if (Boolean.getBoolean(AbstractAotProcessor.AOT_PROCESSING)) {
+					// ahead of time only which methods are locked is decided: their
+					// attributes may name properties given only at runtime, and are
+					// resolved and checked when the application starts
+					return attributeSource.isAnnotated(method, targetClass);
+				}
 				return attributeSource.find(method, targetClass) != null;
 			}
 		};

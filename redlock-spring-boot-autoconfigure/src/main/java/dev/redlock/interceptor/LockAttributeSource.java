@@ -75,12 +75,29 @@ public final class LockAttributeSource {
 		return cached.orElse(null);
 	}
 
-	private @Nullable LockAttributes resolve(Method method, @Nullable Class<?> targetClass) {
-		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+	/**
+	 * Returns whether a method carries {@code @DistributedLock}, without resolving its
+	 * attributes: for ahead-of-time processing, where properties given only at runtime
+	 * are missing.
+	 * @param method the method, possibly an interface method
+	 * @param targetClass the class of the target, or {@code null} if unknown
+	 * @return {@code true} if annotated
+	 */
+	public boolean isAnnotated(Method method, @Nullable Class<?> targetClass) {
+		return annotation(method, AopUtils.getMostSpecificMethod(method, targetClass)) != null;
+	}
+
+	private static @Nullable DistributedLock annotation(Method method, Method specific) {
 		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
 		if (annotation == null && specific != method) {
 			annotation = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
 		}
+		return annotation;
+	}
+
+	private @Nullable LockAttributes resolve(Method method, @Nullable Class<?> targetClass) {
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		DistributedLock annotation = annotation(method, specific);
 		if (annotation == null) {
 			return null;
 		}
@@ -123,13 +140,13 @@ public final class LockAttributeSource {
 			throw invalid(description, "maxHold", annotation.maxHold(),
 					"has no effect with autoRenew = OFF; remove it or turn renewal on");
 		}
-		Duration holdAtLeast = parseDuration("holdAtLeast", annotation.holdAtLeast(), description);
-		if (holdAtLeast != null && holdAtLeast.isNegative()) {
-			throw invalid(description, "holdAtLeast", annotation.holdAtLeast(), "must not be negative");
+		Duration minHold = parseDuration("minHold", annotation.minHold(), description);
+		if (minHold != null && minHold.isNegative()) {
+			throw invalid(description, "minHold", annotation.minHold(), "must not be negative");
 		}
-		if (holdAtLeast != null && ttl != null && holdAtLeast.compareTo(ttl) > 0) {
-			throw invalid(description, "holdAtLeast", annotation.holdAtLeast(), "is longer than the ttl ("
-					+ annotation.ttl() + "): the lock cannot be kept longer than it lives; raise the ttl");
+		if (minHold != null && ttl != null && minHold.compareTo(ttl) > 0) {
+			throw invalid(description, "minHold", annotation.minHold(), "is longer than the ttl (" + annotation.ttl()
+					+ "): the lock cannot be kept longer than it lives; raise the ttl");
 		}
 		Boolean autoRenew = switch (annotation.autoRenew()) {
 			case ON -> Boolean.TRUE;
@@ -144,7 +161,7 @@ public final class LockAttributeSource {
 		Method fallback = fallback(annotation, specific, owner, description);
 		return new LockAttributes(name, List.copyOf(keys), keySources, condition, annotation.condition(), ttl, waitTime,
 				specific, description, autoRenew, maxHold, annotation.onLeaseLost(), annotation.onLocked(), fallback,
-				holdAtLeast, asynchronous, reactive, annotation.fencing());
+				minHold, asynchronous, reactive, annotation.fencing());
 	}
 
 	private static List<String> keySources(DistributedLock annotation, String description) {
