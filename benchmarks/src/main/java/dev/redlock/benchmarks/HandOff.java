@@ -17,6 +17,7 @@ import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
+import dev.redlock.core.LockRequest;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
@@ -235,7 +236,8 @@ public final class HandOff {
 		public AutoCloseable acquire(int instance) {
 			try {
 				Lease lease = this.redlocks.get(instance)
-					.acquire("hand-off", KEY, Duration.ofMillis(TTL_MILLIS), Duration.ofMillis(WAIT_MILLIS));
+					.acquire(LockRequest.of(KEY, Duration.ofMillis(TTL_MILLIS)).named("hand-off"),
+							Duration.ofMillis(WAIT_MILLIS));
 				return lease::release;
 			}
 			catch (LockNotAcquiredException ex) {

@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.redisson.RedissonRedLock;
 
+import dev.redlock.core.LockRequest;
 import dev.redlock.core.Lease;
 
 /**
@@ -54,7 +55,7 @@ final class LockUnlock {
 	 * @return whether the lock was held
 	 */
 	static boolean redlock(OurRedlock ours, String key) {
-		Lease lease = ours.redlock.tryAcquire(NAME, key, TTL).orElse(null);
+		Lease lease = ours.redlock.tryAcquire(LockRequest.of(key, TTL).named(NAME)).orElse(null);
 		if (lease == null) {
 			return false;
 		}

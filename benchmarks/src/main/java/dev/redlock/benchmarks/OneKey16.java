@@ -15,6 +15,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
 
 import dev.redlock.core.LockNotAcquiredException;
+import dev.redlock.core.LockRequest;
 
 /**
  * 16 threads contending for one key with a single try each (no wait): the secondary
@@ -87,7 +88,7 @@ public class OneKey16 extends SuiteSettings {
 
 	@Benchmark
 	public void redlock(OurRedlock ours, Holders holders, Outcomes outcomes, Safety safety) {
-		var lease = ours.redlock.tryAcquire(LockUnlock.NAME, KEY, LockUnlock.TTL).orElse(null);
+		var lease = ours.redlock.tryAcquire(LockRequest.of(KEY, LockUnlock.TTL).named(LockUnlock.NAME)).orElse(null);
 		if (held(lease != null, holders, outcomes, safety)) {
 			lease.release();
 		}

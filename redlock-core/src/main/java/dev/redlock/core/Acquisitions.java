@@ -43,11 +43,13 @@ final class Acquisitions {
 		this.ticker = ticker;
 	}
 
-	Lease acquire(String name, String resource, Duration ttl, Duration waitTime, boolean fenced) {
-		checkOpen();
-		LockArguments.checkName(name);
-		RawArgument key = this.arguments.keyFor(resource);
-		Duration lockTtl = this.arguments.usableTtl(ttl);
+	Lease acquire(LockRequest request, Duration waitTime) {
+		Checked checked = check(request);
+		String name = request.name();
+		String resource = request.resource();
+		boolean fenced = request.isFenced();
+		RawArgument key = checked.key();
+		Duration lockTtl = checked.ttl();
 		long waitNanos = LockArguments.waitNanos(waitTime);
 		long start = this.ticker.getAsLong();
 		if (Thread.currentThread().isInterrupted()) {
@@ -81,14 +83,14 @@ final class Acquisitions {
 		}
 	}
 
-	Optional<Lease> tryAcquire(String name, String resource, Duration ttl, boolean fenced) {
-		checkOpen();
-		LockArguments.checkName(name);
-		RawArgument key = this.arguments.keyFor(resource);
-		Duration lockTtl = this.arguments.usableTtl(ttl);
-		AcquireAttempt attempt = this.round.attempt(resource, key, lockTtl, fenced);
+	Optional<Lease> tryAcquire(LockRequest request) {
+		Checked checked = check(request);
+		AcquireAttempt attempt = this.round.attempt(request.resource(), checked.key(), checked.ttl(),
+				request.isFenced());
+		String name = request.name();
+		String resource = request.resource();
 		if (attempt.won()) {
-			return Optional.of(acquired(name, resource, key, lockTtl, attempt, attempt.start(), 1, 0));
+			return Optional.of(acquired(name, resource, checked.key(), checked.ttl(), attempt, attempt.start(), 1, 0));
 		}
 		notAcquired(name, attempt.failure(resource, 1, Duration.ofNanos(attempt.end() - attempt.start())));
 		return Optional.empty();
@@ -126,10 +128,18 @@ final class Acquisitions {
 		}
 	}
 
-	private void checkOpen() {
+	/**
+	 * Checks that this instance is open and the request usable, before any network call.
+	 */
+	private Checked check(LockRequest request) {
 		if (this.support.isClosed()) {
 			throw new IllegalStateException("This Redlock is closed: it acquires no more locks");
 		}
+		return new Checked(this.arguments.keyFor(request.resource()), this.arguments.usableTtl(request.ttl()));
+	}
+
+	/** A request's key as sent to the nodes, and its TTL as checked. */
+	private record Checked(RawArgument key, Duration ttl) {
 	}
 
 	private LockNotAcquiredException notAcquired(String name, LockNotAcquiredException failure) {

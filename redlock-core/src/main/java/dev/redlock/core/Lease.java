@@ -73,12 +73,12 @@ public final class Lease implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the lease's fencing token, for a lease from {@link Redlock#acquireFenced}
-	 * or {@link Redlock#tryAcquireFenced}: a number greater than that of every earlier
-	 * fenced holder of the resource. Pass it to the store the lock protects with every
-	 * write, and have the store refuse tokens lower than the highest it has seen: a
-	 * holder that paused past its lease (and still believes it holds the lock) is then
-	 * refused, whatever it believes.
+	 * Returns the lease's fencing token, for a lease of a {@link LockRequest#fenced()
+	 * fenced request}: a number greater than that of every earlier fenced holder of the
+	 * resource. Pass it to the store the lock protects with every write, and have the
+	 * store refuse tokens lower than the highest it has seen: a holder that paused past
+	 * its lease (and still believes it holds the lock) is then refused, whatever it
+	 * believes.
 	 *
 	 * <p>
 	 * How it is made: the acquisition's script increments a per-resource counter
@@ -99,10 +99,11 @@ public final class Lease implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the Redis key of the lock.
+	 * Returns the Redis key of the lock: what {@code @DistributedLock(key = ...)} and
+	 * {@link LockRequest#resource()} call the resource, with the key prefix in front.
 	 * @return the key prefix followed by the resource
 	 */
-	public String key() {
+	public String redisKey() {
 		return this.state.key().toString();
 	}
 
@@ -204,7 +205,7 @@ public final class Lease implements AutoCloseable {
 	 * the first extension that fails, which marks the lease {@link #isLost() lost} at
 	 * once. {@code maxHold} is the one bound of renewal: renewals do not count towards
 	 * {@link RedlockSettings#maxExtensions()}, which bounds calls of {@link #extend}.
-	 * Calling it again while renewal runs changes nothing. <pre>{@code
+	 * Calling it again with another {@code maxHold} moves the bound. <pre>{@code
 	 * try (Lease lease = redlock.acquire("report", Duration.ofSeconds(30), Duration.ZERO).autoRenew()) {
 	 *     lease.onLost(report::abort);
 	 *     report.build(); // may take longer than 30 s
@@ -219,6 +220,16 @@ public final class Lease implements AutoCloseable {
 	 */
 	public Lease autoRenew(Duration maxHold) {
 		this.state.autoRenew(maxHold);
+		return this;
+	}
+
+	/**
+	 * Stops automatic renewal: the lease then runs out at the end of its current validity
+	 * unless extended or released. Does nothing when it is not renewed.
+	 * @return this lease
+	 */
+	public Lease stopAutoRenew() {
+		this.state.stopAutoRenew();
 		return this;
 	}
 
@@ -290,20 +301,20 @@ public final class Lease implements AutoCloseable {
 	}
 
 	/**
-	 * Releases the lock, but not before it has been held for {@code minimumHold} since
-	 * its acquisition: when less time has passed, the key's TTL on the nodes is set to
-	 * the rest of that time instead (compare-and-{@code PEXPIRE}; at most the lease's
-	 * TTL, which bounds {@code minimumHold}), so the lock runs out by itself then. This
-	 * is how a job run on one instance keeps others, whose clocks or schedules are a
-	 * little behind, from running the same tick again. Otherwise like {@link #release()}.
-	 * @param minimumHold the least time the lock stays taken, counted from its
-	 * acquisition; zero to release at once
+	 * Releases the lock, but not before it has been held for {@code minHold} since its
+	 * acquisition: when less time has passed, the key's TTL on the nodes is set to the
+	 * rest of that time instead (compare-and-{@code PEXPIRE}; never beyond the expiry the
+	 * nodes were last given), so the lock runs out by itself then. This is how a job run
+	 * on one instance keeps others, whose clocks or schedules are a little behind, from
+	 * running the same tick again. Otherwise like {@link #release()}.
+	 * @param minHold the least time the lock stays taken, counted from its acquisition;
+	 * zero to release at once
 	 * @return what the nodes said: {@link ReleaseOutcome#RELEASED} when a quorum deleted
 	 * the key or took the shorter TTL
-	 * @throws IllegalArgumentException if {@code minimumHold} is negative
+	 * @throws IllegalArgumentException if {@code minHold} is negative
 	 */
-	public ReleaseOutcome release(Duration minimumHold) {
-		return this.state.release(this, minimumHold);
+	public ReleaseOutcome release(Duration minHold) {
+		return this.state.release(this, minHold);
 	}
 
 	/**

@@ -45,6 +45,9 @@ final class LeaseState implements LeaseWatch.Target {
 	/** Start of the acquisition or of the last extension that counted. */
 	private volatile long validatedAtNanos;
 
+	/** The TTL the acquisition or the last extension that counted gave the nodes. */
+	private volatile long currentTtlNanos;
+
 	private volatile int extensionAttempts;
 
 	/**
@@ -76,6 +79,7 @@ final class LeaseState implements LeaseWatch.Target {
 		this.ticker = ticker;
 		this.acquiredAtNanos = acquiredAtNanos;
 		this.longestTtlNanos = ttl.toNanos();
+		this.currentTtlNanos = ttl.toNanos();
 		this.validatedAtNanos = acquiredAtNanos;
 		this.validUntilNanos = validUntilNanos;
 		this.loss = new LossState(name);
@@ -169,6 +173,7 @@ final class LeaseState implements LeaseWatch.Target {
 			if (extension.counted()) {
 				this.validUntilNanos = extension.validUntil();
 				this.validatedAtNanos = start;
+				this.currentTtlNanos = lockTtl.toNanos();
 				return ExtendOutcome.EXTENDED;
 			}
 			if (extension.validUntil() - current < 0) {
@@ -199,15 +204,15 @@ final class LeaseState implements LeaseWatch.Target {
 			if (this.releaseOutcome != null) {
 				throw new IllegalStateException("Lease on '" + this.resource + "' was already released");
 			}
+			long renewUntil = this.acquiredAtNanos + maxHoldNanos;
 			LeaseWatch current = this.watch;
-			if (current != null && current.isRenewing()) {
+			if (current != null && current.renewsUntil(renewUntil)) {
 				return;
 			}
 			if (current != null) {
 				current.cancel();
 			}
-			LeaseWatch renewal = LeaseWatch.renewing(this, this.support.renewals(),
-					this.acquiredAtNanos + maxHoldNanos);
+			LeaseWatch renewal = LeaseWatch.renewing(this, this.support.renewals(), renewUntil);
 			// started first: on a closed Redlock start() throws and the lease must not
 			// look renewed
 			renewal.start();
@@ -215,6 +220,28 @@ final class LeaseState implements LeaseWatch.Target {
 		}
 		finally {
 			this.stateLock.unlock();
+		}
+	}
+
+	/**
+	 * Stops automatic renewal; a lease with loss callbacks is still watched for the end
+	 * of its validity.
+	 */
+	void stopAutoRenew() {
+		this.stateLock.lock();
+		try {
+			LeaseWatch current = this.watch;
+			if (current == null || !current.isRenewing()) {
+				return;
+			}
+			current.cancel();
+			this.watch = null;
+		}
+		finally {
+			this.stateLock.unlock();
+		}
+		if (this.loss.hasCallbacks()) {
+			watchExpiry();
 		}
 	}
 
@@ -244,6 +271,14 @@ final class LeaseState implements LeaseWatch.Target {
 			this.loss.run(callback);
 			return;
 		}
+		watchExpiry();
+	}
+
+	/**
+	 * Has an unreleased lease without a watch watched for the end of its validity, to
+	 * signal its loss if it is not released by then.
+	 */
+	private void watchExpiry() {
 		boolean redlockClosed = false;
 		this.stateLock.lock();
 		try {
@@ -286,15 +321,15 @@ final class LeaseState implements LeaseWatch.Target {
 	}
 
 	/**
-	 * Releases once, keeping the lock taken until {@code minimumHold} after the
-	 * acquisition; later calls return the first outcome.
+	 * Releases once, keeping the lock taken until {@code minHold} after the acquisition;
+	 * later calls return the first outcome.
 	 * @param lease the public lease, forgotten by the held set
 	 */
-	ReleaseOutcome release(Object lease, Duration minimumHold) {
-		if (minimumHold == null || minimumHold.isNegative()) {
-			throw new IllegalArgumentException("minimumHold must be zero or positive, was " + minimumHold);
+	ReleaseOutcome release(Object lease, Duration minHold) {
+		if (minHold == null || minHold.isNegative()) {
+			throw new IllegalArgumentException("minHold must be zero or positive, was " + minHold);
 		}
-		long minimumHoldNanos = LockArguments.toNanos(minimumHold, "minimumHold");
+		long minHoldNanos = LockArguments.toNanos(minHold, "minHold");
 		cancelWatch();
 		boolean ranOut = false;
 		ReleaseOutcome outcome = null;
@@ -307,8 +342,10 @@ final class LeaseState implements LeaseWatch.Target {
 			ranOut = this.validUntilNanos - this.ticker.getAsLong() <= 0;
 			outcome = ReleaseOutcome.UNKNOWN;
 			try {
-				long keepNanos = Math.min(this.ttl.toNanos(),
-						minimumHoldNanos - (this.ticker.getAsLong() - this.acquiredAtNanos));
+				// never kept beyond the TTL the nodes were last given
+				long now = this.ticker.getAsLong();
+				long keepNanos = Math.min(this.validatedAtNanos + this.currentTtlNanos - now,
+						minHoldNanos - (now - this.acquiredAtNanos));
 				outcome = this.support.release(lease, this.held, this.longestTtlNanos, keepNanos);
 			}
 			finally {
@@ -364,12 +401,13 @@ final class LeaseState implements LeaseWatch.Target {
 
 	@Override
 	public long renewalDueNanos() {
-		return this.validatedAtNanos + this.ttl.toNanos() / 3;
+		return this.validatedAtNanos + this.currentTtlNanos / 3;
 	}
 
 	@Override
 	public ExtendOutcome renew() {
-		return extendHeld(this.ttl, true);
+		// by the TTL the nodes were last given: the acquisition's, or a later extension's
+		return extendHeld(Duration.ofNanos(this.currentTtlNanos), true);
 	}
 
 	@Override

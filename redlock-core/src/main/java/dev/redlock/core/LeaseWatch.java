@@ -96,6 +96,11 @@ final class LeaseWatch implements Runnable {
 		return new LeaseWatch(lease, scheduler, false, 0);
 	}
 
+	/** Whether this watch renews until that ticker time. */
+	boolean renewsUntil(long renewUntilNanos) {
+		return isRenewing() && this.renewUntilNanos == renewUntilNanos;
+	}
+
 	boolean isRenewing() {
 		return this.renewing && !this.cancelled;
 	}

@@ -35,6 +35,11 @@ final class LossState {
 		return this.reason != null;
 	}
 
+	/** Whether callbacks wait for the loss. */
+	synchronized boolean hasCallbacks() {
+		return this.callbacks != null && !this.callbacks.isEmpty();
+	}
+
 	/**
 	 * Keeps a callback for the loss.
 	 * @return {@code false} if the loss already happened: then the caller runs the

@@ -80,18 +80,18 @@ public final class Redlock implements AutoCloseable {
 
 	/**
 	 * Acquires a lock with the default TTL and wait time of the settings.
-	 * @param resource the name of the resource to lock
+	 * @param resource the resource to lock (the key prefix goes in front of it)
 	 * @return the lease; close it to release the lock
 	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait
 	 * time
 	 */
 	public Lease acquire(String resource) {
-		return acquire(DEFAULT_LOCK_NAME, resource, this.settings.defaultTtl(), this.settings.defaultWaitTime());
+		return acquire(LockRequest.of(resource, this.settings.defaultTtl()), this.settings.defaultWaitTime());
 	}
 
 	/**
-	 * Acquires a lock under the name {@value #DEFAULT_LOCK_NAME}. See
-	 * {@link #acquire(String, String, Duration, Duration)}.
+	 * Acquires a lock named {@value #DEFAULT_LOCK_NAME}; see
+	 * {@link #acquire(LockRequest, Duration)}.
 	 * @param resource the resource to lock (the key prefix goes in front of it)
 	 * @param ttl how long the lock lives on the nodes unless released or extended
 	 * @param waitTime how long to keep trying; zero for a single attempt
@@ -100,7 +100,7 @@ public final class Redlock implements AutoCloseable {
 	 * time
 	 */
 	public Lease acquire(String resource, Duration ttl, Duration waitTime) {
-		return acquire(DEFAULT_LOCK_NAME, resource, ttl, waitTime);
+		return acquire(LockRequest.of(resource, ttl), waitTime);
 	}
 
 	/**
@@ -109,79 +109,43 @@ public final class Redlock implements AutoCloseable {
 	 * is released or after the retry delay. The last attempt starts no later than the
 	 * wait time; it takes at most one node timeout, and cleaning up after it at most two
 	 * more (the second only on nodes that lost their script cache).
-	 * @param name the lock's name for listeners and metrics: bounded, such as one per
-	 * call site (never the resource when resources are unbounded)
-	 * @param resource the resource to lock (the key prefix goes in front of it)
-	 * @param ttl how long the lock lives on the nodes unless released or extended
+	 * @param request what to lock, for how long, under which name, fenced or not
 	 * @param waitTime how long to keep trying; zero for a single attempt
-	 * @return the lease; close it to release the lock
+	 * @return the lease (with its {@link Lease#fencingToken() fencing token} if the
+	 * request is fenced); close it to release the lock
 	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait
-	 * time, or the thread was interrupted while waiting (its interrupt flag is then set)
+	 * time, or the thread was interrupted while waiting (its interrupt flag is then set);
+	 * a fenced lock granted by a quorum that did not confirm the token in time counts as
+	 * {@code VALIDITY_EXHAUSTED}
 	 * @throws IllegalArgumentException if the resource is empty, the key (prefix and
 	 * resource) longer than {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, the TTL
 	 * below 1 ms or within the clock drift allowance, or the wait time negative
 	 * @throws IllegalStateException if this {@code Redlock} is closed, or was closed
 	 * while the thread waited
 	 */
-	public Lease acquire(String name, String resource, Duration ttl, Duration waitTime) {
-		return this.acquisitions.acquire(name, resource, ttl, waitTime, false);
+	public Lease acquire(LockRequest request, Duration waitTime) {
+		return this.acquisitions.acquire(request, waitTime);
 	}
 
 	/**
-	 * Acquires a lock like {@link #acquire(String, String, Duration, Duration)}, with a
-	 * fencing token: a number that grows with every fenced acquisition of the resource,
-	 * across all holders, so that the store the lock protects can refuse a write from an
-	 * older holder (one that paused past its lease and does not know it). See
-	 * {@link Lease#fencingToken()} for how it is made and what it needs from the nodes.
-	 * @param name the lock's name for listeners and metrics
-	 * @param resource the name of the resource to lock
-	 * @param ttl how long the lock lives on the nodes unless released or extended
-	 * @param waitTime how long to keep trying; zero for a single attempt
-	 * @return the lease, with its {@link Lease#fencingToken() fencing token}
-	 * @throws LockNotAcquiredException if the lock could not be acquired within the wait
-	 * time (a quorum that granted it but did not confirm the token within the validity
-	 * counts as {@code VALIDITY_EXHAUSTED})
-	 */
-	public Lease acquireFenced(String name, String resource, Duration ttl, Duration waitTime) {
-		return this.acquisitions.acquire(name, resource, ttl, waitTime, true);
-	}
-
-	/**
-	 * Makes a single attempt to acquire a lock, without waiting, under the name
+	 * Makes a single attempt, without waiting, to acquire a lock named
 	 * {@value #DEFAULT_LOCK_NAME}.
-	 * @param resource the name of the resource to lock
+	 * @param resource the resource to lock (the key prefix goes in front of it)
 	 * @param ttl how long the lock lives on the nodes unless released or extended
 	 * @return the lease, or empty if the lock could not be acquired now
 	 */
 	public Optional<Lease> tryAcquire(String resource, Duration ttl) {
-		return tryAcquire(DEFAULT_LOCK_NAME, resource, ttl);
+		return tryAcquire(LockRequest.of(resource, ttl));
 	}
 
 	/**
 	 * Makes a single attempt to acquire a lock, without waiting.
-	 * @param name the lock's name for listeners and metrics
-	 * @param resource the name of the resource to lock
-	 * @param ttl how long the lock lives on the nodes unless released or extended
+	 * @param request what to lock, for how long, under which name, fenced or not
 	 * @return the lease, or empty if the lock could not be acquired now
-	 * @throws IllegalArgumentException if the resource is empty, the key (prefix and
-	 * resource) longer than {@link RedlockSettings#maxKeyLength()} UTF-8 bytes, or the
-	 * TTL below 1 ms or within the clock drift allowance
+	 * @throws IllegalArgumentException as {@link #acquire(LockRequest, Duration)}
 	 */
-	public Optional<Lease> tryAcquire(String name, String resource, Duration ttl) {
-		return this.acquisitions.tryAcquire(name, resource, ttl, false);
-	}
-
-	/**
-	 * Makes a single attempt to acquire a lock with a fencing token, without waiting; see
-	 * {@link #acquireFenced(String, String, Duration, Duration)}.
-	 * @param name the lock's name for listeners and metrics
-	 * @param resource the name of the resource to lock
-	 * @param ttl how long the lock lives on the nodes unless released or extended
-	 * @return the lease, with its fencing token, or empty if the lock could not be
-	 * acquired now
-	 */
-	public Optional<Lease> tryAcquireFenced(String name, String resource, Duration ttl) {
-		return this.acquisitions.tryAcquire(name, resource, ttl, true);
+	public Optional<Lease> tryAcquire(LockRequest request) {
+		return this.acquisitions.tryAcquire(request);
 	}
 
 	/** The parts behind this instance, for tests. */

@@ -22,7 +22,7 @@ class FencingKeySpaceTests {
 	@Test
 	void withoutAKeyPrefixNoLockKeyIsAnotherResourcesCounter(RedisNodes nodes) {
 		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS.toBuilder().keyPrefix("").build())) {
-			Lease fenced = redlock.acquireFenced("orders", "x", TTL, Duration.ZERO);
+			Lease fenced = redlock.acquire(LockRequest.of("x", TTL).named("orders").fenced(), Duration.ZERO);
 			assertThat(fenced.fencingToken()).hasValue(1);
 			fenced.release();
 			assertThatIllegalArgumentException().isThrownBy(() -> redlock.tryAcquire("{fence}x", TTL))

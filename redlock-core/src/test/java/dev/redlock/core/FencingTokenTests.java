@@ -74,7 +74,7 @@ class FencingTokenTests {
 				pauseExactly(nodes, paused, down);
 				for (int i = 0; i < 100; i++) {
 					Redlock client = (i % 2 == 0) ? first : second;
-					Lease lease = client.acquireFenced("fencing", RESOURCE, SHORT_TTL, WAIT);
+					Lease lease = client.acquire(LockRequest.of(RESOURCE, SHORT_TTL).named("fencing").fenced(), WAIT);
 					tokens.add(lease.fencingToken().orElseThrow());
 					lease.release();
 				}
@@ -100,7 +100,7 @@ class FencingTokenTests {
 			for (int round = 0; round < 6; round++) {
 				// node 0, whose counter is far ahead, takes part every other time
 				pauseExactly(nodes, paused, (round % 2 == 0) ? Set.of(3, 4) : Set.of(0, 4));
-				Lease lease = client.acquireFenced("fencing", RESOURCE, SHORT_TTL, WAIT);
+				Lease lease = client.acquire(LockRequest.of(RESOURCE, SHORT_TTL).named("fencing").fenced(), WAIT);
 				tokens.add(lease.fencingToken().orElseThrow());
 				lease.release();
 			}
@@ -117,14 +117,16 @@ class FencingTokenTests {
 		FencedStore store = new FencedStore();
 		try (Redlock paused = TestSupport.redlock(nodes, this.settings);
 				Redlock next = TestSupport.redlock(nodes, this.settings)) {
-			Lease stale = paused.acquireFenced("fencing", RESOURCE, Duration.ofMillis(200), Duration.ZERO);
+			Lease stale = paused.acquire(LockRequest.of(RESOURCE, Duration.ofMillis(200)).named("fencing").fenced(),
+					Duration.ZERO);
 			long staleToken = stale.fencingToken().orElseThrow();
 			assertThat(store.write(staleToken, "first")).isTrue();
 			// the holder stalls past its lease; meanwhile the lock expires and someone
 			// else takes it
 			TestSupport.awaitTrue("the first lease expires on the nodes", Duration.ofSeconds(5),
 					() -> TestSupport.keysOnNodes(nodes) == nodes.size());
-			Lease current = next.acquireFenced("fencing", RESOURCE, TTL, Duration.ofSeconds(2));
+			Lease current = next.acquire(LockRequest.of(RESOURCE, TTL).named("fencing").fenced(),
+					Duration.ofSeconds(2));
 			assertThat(current.fencingToken().orElseThrow()).isGreaterThan(staleToken);
 			assertThat(store.write(current.fencingToken().orElseThrow(), "second")).isTrue();
 			// the stale holder wakes up and writes: refused
@@ -140,7 +142,7 @@ class FencingTokenTests {
 			Lease plain = redlock.acquire("plain", TTL, Duration.ZERO);
 			assertThat(plain.fencingToken()).isEmpty();
 			plain.release();
-			Lease fenced = redlock.tryAcquireFenced("fencing", RESOURCE, TTL).orElseThrow();
+			Lease fenced = redlock.tryAcquire(LockRequest.of(RESOURCE, TTL).named("fencing").fenced()).orElseThrow();
 			long token = fenced.fencingToken().orElseThrow();
 			assertThat(fenced.extend()).isTrue();
 			assertThat(fenced.fencingToken()).hasValue(token);

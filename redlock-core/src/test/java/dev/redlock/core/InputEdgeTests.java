@@ -38,7 +38,7 @@ class InputEdgeTests {
 				assertThatIllegalArgumentException().isThrownBy(() -> lease.autoRenew(CENTURIES))
 					.withMessageContaining("maxHold");
 				assertThatIllegalArgumentException().isThrownBy(() -> lease.release(CENTURIES))
-					.withMessageContaining("minimumHold");
+					.withMessageContaining("minHold");
 				assertThat(lease.isValid()).isTrue();
 			}
 			TestSupport.awaitNoKeys(nodes);
@@ -48,11 +48,11 @@ class InputEdgeTests {
 	@Test
 	void aLockNameIsRequired(RedisNodes nodes) {
 		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS)) {
-			assertThatIllegalArgumentException()
-				.isThrownBy(() -> redlock.acquire(null, "named", Duration.ofSeconds(10), Duration.ZERO))
+			assertThatIllegalArgumentException().isThrownBy(
+					() -> redlock.acquire(LockRequest.of("named", Duration.ofSeconds(10)).named(null), Duration.ZERO))
 				.withMessageContaining("Lock name");
 			assertThatIllegalArgumentException()
-				.isThrownBy(() -> redlock.tryAcquire(" ", "named", Duration.ofSeconds(10)))
+				.isThrownBy(() -> redlock.tryAcquire(LockRequest.of("named", Duration.ofSeconds(10)).named(" ")))
 				.withMessageContaining("Lock name");
 			TestSupport.awaitNoKeys(nodes);
 		}

@@ -46,7 +46,7 @@ class LeaseTests {
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
 			Lease lease = redlock.acquire("once", Duration.ofSeconds(10), Duration.ZERO);
 			assertThat(lease.resource()).isEqualTo("once");
-			assertThat(lease.key()).isEqualTo("redlock:once");
+			assertThat(lease.redisKey()).isEqualTo("redlock:once");
 			assertThat(TestSupport.keysOnNodes(nodes)).isEqualTo(3);
 			lease.close();
 			assertThat(lease.isReleased()).isTrue();

@@ -43,7 +43,8 @@ class RedlockListenerTests {
 							&& redlock.internals().idleConnections(2) > 0);
 			recorder.clear();
 			for (int i = 0; i < 5; i++) {
-				try (Lease lease = redlock.acquire("orders", "order:" + i, Duration.ofSeconds(10), Duration.ZERO)) {
+				try (Lease lease = redlock.acquire(LockRequest.of("order:" + i, Duration.ofSeconds(10)).named("orders"),
+						Duration.ZERO)) {
 					assertThat(lease.extend()).isTrue();
 				}
 			}
@@ -52,9 +53,10 @@ class RedlockListenerTests {
 			TestSupport.awaitTrue("every node's reply reported", Duration.ofSeconds(5),
 					() -> recorder.nodeRequests.stream().filter((e) -> e.outcome() == NodeOutcome.OK).count() == 45);
 			try (Lease held = other.acquire("order:busy", Duration.ofSeconds(10), Duration.ZERO)) {
-				assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(
-						() -> redlock.acquire("orders", "order:busy", Duration.ofSeconds(10), Duration.ofMillis(50)));
-				assertThat(redlock.tryAcquire("orders", "order:busy", Duration.ofSeconds(10))).isEmpty();
+				assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> redlock.acquire(
+						LockRequest.of("order:busy", Duration.ofSeconds(10)).named("orders"), Duration.ofMillis(50)));
+				assertThat(redlock.tryAcquire(LockRequest.of("order:busy", Duration.ofSeconds(10)).named("orders")))
+					.isEmpty();
 			}
 		}
 		assertThat(recorder.acquires).hasSize(7)
@@ -133,8 +135,9 @@ class RedlockListenerTests {
 	@Test
 	void heldLeasesListsValidUnreleasedLeases(RedisNodes nodes) {
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
-			Lease first = redlock.acquire("jobs", "job:1", Duration.ofSeconds(10), Duration.ZERO);
-			Lease second = redlock.acquire("jobs", "job:2", Duration.ofMillis(300), Duration.ZERO);
+			Lease first = redlock.acquire(LockRequest.of("job:1", Duration.ofSeconds(10)).named("jobs"), Duration.ZERO);
+			Lease second = redlock.acquire(LockRequest.of("job:2", Duration.ofMillis(300)).named("jobs"),
+					Duration.ZERO);
 			assertThat(redlock.heldLeases()).containsExactlyInAnyOrder(first, second);
 			first.release();
 			assertThat(redlock.heldLeases()).containsExactly(second);

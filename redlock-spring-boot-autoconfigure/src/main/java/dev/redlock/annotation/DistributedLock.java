@@ -115,9 +115,9 @@ public @interface DistributedLock {
 
 	/**
 	 * What the call does when the method returns after its lease was lost.
-	 * @return {@link LeaseLostAction#LOG} by default
+	 * @return {@link OnLeaseLost#LOG} by default
 	 */
-	LeaseLostAction onLeaseLost() default LeaseLostAction.LOG;
+	OnLeaseLost onLeaseLost() default OnLeaseLost.LOG;
 
 	/**
 	 * What the call does when the lock cannot be acquired within the wait time.
@@ -154,6 +154,6 @@ public @interface DistributedLock {
 	 * same tick again. At most the {@link #ttl()}.
 	 * @return the minimum hold; empty means none (released when the method returns)
 	 */
-	String holdAtLeast() default "";
+	String minHold() default "";
 
 }

@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 
-import dev.redlock.annotation.LeaseLostAction;
+import dev.redlock.annotation.OnLeaseLost;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LeaseLostException;
 import dev.redlock.core.Redlock;
@@ -28,8 +28,8 @@ import dev.redlock.core.Redlock;
  * releases the locks it acquired (which stops renewal) whatever the method throws, errors
  * included; for a method returning a {@code CompletionStage}, when that completes. A
  * method that returns after its lease was lost is logged at WARN and, with
- * {@link LeaseLostAction#THROW}, fails with {@link LeaseLostException} after the release.
- * A {@link LockObserver} can observe each call (for tracing); it is told about the
+ * {@link OnLeaseLost#THROW}, fails with {@link LeaseLostException} after the release. A
+ * {@link LockObserver} can observe each call (for tracing); it is told about the
  * acquisition, the release and the end of the call, and whatever it throws is logged and
  * ignored.
  */
@@ -136,7 +136,8 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 				return LockObservation.NONE;
 			}
 			String resource = (resources.size() == 1) ? resources.get(0) : String.join(",", resources);
-			return new GuardedLockObservation(observer.start(attributes, resource));
+			return new GuardedLockObservation(
+					observer.start(new LockCall(attributes.name(), attributes.method(), resource)));
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not start observing lock '{}' for {}; the call goes on unobserved", attributes.name(),

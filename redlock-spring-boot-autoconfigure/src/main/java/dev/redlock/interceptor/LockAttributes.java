@@ -7,7 +7,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.expression.Expression;
 
-import dev.redlock.annotation.LeaseLostAction;
+import dev.redlock.annotation.OnLeaseLost;
 import dev.redlock.annotation.OnLocked;
 
 /**
@@ -34,26 +34,26 @@ import dev.redlock.annotation.OnLocked;
  * @param onLocked what to do when the lock cannot be acquired
  * @param fallback the method to run instead when {@code onLocked} is
  * {@link OnLocked#FALLBACK}, else {@code null}
- * @param holdAtLeast least time the lock stays taken after acquisition, or {@code null}
- * for none
+ * @param minHold least time the lock stays taken after acquisition, or {@code null} for
+ * none
  * @param asynchronous whether the method returns a {@code CompletionStage}, whose
  * completion ends the call
  * @param reactive whether the method returns a reactive type (with Reactor present),
  * locked per subscription
  * @param fencing whether the locks come with fencing tokens
  */
-public record LockAttributes(String name, List<Expression> keys, List<String> keySources,
-		@Nullable Expression condition, String conditionSource, @Nullable Duration ttl, @Nullable Duration waitTime,
-		Method method, String description, @Nullable Boolean autoRenew, @Nullable Duration maxHold,
-		LeaseLostAction onLeaseLost, OnLocked onLocked, @Nullable Method fallback, @Nullable Duration holdAtLeast,
-		boolean asynchronous, boolean reactive, boolean fencing) {
+record LockAttributes(String name, List<Expression> keys, List<String> keySources, @Nullable Expression condition,
+		String conditionSource, @Nullable Duration ttl, @Nullable Duration waitTime, Method method, String description,
+		@Nullable Boolean autoRenew, @Nullable Duration maxHold, OnLeaseLost onLeaseLost, OnLocked onLocked,
+		@Nullable Method fallback, @Nullable Duration minHold, boolean asynchronous, boolean reactive,
+		boolean fencing) {
 
 	/**
 	 * Returns the only key expression, for a method with one {@code key}.
 	 * @return the expression, or {@code null} when the method locks its name or several
 	 * keys
 	 */
-	public @Nullable Expression key() {
+	@Nullable Expression key() {
 		return (this.keys.size() == 1) ? this.keys.get(0) : null;
 	}
 
@@ -62,7 +62,7 @@ public record LockAttributes(String name, List<Expression> keys, List<String> ke
 	 * @return one expression, or several joined with {@code ", "}; empty when the method
 	 * locks its name
 	 */
-	public String keySource() {
+	String keySource() {
 		return String.join(", ", this.keySources);
 	}
 

@@ -14,15 +14,14 @@ package dev.redlock.interceptor;
 public interface LockObserver {
 
 	/** Observes nothing. */
-	LockObserver NONE = (attributes, resource) -> LockObservation.NONE;
+	LockObserver NONE = (call) -> LockObservation.NONE;
 
 	/**
 	 * Starts observing one call, before the lock is acquired. Called on the calling
 	 * thread, which runs the acquisition, the method and the release after it.
-	 * @param attributes the method's lock attributes
-	 * @param resource the evaluated key
+	 * @param call the method, its lock's name and the evaluated key
 	 * @return the observation of this call
 	 */
-	LockObservation start(LockAttributes attributes, String resource);
+	LockObservation start(LockCall call);
 
 }

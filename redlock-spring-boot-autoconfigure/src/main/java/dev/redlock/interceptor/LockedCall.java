@@ -12,11 +12,12 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.redlock.annotation.LeaseLostAction;
+import dev.redlock.annotation.OnLeaseLost;
 import dev.redlock.annotation.OnLocked;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LeaseLostException;
 import dev.redlock.core.LockNotAcquiredException;
+import dev.redlock.core.LockRequest;
 import dev.redlock.core.LockNotAcquiredException.Reason;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.LossReason;
@@ -118,9 +119,8 @@ final class LockedCall {
 			for (String resource : resources) {
 				Duration wait = (resources.size() == 1) ? waitTime
 						: Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-				Lease lease = this.attributes.fencing()
-						? this.redlock.acquireFenced(this.attributes.name(), resource, ttl, wait)
-						: this.redlock.acquire(this.attributes.name(), resource, ttl, wait);
+				LockRequest request = LockRequest.of(resource, ttl).named(this.attributes.name());
+				Lease lease = this.redlock.acquire(this.attributes.fencing() ? request.fenced() : request, wait);
 				this.acquired.add(lease);
 				if (renew) {
 					lease.autoRenew(maxHold);
@@ -191,13 +191,13 @@ final class LockedCall {
 	 */
 	private @Nullable LeaseLostException finish(@Nullable Throwable failure) {
 		LeaseLostException lost = null;
-		Duration holdAtLeast = (this.attributes.holdAtLeast() != null) ? this.attributes.holdAtLeast() : Duration.ZERO;
+		Duration minHold = (this.attributes.minHold() != null) ? this.attributes.minHold() : Duration.ZERO;
 		for (int i = this.acquired.size() - 1; i >= 0; i--) {
 			Lease lease = this.acquired.get(i);
 			// the time held up to the release, read only for a lease already lost (the
 			// release may find it lost)
 			Duration heldFor = lease.isLost() ? lease.heldFor() : null;
-			release(lease, holdAtLeast, this.attributes, this.observation);
+			release(lease, minHold, this.attributes, this.observation);
 			LeaseLostException loss = lost(lease, heldFor, this.attributes, failure);
 			if (lost == null) {
 				lost = loss;
@@ -227,8 +227,8 @@ final class LockedCall {
 
 	/**
 	 * Logs a lease lost before the method returned, and returns the exception to throw
-	 * for it: {@code null} with {@link LeaseLostAction#LOG}, or when the method threw
-	 * (the loss is then added to its exception as suppressed).
+	 * for it: {@code null} with {@link OnLeaseLost#LOG}, or when the method threw (the
+	 * loss is then added to its exception as suppressed).
 	 */
 	private static @Nullable LeaseLostException lost(Lease lease, @Nullable Duration heldBeforeRelease,
 			LockAttributes attributes, @Nullable Throwable failure) {
@@ -242,7 +242,7 @@ final class LockedCall {
 						+ "same time; raise the ttl or renew the lease",
 				attributes.name(), attributes.description(), (failure != null) ? "threw" : "returned", reason,
 				heldFor.toMillis(), lease.ttl().toMillis());
-		if (attributes.onLeaseLost() != LeaseLostAction.THROW) {
+		if (attributes.onLeaseLost() != OnLeaseLost.THROW) {
 			return null;
 		}
 		LeaseLostException exception = new LeaseLostException(lease, attributes.description(), heldFor);
@@ -253,12 +253,11 @@ final class LockedCall {
 		return exception;
 	}
 
-	private static void release(Lease lease, Duration holdAtLeast, LockAttributes attributes,
-			LockObservation observation) {
+	private static void release(Lease lease, Duration minHold, LockAttributes attributes, LockObservation observation) {
 		observation.releasing();
 		ReleaseOutcome outcome;
 		try {
-			outcome = lease.release(holdAtLeast);
+			outcome = lease.release(minHold);
 		}
 		catch (RuntimeException ex) {
 			observation.releaseFailed(ex);

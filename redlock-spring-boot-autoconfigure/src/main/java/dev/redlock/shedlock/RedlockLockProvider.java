@@ -1,14 +1,24 @@
 package dev.redlock.shedlock;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
+import net.javacrumbs.shedlock.core.AbstractSimpleLock;
+import net.javacrumbs.shedlock.core.ClockProvider;
+import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import dev.redlock.core.Lease;
+import dev.redlock.core.LockRequest;
 import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockSettings;
 
 /**
  * A ShedLock {@link LockProvider} on Redlock: ShedLock's {@code @SchedulerLock} jobs get
@@ -17,20 +27,42 @@ import dev.redlock.core.Redlock;
  * is on the classpath and no other provider is defined).
  *
  * <p>
- * Each job name is a lock: resource {@code shedlock:<name>}, lock name (in metrics)
- * {@code <name>}, one attempt without waiting, as ShedLock expects. {@code lockAtMostFor}
- * bounds the hold. When it is longer than the restart quarantine (which caps every TTL),
- * the lock is taken with the quarantine as its TTL and renewed while the job runs, up to
- * {@code lockAtMostFor}; a crashed instance's lock then runs out sooner, never later.
- * {@code lockAtLeastFor} keeps the lock after a fast run (the key is left to expire
- * then), up to the lock's TTL.
+ * It keeps ShedLock's contract, extension included ({@link ExtensibleLockProvider}):
+ * <ul>
+ * <li>Each job name is a lock: resource {@code shedlock:<name>}, lock name (in metrics)
+ * {@code <name>}, one attempt without waiting.</li>
+ * <li>{@code lockAtMostFor} bounds the hold. When it is longer than the restart
+ * quarantine (which caps every TTL), the lock is taken or extended with the quarantine as
+ * its TTL and renewed while the job runs, up to {@code lockAtMostFor}; a crashed
+ * instance's lock then runs out sooner, never later. When it is shorter than the smallest
+ * TTL a quorum can grant with validity left ({@link #smallestTtl(RedlockSettings)}), that
+ * TTL is used (logged once per job); past {@code lockAtMostFor} such a lock cannot be
+ * extended.</li>
+ * <li>{@code lockAtLeastFor} keeps the lock after a fast run, counted from the
+ * acquisition or from the extension that set it: the key is then left to expire instead
+ * of deleted.</li>
+ * <li>A lock handle is single-use: after {@code unlock()} or {@code extend(...)} it
+ * throws {@link IllegalStateException}. {@code extend} returns empty when the lock can no
+ * longer be extended (expired, lost, or extended as often as
+ * {@code redlock.max-extensions} allows).</li>
+ * </ul>
  */
-public final class RedlockLockProvider implements LockProvider {
+public final class RedlockLockProvider implements ExtensibleLockProvider {
 
 	/** What each job's resource starts with. */
 	public static final String RESOURCE_PREFIX = "shedlock:";
 
+	/** Validity the smallest TTL leaves after the clock drift allowance. */
+	private static final Duration SMALLEST_VALIDITY = Duration.ofMillis(10);
+
+	private static final Logger logger = LoggerFactory.getLogger(RedlockLockProvider.class);
+
 	private final Redlock redlock;
+
+	private final Duration smallestTtl;
+
+	/** Jobs already told that their {@code lockAtMostFor} was raised. */
+	private final Set<String> raised = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * Creates a provider.
@@ -38,28 +70,53 @@ public final class RedlockLockProvider implements LockProvider {
 	 */
 	public RedlockLockProvider(Redlock redlock) {
 		this.redlock = redlock;
+		this.smallestTtl = smallestTtl(redlock.settings());
+	}
+
+	/**
+	 * The smallest TTL this provider gives a lock: one whose clock drift allowance leaves
+	 * 10 ms of validity, so that a quorum on a healthy network grants it.
+	 * @param settings the settings, for the clock drift factor
+	 * @return the smallest TTL, in whole milliseconds
+	 */
+	public static Duration smallestTtl(RedlockSettings settings) {
+		double factor = settings.clockDriftFactor();
+		long needed = SMALLEST_VALIDITY.plus(settings.driftFor(Duration.ZERO)).toNanos();
+		return Duration.ofMillis((long) Math.ceil(needed / (1 - factor) / 1e6));
 	}
 
 	@Override
 	public Optional<SimpleLock> lock(LockConfiguration configuration) {
+		String name = configuration.getName();
 		Duration atMost = configuration.getLockAtMostFor();
-		Duration ttl = ttlFor(atMost);
-		return this.redlock.tryAcquire(configuration.getName(), RESOURCE_PREFIX + configuration.getName(), ttl)
-			.map((lease) -> {
-				if (ttl.compareTo(atMost) < 0) {
-					lease.autoRenew(atMost);
-				}
-				return new RedlockSimpleLock(lease, configuration.getLockAtLeastFor());
-			});
+		Duration ttl = ttlFor(name, atMost);
+		return this.redlock.tryAcquire(LockRequest.of(RESOURCE_PREFIX + name, ttl).named(name)).map((lease) -> {
+			if (ttl.compareTo(atMost) < 0) {
+				lease.autoRenew(atMost);
+			}
+			return new RedlockSimpleLock(configuration, lease, lease.heldFor());
+		});
 	}
 
 	/**
-	 * {@code lockAtMostFor}, or the restart quarantine when that is shorter (a TTL may
-	 * not exceed it).
+	 * {@code lockAtMostFor}, capped by the restart quarantine (a TTL may not exceed it)
+	 * and raised to the smallest usable TTL.
 	 */
-	private Duration ttlFor(Duration atMost) {
+	private Duration ttlFor(String name, Duration atMost) {
 		Duration quarantine = this.redlock.settings().restartQuarantine();
-		return (!quarantine.isZero() && quarantine.compareTo(atMost) < 0) ? quarantine : atMost;
+		if (!quarantine.isZero() && quarantine.compareTo(atMost) < 0) {
+			return quarantine;
+		}
+		if (atMost.compareTo(this.smallestTtl) < 0) {
+			if (this.raised.add(name)) {
+				logger.info(
+						"lockAtMostFor of job '{}' ({} ms) is shorter than the smallest TTL a quorum grants "
+								+ "reliably; its lock lives {} ms",
+						name, atMost.toMillis(), this.smallestTtl.toMillis());
+			}
+			return this.smallestTtl;
+		}
+		return atMost;
 	}
 
 	@Override
@@ -67,29 +124,54 @@ public final class RedlockLockProvider implements LockProvider {
 		return "RedlockLockProvider" + this.redlock.nodeAddresses();
 	}
 
-	/** One job run's lock. */
-	private static final class RedlockSimpleLock implements SimpleLock {
+	/**
+	 * One job run's lock, or its extension: single-use, as every ShedLock lock.
+	 */
+	private final class RedlockSimpleLock extends AbstractSimpleLock {
 
 		private final Lease lease;
 
-		private final Duration atLeast;
+		/** When this handle's configuration starts, as the lease's hold time. */
+		private final Duration startedAfter;
 
-		RedlockSimpleLock(Lease lease, Duration atLeast) {
+		RedlockSimpleLock(LockConfiguration configuration, Lease lease, Duration startedAfter) {
+			super(configuration);
 			this.lease = lease;
-			this.atLeast = atLeast;
+			this.startedAfter = startedAfter;
 		}
 
 		@Override
-		public void unlock() {
-			this.lease.release(this.atLeast);
+		protected void doUnlock() {
+			this.lease.release(this.startedAfter.plus(this.lockConfiguration.getLockAtLeastFor()));
 		}
 
 		@Override
-		public Optional<SimpleLock> extend(Duration lockAtMostFor, Duration lockAtLeastFor) {
-			if (!this.lease.extend(lockAtMostFor)) {
+		protected Optional<SimpleLock> doExtend(LockConfiguration extension) {
+			Duration startedAfter = this.lease.heldFor();
+			if (!ClockProvider.now().isBefore(this.lockConfiguration.getLockAtMostUntil()) || !this.lease.isValid()) {
+				// its lockAtMostFor is over: as far as ShedLock knows, it expired
+				this.lease.release();
 				return Optional.empty();
 			}
-			return Optional.of(new RedlockSimpleLock(this.lease, lockAtLeastFor));
+			Duration atMost = extension.getLockAtMostFor();
+			Duration ttl = ttlFor(extension.getName(), atMost);
+			this.lease.stopAutoRenew();
+			boolean extended;
+			try {
+				extended = this.lease.extend(ttl);
+			}
+			catch (IllegalStateException ex) {
+				logger.info("Lock of job '{}' cannot be extended: {}", extension.getName(), ex.getMessage());
+				extended = false;
+			}
+			if (!extended) {
+				this.lease.release();
+				return Optional.empty();
+			}
+			if (ttl.compareTo(atMost) < 0) {
+				this.lease.autoRenew(startedAfter.plus(atMost));
+			}
+			return Optional.of(new RedlockSimpleLock(extension, this.lease, startedAfter));
 		}
 
 	}

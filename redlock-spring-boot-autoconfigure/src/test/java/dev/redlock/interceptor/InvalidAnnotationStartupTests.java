@@ -73,7 +73,7 @@ class InvalidAnnotationStartupTests {
 				.contains("KeyAndKeys.work(String, String)", "'keys'", "'key'"));
 		this.runner.withBean(HoldLongerThanTtl.class)
 			.run((context) -> assertThat(rootMessage(context.getStartupFailure())).contains("HoldLongerThanTtl.work()",
-					"'holdAtLeast'", "ttl"));
+					"'minHold'", "ttl"));
 		this.runner.withBean(BadCondition.class)
 			.run((context) -> assertThat(rootMessage(context.getStartupFailure())).contains("BadCondition.work(int)",
 					"'condition'"));
@@ -181,7 +181,7 @@ class InvalidAnnotationStartupTests {
 
 	static class HoldLongerThanTtl {
 
-		@DistributedLock(ttl = "1s", holdAtLeast = "2s")
+		@DistributedLock(ttl = "1s", minHold = "2s")
 		public void work() {
 		}
 

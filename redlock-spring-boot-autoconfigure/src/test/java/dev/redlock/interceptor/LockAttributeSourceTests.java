@@ -11,7 +11,7 @@ import org.springframework.core.env.StandardEnvironment;
 import org.springframework.mock.env.MockEnvironment;
 
 import dev.redlock.annotation.DistributedLock;
-import dev.redlock.annotation.LeaseLostAction;
+import dev.redlock.annotation.OnLeaseLost;
 import dev.redlock.annotation.Renewal;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -212,11 +212,11 @@ class LockAttributeSourceTests {
 		LockAttributes defaults = find(Renewing.class, "defaults");
 		assertThat(defaults.autoRenew()).isNull();
 		assertThat(defaults.maxHold()).isNull();
-		assertThat(defaults.onLeaseLost()).isEqualTo(LeaseLostAction.LOG);
+		assertThat(defaults.onLeaseLost()).isEqualTo(OnLeaseLost.LOG);
 		LockAttributes on = find(Renewing.class, "on");
 		assertThat(on.autoRenew()).isTrue();
 		assertThat(on.maxHold()).isEqualTo(Duration.ofSeconds(7));
-		assertThat(on.onLeaseLost()).isEqualTo(LeaseLostAction.THROW);
+		assertThat(on.onLeaseLost()).isEqualTo(OnLeaseLost.THROW);
 		assertThat(find(Renewing.class, "off").autoRenew()).isFalse();
 	}
 
@@ -248,7 +248,7 @@ class LockAttributeSourceTests {
 		public void defaults() {
 		}
 
-		@DistributedLock(autoRenew = Renewal.ON, maxHold = "${orders.lock-ttl}", onLeaseLost = LeaseLostAction.THROW)
+		@DistributedLock(autoRenew = Renewal.ON, maxHold = "${orders.lock-ttl}", onLeaseLost = OnLeaseLost.THROW)
 		public void on() {
 		}
 

@@ -33,8 +33,8 @@ import static org.assertj.core.api.Assertions.fail;
 /**
  * A scheduled job on two instances of an application (two contexts on the same three
  * nodes), firing at the same instants: every tick runs on exactly one of them.
- * {@code holdAtLeast} keeps the lock past the job's fast run, so the instance that fires
- * a few milliseconds later finds it still taken and skips.
+ * {@code minHold} keeps the lock past the job's fast run, so the instance that fires a
+ * few milliseconds later finds it still taken and skips.
  */
 class ScheduledJobTests {
 
@@ -173,7 +173,7 @@ class ScheduledJobTests {
 		 * scheduler fires.
 		 */
 		@Scheduled(cron = "* * * * * *")
-		@DistributedLock(name = LOCK, ttl = "5s", holdAtLeast = "500ms", waitTime = "0s", onLocked = OnLocked.SKIP)
+		@DistributedLock(name = LOCK, ttl = "5s", minHold = "500ms", waitTime = "0s", onLocked = OnLocked.SKIP)
 		public void run() {
 			this.ticks.ran();
 		}

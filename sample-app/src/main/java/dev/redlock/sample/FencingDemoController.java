@@ -7,6 +7,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
+import dev.redlock.core.LockRequest;
 import dev.redlock.core.Lease;
 import dev.redlock.core.Redlock;
 
@@ -35,7 +36,8 @@ class FencingDemoController {
 
 	@PostMapping("/api/demo/fencing")
 	FencingDemo run() {
-		Lease a = this.redlock.acquireFenced("fencing-demo", RESOURCE, SHORT_TTL, Duration.ofSeconds(5));
+		Lease a = this.redlock.acquire(LockRequest.of(RESOURCE, SHORT_TTL).named("fencing-demo").fenced(),
+				Duration.ofSeconds(5));
 		long tokenA = a.fencingToken().orElseThrow();
 		boolean firstWriteByA = this.ledger.write(tokenA, "100 (written by A)");
 
@@ -44,7 +46,8 @@ class FencingDemoController {
 		while (a.remainingValidity().compareTo(Duration.ZERO) > 0) {
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
 		}
-		Lease b = this.redlock.acquireFenced("fencing-demo", RESOURCE, SHORT_TTL, Duration.ofSeconds(5));
+		Lease b = this.redlock.acquire(LockRequest.of(RESOURCE, SHORT_TTL).named("fencing-demo").fenced(),
+				Duration.ofSeconds(5));
 		long tokenB = b.fencingToken().orElseThrow();
 		boolean writeByB = this.ledger.write(tokenB, "80 (written by B)");
 		b.release();

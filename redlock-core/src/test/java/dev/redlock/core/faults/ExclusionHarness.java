@@ -24,6 +24,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
+import dev.redlock.core.LockRequest;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.LockNotAcquiredException.Reason;
@@ -261,7 +262,8 @@ final class ExclusionHarness {
 	interface Acquirer {
 
 		/** A single attempt, so that every attempt is measured and bounded on its own. */
-		Acquirer SINGLE_ATTEMPT = (redlock, resource, ttl) -> redlock.acquire("faults", resource, ttl, Duration.ZERO);
+		Acquirer SINGLE_ATTEMPT = (redlock, resource, ttl) -> redlock
+			.acquire(LockRequest.of(resource, ttl).named("faults"), Duration.ZERO);
 
 		Lease acquire(Redlock redlock, String resource, Duration ttl);
 

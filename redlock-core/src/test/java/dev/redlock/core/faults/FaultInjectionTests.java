@@ -14,6 +14,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Test;
 
+import dev.redlock.core.LockRequest;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
@@ -91,7 +92,7 @@ class FaultInjectionTests {
 		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(SETTINGS).build()) {
 			long start = System.nanoTime();
 			assertThatExceptionOfType(LockNotAcquiredException.class)
-				.isThrownBy(() -> redlock.acquire("faults", ExclusionHarness.RESOURCE, TTL, wait))
+				.isThrownBy(() -> redlock.acquire(LockRequest.of(ExclusionHarness.RESOURCE, TTL).named("faults"), wait))
 				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(NO_QUORUM))
 				.satisfies((ex) -> assertThat(ex.failedNodes()).hasSize(3));
 			Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
@@ -194,7 +195,8 @@ class FaultInjectionTests {
 			try (Redlock alone = Redlock.builder().nodes(uris).settings(settings).build()) {
 				long start = System.nanoTime();
 				assertThatExceptionOfType(LockNotAcquiredException.class)
-					.isThrownBy(() -> alone.acquire("faults", ExclusionHarness.RESOURCE, ttl, Duration.ZERO))
+					.isThrownBy(() -> alone.acquire(LockRequest.of(ExclusionHarness.RESOURCE, ttl).named("faults"),
+							Duration.ZERO))
 					.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(VALIDITY_EXHAUSTED))
 					.satisfies((ex) -> assertThat(ex.failedNodes()).isEmpty());
 				assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(250));
@@ -215,11 +217,12 @@ class FaultInjectionTests {
 		Duration ttl = Duration.ofMillis(200);
 		try (Redlock frozenClock = Redlock.builder().nodes(nodes.uris()).settings(SETTINGS).ticker(() -> 0L).build();
 				Redlock other = Redlock.builder().nodes(nodes.uris()).settings(SETTINGS).build()) {
-			Lease stale = frozenClock.acquire("faults", ExclusionHarness.RESOURCE, ttl, Duration.ZERO);
+			Lease stale = frozenClock.acquire(LockRequest.of(ExclusionHarness.RESOURCE, ttl).named("faults"),
+					Duration.ZERO);
 			ExclusionHarness.awaitTrue("the stale lease expires on every node", ttl.plus(MARGIN),
 					() -> lockKeys(nodes) == 0);
 			assertThat(stale.isValid()).isTrue();
-			Lease next = other.acquire("faults", ExclusionHarness.RESOURCE, TTL, Duration.ZERO);
+			Lease next = other.acquire(LockRequest.of(ExclusionHarness.RESOURCE, TTL).named("faults"), Duration.ZERO);
 			List<String> before = values(nodes);
 
 			boolean extended = stale.extend();
@@ -292,12 +295,12 @@ class FaultInjectionTests {
 		// the pause again, alone: its release leaves the next holder's lock as it was
 		try (Redlock paused = Redlock.builder().nodes(nodes.uris()).settings(SETTINGS).build();
 				Redlock other = Redlock.builder().nodes(nodes.uris()).settings(SETTINGS).build()) {
-			Lease stale = paused.acquire("faults", ExclusionHarness.RESOURCE, ttl, Duration.ZERO);
+			Lease stale = paused.acquire(LockRequest.of(ExclusionHarness.RESOURCE, ttl).named("faults"), Duration.ZERO);
 			LockSupport.parkNanos(pause.toNanos());
 			assertThat(stale.isLost()).isTrue();
 			assertThat(stale.lossReason()).contains(LossReason.VALIDITY_RAN_OUT);
 			ExclusionHarness.awaitTrue("the stale lock expired on every node", MARGIN, () -> keyCount(nodes) == 0);
-			Lease next = other.acquire("faults", ExclusionHarness.RESOURCE, TTL, Duration.ZERO);
+			Lease next = other.acquire(LockRequest.of(ExclusionHarness.RESOURCE, TTL).named("faults"), Duration.ZERO);
 			List<String> before = values(nodes);
 
 			ReleaseOutcome released = stale.release();
@@ -347,7 +350,8 @@ class FaultInjectionTests {
 		Report report = ExclusionHarness.scenario("7 auto-renewal: one hold of 3 s with ttl 300 ms", nodes.uris())
 			.settings(SETTINGS)
 			.ttl(ttl)
-			.acquirer((redlock, resource, t) -> redlock.acquire("faults", resource, t, Duration.ZERO).autoRenew())
+			.acquirer((redlock, resource,
+					t) -> redlock.acquire(LockRequest.of(resource, t).named("faults"), Duration.ZERO).autoRenew())
 			.section(holding)
 			.phase("renewed hold", Fault.NONE, Until.acquisitions(40), Duration.ofSeconds(6))
 			.run();
@@ -375,7 +379,9 @@ class FaultInjectionTests {
 		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(SETTINGS).build()) {
 			// renewal stops at release: the key is gone within one renewal interval and
 			// nothing renews it again
-			Lease renewed = redlock.acquire("faults", ExclusionHarness.RESOURCE, ttl, Duration.ZERO).autoRenew();
+			Lease renewed = redlock
+				.acquire(LockRequest.of(ExclusionHarness.RESOURCE, ttl).named("faults"), Duration.ZERO)
+				.autoRenew();
 			ExclusionHarness.awaitTrue("renewed twice", ttl.multipliedBy(3), () -> renewed.extensionAttempts() >= 2);
 			long releaseStart = System.nanoTime();
 			assertThat(renewed.release()).isEqualTo(ReleaseOutcome.RELEASED);
@@ -395,7 +401,9 @@ class FaultInjectionTests {
 			// holder never releases
 			Duration maxHold = Duration.ofMillis(900);
 			long acquireStart = System.nanoTime();
-			Lease bounded = redlock.acquire("faults", ExclusionHarness.RESOURCE, ttl, Duration.ZERO).autoRenew(maxHold);
+			Lease bounded = redlock
+				.acquire(LockRequest.of(ExclusionHarness.RESOURCE, ttl).named("faults"), Duration.ZERO)
+				.autoRenew(maxHold);
 			ExclusionHarness.awaitTrue("the key expires after maxHold", maxHold.plus(ttl).plus(MARGIN),
 					() -> keyCount(nodes) == 0);
 			Duration goneAfter = Duration.ofNanos(System.nanoTime() - acquireStart);
@@ -463,7 +471,8 @@ class FaultInjectionTests {
 				// the nodes restarted by the previous trial count again once their
 				// quarantine is over
 				long attemptStart = System.nanoTime();
-				Lease first = a.acquire("faults", ExclusionHarness.RESOURCE, ttl, quarantine.plus(MARGIN));
+				Lease first = a.acquire(LockRequest.of(ExclusionHarness.RESOURCE, ttl).named("faults"),
+						quarantine.plus(MARGIN));
 				long firstAcquired = System.nanoTime();
 				trials.attemptNanos.add(firstAcquired - attemptStart);
 				long firstValidityEnd = firstAcquired + first.remainingValidity().toNanos();
@@ -492,7 +501,8 @@ class FaultInjectionTests {
 				while (second == null && first.isValid()) {
 					long start = System.nanoTime();
 					try {
-						second = b.acquire("faults", ExclusionHarness.RESOURCE, ttl, Duration.ZERO);
+						second = b.acquire(LockRequest.of(ExclusionHarness.RESOURCE, ttl).named("faults"),
+								Duration.ZERO);
 						secondAcquired = System.nanoTime();
 						if (first.isValid()) {
 							trials.secondHolders++;

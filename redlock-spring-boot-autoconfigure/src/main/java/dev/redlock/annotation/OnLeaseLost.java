@@ -6,7 +6,7 @@ package dev.redlock.annotation;
  * loss is logged at WARN and counted in {@code redlock.lease.lost}, and the lock is
  * released (or left to expire) first.
  */
-public enum LeaseLostAction {
+public enum OnLeaseLost {
 
 	/**
 	 * Return the method's result as usual; the WARN log and the meter are the only trace.

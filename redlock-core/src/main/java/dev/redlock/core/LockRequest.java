@@ -1,0 +1,107 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What to lock, for how long, under which name, and whether with a fencing token.
+ * Immutable: each method returns a new request.
+ *
+ * <pre>{@code
+ * LockRequest request = LockRequest.of("order:" + orderId, Duration.ofSeconds(10)).named("checkout");
+ * try (Lease lease = redlock.acquire(request, Duration.ofSeconds(2))) {
+ *     // at most one holder of order:<id> at a time while lease.isValid()
+ * }
+ * }</pre>
+ */
+public final class LockRequest {
+
+	private final String resource;
+
+	private final Duration ttl;
+
+	private final String name;
+
+	private final boolean fenced;
+
+	private LockRequest(String resource, Duration ttl, String name, boolean fenced) {
+		this.resource = Objects.requireNonNull(resource, "resource");
+		this.ttl = Objects.requireNonNull(ttl, "ttl");
+		this.name = name;
+		this.fenced = fenced;
+	}
+
+	/**
+	 * A request for a lock on a resource, named {@value Redlock#DEFAULT_LOCK_NAME},
+	 * without a fencing token.
+	 * @param resource the resource to lock (the key prefix goes in front of it)
+	 * @param ttl how long the lock lives on the nodes unless released or extended
+	 * @return the request
+	 */
+	public static LockRequest of(String resource, Duration ttl) {
+		return new LockRequest(resource, ttl, Redlock.DEFAULT_LOCK_NAME, false);
+	}
+
+	/**
+	 * The same request under a lock name, for listeners and metrics.
+	 * @param name bounded, such as one per call site (never the resource when resources
+	 * are unbounded)
+	 * @return a new request
+	 * @throws IllegalArgumentException if the name is null or blank
+	 */
+	public LockRequest named(String name) {
+		LockArguments.checkName(name);
+		return new LockRequest(this.resource, this.ttl, name, this.fenced);
+	}
+
+	/**
+	 * The same request with a fencing token: a number that grows with every fenced
+	 * acquisition of the resource, across all holders, so that the store the lock
+	 * protects can refuse a write from an older holder (one that paused past its lease
+	 * and does not know it). See {@link Lease#fencingToken()} for how it is made and what
+	 * it needs from the nodes.
+	 * @return a new request
+	 */
+	public LockRequest fenced() {
+		return new LockRequest(this.resource, this.ttl, this.name, true);
+	}
+
+	/**
+	 * Returns the resource to lock.
+	 * @return the resource, without the key prefix
+	 */
+	public String resource() {
+		return this.resource;
+	}
+
+	/**
+	 * Returns how long the lock lives on the nodes unless released or extended.
+	 * @return the TTL
+	 */
+	public Duration ttl() {
+		return this.ttl;
+	}
+
+	/**
+	 * Returns the lock's name, for listeners and metrics.
+	 * @return the name
+	 */
+	public String name() {
+		return this.name;
+	}
+
+	/**
+	 * Returns whether the lease gets a fencing token.
+	 * @return {@code true} for a fenced request
+	 */
+	public boolean isFenced() {
+		return this.fenced;
+	}
+
+	@Override
+	public String toString() {
+		return "LockRequest[resource=" + this.resource + ", ttl=" + this.ttl + ", name=" + this.name
+				+ (this.fenced ? ", fenced" : "") + "]";
+	}
+
+}

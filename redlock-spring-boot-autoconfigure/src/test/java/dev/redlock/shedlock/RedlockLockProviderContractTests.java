@@ -1,0 +1,295 @@
+package dev.redlock.shedlock;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.TestRedlocks;
+import dev.redlock.core.Redlock;
+import dev.redlock.core.RedlockSettings;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * ShedLock's provider contract, plain and extensible, as ShedLock's own integration tests
+ * state it, on three real nodes and two instances (two {@code Redlock}s, as two
+ * application instances would have): written here, since ShedLock does not publish its
+ * test support.
+ */
+@WithRedisNodes(count = 3)
+class RedlockLockProviderContractTests {
+
+	private static final String JOB = "contract-job";
+
+	private static final String KEY = "redlock:" + RedlockLockProvider.RESOURCE_PREFIX + JOB;
+
+	private final RedisNodes nodes;
+
+	private Redlock first;
+
+	private Redlock second;
+
+	RedlockLockProviderContractTests(RedisNodes nodes) {
+		this.nodes = nodes;
+	}
+
+	@BeforeEach
+	void twoInstances() {
+		this.first = TestRedlocks.on(this.nodes);
+		this.second = TestRedlocks.on(this.nodes);
+	}
+
+	@AfterEach
+	void close() {
+		this.first.close();
+		this.second.close();
+	}
+
+	@Test
+	void locksAndUnlocks() {
+		SimpleLock lock = provider().lock(job(Duration.ofMinutes(5), Duration.ZERO)).orElseThrow();
+		assertLocked();
+		lock.unlock();
+		assertUnlocked();
+	}
+
+	@Test
+	void grantsNoSecondLockInAnyInstance() {
+		SimpleLock lock = provider().lock(job(Duration.ofMinutes(5), Duration.ZERO)).orElseThrow();
+		assertThat(provider().lock(job(Duration.ofMinutes(5), Duration.ZERO))).isEmpty();
+		assertThat(otherInstance().lock(job(Duration.ofMinutes(5), Duration.ZERO))).isEmpty();
+		lock.unlock();
+	}
+
+	@Test
+	void locksTwoJobsIndependently() {
+		SimpleLock one = provider().lock(job(Duration.ofMinutes(5), Duration.ZERO)).orElseThrow();
+		SimpleLock other = otherInstance()
+			.lock(new LockConfiguration(Instant.now(), "other-job", Duration.ofMinutes(5), Duration.ZERO))
+			.orElseThrow();
+		one.unlock();
+		other.unlock();
+		assertUnlocked();
+	}
+
+	@Test
+	void locksAgainRightAfterAnUnlock() {
+		for (int i = 0; i < 10; i++) {
+			RedlockLockProvider provider = (i % 2 == 0) ? provider() : otherInstance();
+			SimpleLock lock = provider.lock(job(Duration.ofMinutes(5), Duration.ZERO)).orElseThrow();
+			assertThat(otherInstance().lock(job(Duration.ofMinutes(5), Duration.ZERO))).isEmpty();
+			lock.unlock();
+		}
+	}
+
+	@Test
+	void aLockExpiresAfterLockAtMostFor() {
+		provider().lock(job(Duration.ofMillis(50), Duration.ZERO)).orElseThrow();
+		await("the 50 ms lock expired", this::unlocked);
+		SimpleLock again = otherInstance().lock(job(Duration.ofMillis(50), Duration.ZERO)).orElseThrow();
+		again.unlock();
+	}
+
+	@Test
+	void aLockAtMostForOfTwoMillisecondsIsGrantedAndExpires() {
+		SimpleLock lock = provider().lock(job(Duration.ofMillis(2), Duration.ZERO)).orElseThrow();
+		assertThat(pttl()).isPositive()
+			.isLessThanOrEqualTo(RedlockLockProvider.smallestTtl(TestRedlocks.SETTINGS).toMillis());
+		await("the lock expired", this::unlocked);
+		assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
+		assertUnlocked();
+	}
+
+	@Test
+	void lockAtLeastForKeepsTheLockAfterAnUnlock() {
+		SimpleLock lock = provider().lock(job(Duration.ofSeconds(4), Duration.ofMillis(400))).orElseThrow();
+		lock.unlock();
+		assertThat(otherInstance().lock(job(Duration.ofMinutes(5), Duration.ZERO))).isEmpty();
+		assertThat(pttl()).isPositive().isLessThanOrEqualTo(400);
+		await("the lock ran out after lockAtLeastFor", this::unlocked);
+		otherInstance().lock(job(Duration.ofMinutes(5), Duration.ZERO)).orElseThrow().unlock();
+	}
+
+	@Test
+	void aHandleUnlocksOnce() {
+		SimpleLock lock = provider().lock(job(Duration.ofMinutes(5), Duration.ZERO)).orElseThrow();
+		lock.unlock();
+		assertThatIllegalStateException().isThrownBy(lock::unlock);
+	}
+
+	@Test
+	void isExtensible() {
+		assertThat(provider()).isInstanceOf(ExtensibleLockProvider.class);
+	}
+
+	@Test
+	void anExtendedLockOutlivesItsFirstLockAtMostFor() {
+		SimpleLock lock = provider().lock(job(Duration.ofSeconds(2), Duration.ZERO)).orElseThrow();
+		SimpleLock extended = lock.extend(Duration.ofSeconds(10), Duration.ZERO).orElseThrow();
+		assertThat(pttl()).isGreaterThan(2_000);
+		assertThat(otherInstance().lock(job(Duration.ofMinutes(5), Duration.ZERO))).isEmpty();
+		extended.unlock();
+		assertUnlocked();
+	}
+
+	@Test
+	void anUnlockedHandleCannotBeExtended() {
+		SimpleLock lock = provider().lock(job(Duration.ofSeconds(2), Duration.ZERO)).orElseThrow();
+		lock.unlock();
+		assertUnlocked();
+		assertThatIllegalStateException().isThrownBy(() -> lock.extend(Duration.ofSeconds(10), Duration.ZERO));
+	}
+
+	@Test
+	void anExpiredLockIsNotExtended() {
+		SimpleLock lock = provider().lock(job(Duration.ofMillis(20), Duration.ZERO)).orElseThrow();
+		await("the lock expired", this::unlocked);
+		assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
+		assertUnlocked();
+	}
+
+	@Test
+	void lockAtLeastForOfAnExtensionCountsFromTheExtension() {
+		SimpleLock lock = provider().lock(job(Duration.ofSeconds(2), Duration.ZERO)).orElseThrow();
+		SimpleLock extended = lock.extend(Duration.ofSeconds(10), Duration.ofSeconds(9)).orElseThrow();
+		extended.unlock();
+		assertLocked();
+		assertThat(pttl()).isGreaterThan(8_000).isLessThanOrEqualTo(9_000);
+	}
+
+	@Test
+	void aHandleIsExtendedOnce() {
+		SimpleLock lock = provider().lock(job(Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+		SimpleLock extended = lock.extend(Duration.ofSeconds(10), Duration.ofSeconds(9)).orElseThrow();
+		assertThatIllegalStateException().isThrownBy(() -> lock.extend(Duration.ofSeconds(10), Duration.ofSeconds(9)));
+		extended.unlock();
+	}
+
+	@Test
+	void anExtendedHandleCannotUnlock() {
+		SimpleLock lock = provider().lock(job(Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+		SimpleLock extended = lock.extend(Duration.ofSeconds(10), Duration.ZERO).orElseThrow();
+		assertThatIllegalStateException().isThrownBy(lock::unlock);
+		assertLocked();
+		extended.unlock();
+		assertUnlocked();
+	}
+
+	@Test
+	void extensionsBeyondMaxExtensionsReturnEmpty() {
+		RedlockLockProvider provider;
+		try (Redlock bounded = TestRedlocks.on(this.nodes,
+				TestRedlocks.SETTINGS.toBuilder().maxExtensions(2).build())) {
+			provider = new RedlockLockProvider(bounded);
+			SimpleLock lock = provider.lock(job(Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+			lock = lock.extend(Duration.ofSeconds(10), Duration.ZERO).orElseThrow();
+			lock = lock.extend(Duration.ofSeconds(10), Duration.ZERO).orElseThrow();
+			assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
+			assertUnlocked();
+		}
+	}
+
+	@Test
+	void anExtensionBeyondTheRestartQuarantineIsRenewedUpToIt() {
+		Duration quarantine = Duration.ofSeconds(2);
+		RedlockSettings settings = TestRedlocks.SETTINGS.toBuilder()
+			.defaultTtl(Duration.ofSeconds(1))
+			.restartQuarantine(quarantine)
+			.build();
+		try (Redlock quarantined = TestRedlocks.on(this.nodes, settings)) {
+			RedlockLockProvider provider = new RedlockLockProvider(quarantined);
+			// the kit's nodes may have been started just now: their own quarantine first
+			awaitLock(provider, job(Duration.ofSeconds(1), Duration.ZERO)).unlock();
+			SimpleLock lock = provider.lock(job(Duration.ofSeconds(1), Duration.ZERO)).orElseThrow();
+			SimpleLock extended = lock.extend(Duration.ofMinutes(5), Duration.ZERO).orElseThrow();
+			long extendedAt = System.nanoTime();
+			assertThat(pttl()).isPositive().isLessThanOrEqualTo(quarantine.toMillis());
+			// held past the quarantine, the TTL of every extension, by renewal
+			await("held for longer than the quarantine", () -> {
+				assertLocked();
+				return System.nanoTime() - extendedAt > quarantine.multipliedBy(5).dividedBy(4).toNanos();
+			});
+			assertThat(pttl()).isPositive().isLessThanOrEqualTo(quarantine.toMillis());
+			extended.unlock();
+			assertUnlocked();
+		}
+	}
+
+	private RedlockLockProvider provider() {
+		return new RedlockLockProvider(this.first);
+	}
+
+	private RedlockLockProvider otherInstance() {
+		return new RedlockLockProvider(this.second);
+	}
+
+	private static LockConfiguration job(Duration atMost, Duration atLeast) {
+		return new LockConfiguration(Instant.now(), JOB, atMost, atLeast);
+	}
+
+	/**
+	 * The job key's TTL in ms as a quorum sees it: the median of the three nodes' (a
+	 * round returns on a quorum, so one node may not have the key, or not yet).
+	 */
+	private long pttl() {
+		return this.nodes.nodes()
+			.stream()
+			.mapToLong((node) -> Long.parseLong(node.command("PTTL", KEY)))
+			.sorted()
+			.skip(1)
+			.findFirst()
+			.orElseThrow();
+	}
+
+	private boolean unlocked() {
+		return this.nodes.nodes().stream().allMatch((node) -> "0".equals(node.command("EXISTS", KEY)));
+	}
+
+	private void assertLocked() {
+		long holding = this.nodes.nodes().stream().filter((node) -> "1".equals(node.command("EXISTS", KEY))).count();
+		assertThat(holding).as("nodes holding the job's lock").isGreaterThanOrEqualTo(2);
+	}
+
+	private void assertUnlocked() {
+		await("the job's lock is gone from every node", this::unlocked);
+	}
+
+	private static void await(String what, BooleanSupplier condition) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() - deadline > 0) {
+				fail("not within 10 s: " + what);
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+		}
+	}
+
+	private static SimpleLock awaitLock(RedlockLockProvider provider, LockConfiguration job) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (true) {
+			Optional<SimpleLock> lock = provider.lock(job);
+			if (lock.isPresent()) {
+				return lock.get();
+			}
+			if (System.nanoTime() - deadline > 0) {
+				fail("the job's lock was not free within 10 s");
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+		}
+	}
+
+}
