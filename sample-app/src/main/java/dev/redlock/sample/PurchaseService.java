@@ -33,7 +33,7 @@ public class PurchaseService {
 	 * @throws dev.redlock.core.LockNotAcquiredException if the lock was not acquired
 	 * within 2 seconds
 	 */
-	@DistributedLock(name = "shop.buy", key = "'stock:' + #sku", ttl = "10s", waitTime = "2s")
+	@DistributedLock(name = "shop.buy", key = "'stock:' + #sku", ttl = "${shop.buy-ttl}", waitTime = "2s")
 	public Purchase buy(String sku) {
 		return readThinkWrite(sku);
 	}
