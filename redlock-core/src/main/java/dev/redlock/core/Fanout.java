@@ -23,46 +23,19 @@ import redis.clients.jedis.exceptions.JedisException;
  * still out. A round with an {@link EarlyExit} stops waiting as soon as the replies read
  * settle it, so a slow or frozen minority costs the caller nothing: what is left is read
  * by each node's late-reply thread.
+ *
+ * @param pools the nodes' connection pools, in configuration order
+ * @param timeoutNanos the deadline of a round, from its start
+ * @param patient whether rounds wait for a connection to every node, even a slow one's:
+ * for work off the caller's path, such as a late clean-up, which must reach the node
+ * rather than be quick
  */
-final class Fanout {
+record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient) {
 
 	private static final Logger logger = LoggerFactory.getLogger(Fanout.class);
 
-	private final List<NodeConnectionPool> pools;
-
-	private final long timeoutNanos;
-
-	/**
-	 * Whether rounds wait for a connection to every node, even a slow one's: for work off
-	 * the caller's path, such as a late clean-up, which must reach the node rather than
-	 * be quick.
-	 */
-	private final boolean patient;
-
 	Fanout(List<NodeConnectionPool> pools, long timeoutNanos) {
 		this(pools, timeoutNanos, false);
-	}
-
-	Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient) {
-		this.pools = pools;
-		this.timeoutNanos = timeoutNanos;
-		this.patient = patient;
-	}
-
-	List<NodeConnectionPool> pools() {
-		return this.pools;
-	}
-
-	long timeoutNanos() {
-		return this.timeoutNanos;
-	}
-
-	/**
-	 * Whether rounds wait for every node, slow ones included: for the clean-up, which is
-	 * off the caller's path.
-	 */
-	boolean patient() {
-		return this.patient;
 	}
 
 	/**

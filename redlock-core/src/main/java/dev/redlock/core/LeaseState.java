@@ -356,7 +356,7 @@ final class LeaseState implements LeaseWatch.Target {
 		}
 		finally {
 			this.stateLock.unlock();
-			if (outcome != null) {
+			if (outcome != null && this.support.hasListeners()) {
 				// outside the lock: a listener may touch this lease
 				this.support.released(this.name, this.resource, outcome, heldFor());
 			}

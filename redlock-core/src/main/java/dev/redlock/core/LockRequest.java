@@ -13,22 +13,23 @@ import java.util.Objects;
  *     // at most one holder of order:<id> at a time while lease.isValid()
  * }
  * }</pre>
+ *
+ * @param resource the resource to lock, without the key prefix
+ * @param ttl how long the lock lives on the nodes unless released or extended
+ * @param name the lock's name, for listeners and metrics
+ * @param isFenced whether the lease gets a fencing token
  */
-public final class LockRequest {
+public record LockRequest(String resource, Duration ttl, String name, boolean isFenced) {
 
-	private final String resource;
-
-	private final Duration ttl;
-
-	private final String name;
-
-	private final boolean fenced;
-
-	private LockRequest(String resource, Duration ttl, String name, boolean fenced) {
-		this.resource = Objects.requireNonNull(resource, "resource");
-		this.ttl = Objects.requireNonNull(ttl, "ttl");
-		this.name = name;
-		this.fenced = fenced;
+	/**
+	 * Creates a request; {@link #of} and the methods that return a new request are the
+	 * usual way.
+	 * @throws IllegalArgumentException if the name is null or blank
+	 */
+	public LockRequest {
+		Objects.requireNonNull(resource, "resource");
+		Objects.requireNonNull(ttl, "ttl");
+		LockArguments.checkName(name);
 	}
 
 	/**
@@ -50,8 +51,7 @@ public final class LockRequest {
 	 * @throws IllegalArgumentException if the name is null or blank
 	 */
 	public LockRequest named(String name) {
-		LockArguments.checkName(name);
-		return new LockRequest(this.resource, this.ttl, name, this.fenced);
+		return new LockRequest(this.resource, this.ttl, name, this.isFenced);
 	}
 
 	/**
@@ -66,42 +66,10 @@ public final class LockRequest {
 		return new LockRequest(this.resource, this.ttl, this.name, true);
 	}
 
-	/**
-	 * Returns the resource to lock.
-	 * @return the resource, without the key prefix
-	 */
-	public String resource() {
-		return this.resource;
-	}
-
-	/**
-	 * Returns how long the lock lives on the nodes unless released or extended.
-	 * @return the TTL
-	 */
-	public Duration ttl() {
-		return this.ttl;
-	}
-
-	/**
-	 * Returns the lock's name, for listeners and metrics.
-	 * @return the name
-	 */
-	public String name() {
-		return this.name;
-	}
-
-	/**
-	 * Returns whether the lease gets a fencing token.
-	 * @return {@code true} for a fenced request
-	 */
-	public boolean isFenced() {
-		return this.fenced;
-	}
-
 	@Override
 	public String toString() {
 		return "LockRequest[resource=" + this.resource + ", ttl=" + this.ttl + ", name=" + this.name
-				+ (this.fenced ? ", fenced" : "") + "]";
+				+ (this.isFenced ? ", fenced" : "") + "]";
 	}
 
 }

@@ -154,6 +154,9 @@ final class LockWaiters implements AutoCloseable {
 	 * @param value the value being released
 	 */
 	void releasing(RawArgument key, byte[] value) {
+		if (this.queues.isEmpty()) {
+			return;
+		}
 		KeyQueue queue = this.queues.get(keyId(key));
 		if (queue != null) {
 			queue.ownRelease = value;
@@ -169,16 +172,24 @@ final class LockWaiters implements AutoCloseable {
 	 * told, 0, or a failure
 	 */
 	void released(RawArgument key, byte[] value, NodeReply[] replies) {
-		String id = keyId(key);
+		// the key's id is a string made per call: made only when someone may be waiting
+		String id = null;
 		int others = 0;
 		long slowest = 0;
 		for (NodeReply reply : replies) {
 			if (reply.isConfirmed() && reply.value() instanceof Long told) {
-				int ours = this.subscribers.get(reply.node()).isSubscribed(id) ? 1 : 0;
-				others = (int) Math.max(others, told - 1 - ours);
+				if (told > 1) {
+					id = (id != null) ? id : keyId(key);
+					int ours = this.subscribers.get(reply.node()).isSubscribed(id) ? 1 : 0;
+					others = (int) Math.max(others, told - 1 - ours);
+				}
 				slowest = Math.max(slowest, reply.nanos());
 			}
 		}
+		if (others == 0 && this.queues.isEmpty()) {
+			return;
+		}
+		id = (id != null) ? id : keyId(key);
 		if (others > 0) {
 			// a waiter elsewhere needs the notice (half a round trip) and a round of its
 			// own to take it

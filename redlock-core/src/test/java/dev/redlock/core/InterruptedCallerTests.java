@@ -8,6 +8,8 @@ import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNode;
@@ -27,21 +29,11 @@ class InterruptedCallerTests {
 
 	private static final Duration TTL = Duration.ofSeconds(10);
 
-	@Test
-	void anInterruptedPlatformThreadStillExtendsAndReleases(RedisNodes nodes) throws Exception {
-		extendAndReleaseWhileInterrupted(nodes, false);
-	}
-
-	@Test
-	@EnabledForJreRange(min = JRE.JAVA_21)
-	void anInterruptedVirtualThreadStillExtendsAndReleases(RedisNodes nodes) throws Exception {
-		extendAndReleaseWhileInterrupted(nodes, true);
-	}
-
-	private void extendAndReleaseWhileInterrupted(RedisNodes nodes, boolean virtual) throws Exception {
+	@ParameterizedTest(name = "virtual thread: {0}")
+	@MethodSource("dev.redlock.core.TestThreads#kinds")
+	void anInterruptedThreadStillExtendsAndReleases(boolean virtual, RedisNodes nodes) throws Exception {
 		// a few milliseconds to every node, so that each read waits for its reply (that
-		// is when an interrupted
-		// virtual thread's socket would be closed)
+		// is when an interrupted virtual thread's socket would be closed)
 		List<LatencyProxy> proxies = new ArrayList<>();
 		for (RedisNode node : nodes.nodes()) {
 			proxies.add(LatencyProxy.to(node, Duration.ofMillis(3)));

@@ -2,6 +2,7 @@ package dev.redlock.core;
 
 import java.util.List;
 
+import org.assertj.core.api.ThrowableAssertAlternative;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,35 +19,22 @@ class RedlockBuilderTests {
 
 	@Test
 	void refusesMalformedUriNamingItsIndexWithoutPassword() {
-		assertThatExceptionOfType(InvalidRedlockConfigurationException.class)
-			.isThrownBy(() -> Redlock.builder()
-				.nodes(List.of("redis://127.0.0.1:7001", "redis://:s3cret@127.0.0.1:notaport"))
-				.build())
-			.satisfies((ex) -> assertThat(ex.setting()).isEqualTo("nodes[1]"))
+		assertRefused(List.of("redis://127.0.0.1:7001", "redis://:s3cret@127.0.0.1:notaport"), "nodes[1]")
 			.satisfies((ex) -> assertThat(ex.getMessage()).doesNotContain("s3cret"));
 	}
 
 	@Test
 	void refusesTheSameServerListedTwice() {
-		assertThatExceptionOfType(InvalidRedlockConfigurationException.class)
-			.isThrownBy(() -> Redlock.builder()
-				.nodes(List.of("redis://127.0.0.1:7001", "redis://127.0.0.1:7002", "redis://127.0.0.1:7001"))
-				.build())
-			.satisfies((ex) -> assertThat(ex.setting()).isEqualTo("nodes[2]"))
+		assertRefused(List.of("redis://127.0.0.1:7001", "redis://127.0.0.1:7002", "redis://127.0.0.1:7001"), "nodes[2]")
 			.withMessageContaining("nodes[0]")
 			.withMessageContaining("fake a quorum");
 	}
 
 	@Test
 	void anotherDatabaseOrHostAliasIsStillTheSameServer() {
-		assertThatExceptionOfType(InvalidRedlockConfigurationException.class)
-			.isThrownBy(() -> Redlock.builder()
-				.nodes(List.of("redis://:s3cret@127.0.0.1:7001/0", "redis://:s3cret@127.0.0.1:7001/1"))
-				.build())
-			.satisfies((ex) -> assertThat(ex.setting()).isEqualTo("nodes[1]"))
+		assertRefused(List.of("redis://:s3cret@127.0.0.1:7001/0", "redis://:s3cret@127.0.0.1:7001/1"), "nodes[1]")
 			.satisfies((ex) -> assertThat(ex.getMessage()).doesNotContain("s3cret"));
-		assertThatExceptionOfType(InvalidRedlockConfigurationException.class).isThrownBy(
-				() -> Redlock.builder().nodes(List.of("redis://localhost:7001", "redis://127.0.0.1:7001")).build());
+		assertRefused(List.of("redis://localhost:7001", "redis://127.0.0.1:7001"), "nodes[1]");
 	}
 
 	@Test
@@ -65,6 +53,14 @@ class RedlockBuilderTests {
 			assertThat(redlock.nodeAddresses()).containsExactly("redis://127.0.0.1:7001/2");
 			assertThat(redlock.toString()).doesNotContain("s3cret");
 		}
+	}
+
+	/** Asserts that the builder refuses the nodes, naming the setting at fault. */
+	private static ThrowableAssertAlternative<InvalidRedlockConfigurationException> assertRefused(List<String> nodes,
+			String setting) {
+		return assertThatExceptionOfType(InvalidRedlockConfigurationException.class)
+			.isThrownBy(() -> Redlock.builder().nodes(nodes).build())
+			.satisfies((ex) -> assertThat(ex.setting()).isEqualTo(setting));
 	}
 
 	private static Redlock build(int nodes) {

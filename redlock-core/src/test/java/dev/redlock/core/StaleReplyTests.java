@@ -61,7 +61,7 @@ class StaleReplyTests {
 				armed.set(true);
 				assertThat(redlock.tryAcquire("busy", TTL)).isEmpty();
 				TestSupport.awaitTrue("the late reply was read and its connection given back or closed",
-						Duration.ofSeconds(5), () -> !armed.get()
+						Duration.ofSeconds(10), () -> !armed.get()
 								&& (redlock.internals().idleConnections(2) == 1 || slow.openConnections() == 0));
 				assertThat(redlock.listenerFailures()).isEqualTo(1);
 

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * Runs test code on a platform or a virtual thread. The build targets Java 17, so virtual
@@ -14,6 +15,15 @@ import java.util.concurrent.TimeUnit;
 final class TestThreads {
 
 	private TestThreads() {
+	}
+
+	/**
+	 * The kinds of thread this JDK has, for {@code @MethodSource}: platform
+	 * ({@code false}) always, virtual ({@code true}) from JDK 21 on. A test parameterized
+	 * by it has no virtual-thread case before 21, rather than a skipped one.
+	 */
+	static Stream<Boolean> kinds() {
+		return (Runtime.version().feature() >= 21) ? Stream.of(false, true) : Stream.of(false);
 	}
 
 	/** Starts the task on a new thread and returns the thread and its result. */

@@ -52,23 +52,10 @@ class TlsTests {
 	@Test
 	void untrustedCertificateFailsNamingTheNodes(RedisNodes nodes) {
 		// The JVM's first TLS handshake loads its default trust store and providers,
-		// which
-		// took longer than 300 ms on JDK 25 in CI: give the failure time to be seen as
-		// what
-		// it is, not as a timeout (nothing here measures time).
-		RedlockSettings patient = this.settings.withNodeTimeout(Duration.ofSeconds(3));
-		try (Redlock redlock = Redlock.builder().nodes(tlsUris(nodes)).settings(patient).build()) {
-			assertThatExceptionOfType(LockNotAcquiredException.class)
-				.isThrownBy(() -> redlock.acquire("tls", Duration.ofSeconds(5), Duration.ZERO))
-				.satisfies((ex) -> {
-					assertThat(ex.reason()).isEqualTo(Reason.NO_QUORUM);
-					// the round ends once no quorum is left: two failures of three; the
-					// third may not have been read
-					assertThat(ex.failedNodes()).hasSizeBetween(2, 3)
-						.allSatisfy((node) -> assertThat(node).startsWith("rediss://127.0.0.1:")
-							.containsAnyOf("certification path", "PKIX", "certificate"));
-				});
-		}
+		// which took longer than 300 ms on JDK 25 in CI: the patient builder gives the
+		// failure time to be seen as what it is, not as a timeout (nothing here measures
+		// time).
+		assertFailsNamingTheNodes(nodes, patientBuilder(nodes), "tls", "certification path", "PKIX", "certificate");
 	}
 
 	@Test
@@ -138,18 +125,35 @@ class TlsTests {
 	}
 
 	private void assertHandshakeFails(RedisNodes nodes, TlsSettings tls) {
-		// patient, as above: the failure must be seen as what it is, not as a timeout
-		RedlockSettings patient = this.settings.withNodeTimeout(Duration.ofSeconds(3));
-		try (Redlock redlock = Redlock.builder().nodes(tlsUris(nodes)).settings(patient).tls(tls).build()) {
+		assertFailsNamingTheNodes(nodes, patientBuilder(nodes).tls(tls), "tls-options", "handshake", "protocol",
+				"cipher");
+	}
+
+	/**
+	 * A builder for the TLS nodes with a node timeout long enough that a failed handshake
+	 * is seen as what it is, not as a timeout.
+	 */
+	private Redlock.Builder patientBuilder(RedisNodes nodes) {
+		return Redlock.builder().nodes(tlsUris(nodes)).settings(this.settings.withNodeTimeout(Duration.ofSeconds(3)));
+	}
+
+	/**
+	 * Asserts that no quorum can be reached and that the failed nodes are named, each
+	 * with one of the causes, and that nothing was locked.
+	 */
+	private static void assertFailsNamingTheNodes(RedisNodes nodes, Redlock.Builder builder, String resource,
+			String... causes) {
+		try (Redlock redlock = builder.build()) {
 			assertThatExceptionOfType(LockNotAcquiredException.class)
-				.isThrownBy(() -> redlock.acquire("tls-options", Duration.ofSeconds(5), Duration.ZERO))
+				.isThrownBy(() -> redlock.acquire(resource, Duration.ofSeconds(5), Duration.ZERO))
 				.satisfies((ex) -> {
 					assertThat(ex.reason()).isEqualTo(Reason.NO_QUORUM);
+					// the round ends once no quorum is left: two failures of three; the
+					// third may not have been read
 					assertThat(ex.failedNodes()).hasSizeBetween(2, 3)
-						.allSatisfy((node) -> assertThat(node).startsWith("rediss://127.0.0.1:")
-							.containsAnyOf("handshake", "protocol", "cipher"));
+						.allSatisfy((node) -> assertThat(node).startsWith("rediss://127.0.0.1:").containsAnyOf(causes));
 				});
-			assertThat(nodes.node(0).command("EXISTS", "redlock:tls-options")).isEqualTo("0");
+			assertThat(nodes.node(0).command("EXISTS", "redlock:" + resource)).isEqualTo("0");
 		}
 	}
 

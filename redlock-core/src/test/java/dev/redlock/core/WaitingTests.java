@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledForJreRange;
-import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import dev.redlock.core.TestThreads.Running;
 import dev.redlock.test.RedisNode;
@@ -48,19 +48,14 @@ class WaitingTests {
 	void aWaiterOfAnotherInstanceTakesTheLockWhenItIsReleased(RedisNodes nodes) throws Exception {
 		try (Redlock holder = TestSupport.redlock(nodes, NO_POLLING);
 				Redlock waiter = TestSupport.redlock(nodes, NO_POLLING)) {
-			Lease held = holder.acquire("handed", TTL, Duration.ZERO);
-			Running<Lease> waiting = startWaiting(waiter, "handed", Duration.ofSeconds(30));
-			awaitSubscribed(nodes, "handed", 1);
-			handOver(held, waiting);
+			holdWithAWaiterElsewhere(nodes, holder, waiter, "handed").handOver();
 		}
 	}
 
 	@Test
 	void aWaiterOfTheSameInstanceTakesTheLockWhenItIsReleased(RedisNodes nodes) throws Exception {
 		try (Redlock redlock = TestSupport.redlock(nodes, NO_POLLING)) {
-			Lease held = redlock.acquire("handed", TTL, Duration.ZERO);
-			Running<Lease> waiting = startFirstWaiter(redlock, "handed");
-			handOver(held, waiting);
+			holdWithAWaiter(redlock, "handed").handOver();
 			assertThat(redlock.waitingThreads()).isZero();
 		}
 	}
@@ -246,39 +241,27 @@ class WaitingTests {
 	void aWaiterHearsOfTheReleaseWithOneNodeDown(RedisNodes nodes) throws Exception {
 		try (Redlock holder = TestSupport.redlock(nodes, NO_POLLING);
 				Redlock waiter = TestSupport.redlock(nodes, NO_POLLING)) {
-			Lease held = holder.acquire("minority-down", TTL, Duration.ZERO);
-			Running<Lease> waiting = startWaiting(waiter, "minority-down", Duration.ofSeconds(30));
-			awaitSubscribed(nodes, "minority-down", 1);
+			HeldAndAwaited handed = holdWithAWaiterElsewhere(nodes, holder, waiter, "minority-down");
 			nodes.node(0).kill();
-			handOver(held, waiting);
+			handed.handOver();
 		}
 	}
 
 	@Test
 	void closingWakesTheWaitersAtOnce(RedisNodes nodes) throws Exception {
 		Redlock redlock = TestSupport.redlock(nodes, NO_POLLING);
-		Lease held = redlock.acquire("closing", TTL, Duration.ZERO);
-		Running<Lease> waiting = startFirstWaiter(redlock, "closing");
+		HeldAndAwaited closing = holdWithAWaiter(redlock, "closing");
 		redlock.close();
-		assertThatExceptionOfType(Exception.class).isThrownBy(() -> waiting.await(WELL_BEFORE_A_POLL))
+		assertThatExceptionOfType(Exception.class).isThrownBy(() -> closing.waiting().await(WELL_BEFORE_A_POLL))
 			.havingRootCause()
 			.isInstanceOf(IllegalStateException.class)
 			.withMessageContaining("closed");
-		assertThat(held.isLost()).isTrue();
+		assertThat(closing.held().isLost()).isTrue();
 	}
 
-	@Test
-	void anInterruptedWaiterLeavesTheQueueAndTheNextOneGetsTheLock(RedisNodes nodes) throws Exception {
-		interruptInTheQueue(nodes, false);
-	}
-
-	@Test
-	@EnabledForJreRange(min = JRE.JAVA_21)
-	void anInterruptedVirtualWaiterLeavesTheQueueAndTheNextOneGetsTheLock(RedisNodes nodes) throws Exception {
-		interruptInTheQueue(nodes, true);
-	}
-
-	private void interruptInTheQueue(RedisNodes nodes, boolean virtual) throws Exception {
+	@ParameterizedTest(name = "virtual thread: {0}")
+	@MethodSource("dev.redlock.core.TestThreads#kinds")
+	void anInterruptedWaiterLeavesTheQueueAndTheNextOneGetsTheLock(boolean virtual, RedisNodes nodes) throws Exception {
 		try (Redlock redlock = TestSupport.redlock(nodes, NO_POLLING)) {
 			Lease held = redlock.acquire("interrupted", TTL, Duration.ZERO);
 			Running<Boolean> first = TestThreads.start(virtual, () -> {
@@ -304,13 +287,12 @@ class WaitingTests {
 	@Test
 	void aWaiterThatRunsOutOfTimeInTheQueueSaysSo(RedisNodes nodes) throws Exception {
 		try (Redlock redlock = TestSupport.redlock(nodes, NO_POLLING)) {
-			Lease held = redlock.acquire("queued", TTL, Duration.ZERO);
-			Running<Lease> head = startFirstWaiter(redlock, "queued");
+			HeldAndAwaited queued = holdWithAWaiter(redlock, "queued");
 			assertThatExceptionOfType(LockNotAcquiredException.class)
 				.isThrownBy(() -> redlock.acquire("queued", TTL, Duration.ofMillis(300)))
 				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(LockNotAcquiredException.Reason.CONTENDED));
 			assertThat(redlock.waitingThreads()).isOne();
-			handOver(held, head);
+			queued.handOver();
 		}
 	}
 
@@ -320,13 +302,26 @@ class WaitingTests {
 	}
 
 	/**
-	 * Starts the first thread of the instance to wait for the resource, and returns once
-	 * it waits.
+	 * Acquires the resource, then starts the first thread of the same instance to wait
+	 * for it, and returns once it waits.
 	 */
-	private static Running<Lease> startFirstWaiter(Redlock redlock, String resource) {
+	private static HeldAndAwaited holdWithAWaiter(Redlock redlock, String resource) {
+		Lease held = redlock.acquire(resource, TTL, Duration.ZERO);
 		Running<Lease> waiting = startWaiting(redlock, resource, Duration.ofSeconds(30));
 		awaitWaitingThreads(redlock, 1);
-		return waiting;
+		return new HeldAndAwaited(held, waiting);
+	}
+
+	/**
+	 * Acquires the resource through the holder, then starts a thread of the waiter's
+	 * instance to wait for it, and returns once every node counts its subscription.
+	 */
+	private static HeldAndAwaited holdWithAWaiterElsewhere(RedisNodes nodes, Redlock holder, Redlock waiter,
+			String resource) {
+		Lease held = holder.acquire(resource, TTL, Duration.ZERO);
+		Running<Lease> waiting = startWaiting(waiter, resource, Duration.ofSeconds(30));
+		awaitSubscribed(nodes, resource, 1);
+		return new HeldAndAwaited(held, waiting);
 	}
 
 	/** Waits until the given number of this instance's threads wait for a lock. */
@@ -342,6 +337,16 @@ class WaitingTests {
 	private static void handOver(Lease held, Running<Lease> waiting) throws Exception {
 		held.release();
 		waiting.await(WELL_BEFORE_A_POLL).release();
+	}
+
+	/** A held lease and a thread waiting for its lock. */
+	private record HeldAndAwaited(Lease held, Running<Lease> waiting) {
+
+		/** See {@link WaitingTests#handOver(Lease, Running)}. */
+		void handOver() throws Exception {
+			WaitingTests.handOver(this.held, this.waiting);
+		}
+
 	}
 
 	/**

@@ -53,7 +53,7 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 	public static final String RESOURCE_PREFIX = "shedlock:";
 
 	/** Validity the smallest TTL leaves after the clock drift allowance. */
-	private static final Duration SMALLEST_VALIDITY = Duration.ofMillis(10);
+	private static final Duration SMALLEST_VALIDITY = Duration.ofMillis(50);
 
 	private static final Logger logger = LoggerFactory.getLogger(RedlockLockProvider.class);
 
@@ -75,7 +75,7 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 
 	/**
 	 * The smallest TTL this provider gives a lock: one whose clock drift allowance leaves
-	 * 10 ms of validity, so that a quorum on a healthy network grants it.
+	 * 50 ms of validity, so that a quorum grants it even on a loaded machine.
 	 * @param settings the settings, for the clock drift factor
 	 * @return the smallest TTL, in whole milliseconds
 	 */

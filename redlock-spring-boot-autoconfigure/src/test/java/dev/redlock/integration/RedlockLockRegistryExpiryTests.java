@@ -10,13 +10,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.redlock.TestRedlocks;
-import dev.redlock.core.Redlock;
-import dev.redlock.test.RedisNode;
+import dev.redlock.NodeKeys;
+import dev.redlock.TwoRedlocks;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
@@ -34,26 +33,18 @@ class RedlockLockRegistryExpiryTests {
 
 	private RedisNodes nodes;
 
-	private Redlock redlock;
-
-	private Redlock elsewhere;
+	@AutoClose
+	private TwoRedlocks redlocks;
 
 	@BeforeEach
 	void start(RedisNodes nodes) {
 		this.nodes = nodes;
-		this.redlock = TestRedlocks.on(nodes);
-		this.elsewhere = TestRedlocks.on(nodes);
-	}
-
-	@AfterEach
-	void stop() {
-		this.redlock.close();
-		this.elsewhere.close();
+		this.redlocks = TwoRedlocks.on(nodes);
 	}
 
 	@Test
 	void expiryKeepsOnlyTheLocksInUse() throws Exception {
-		RedlockLockRegistry registry = new RedlockLockRegistry(this.redlock);
+		RedlockLockRegistry registry = new RedlockLockRegistry(this.redlocks.here());
 		// held across the expiry: two by this thread (one of them twice), one by another
 		Lock first = registry.obtain("held-1");
 		Lock second = registry.obtain("held-2");
@@ -85,7 +76,7 @@ class RedlockLockRegistryExpiryTests {
 		// the held ones survived: the same objects, still exclusive, and they unlock fine
 		assertThat(registry.obtain("held-1")).isSameAs(first);
 		assertThat(registry.obtain("held-2")).isSameAs(second);
-		assertThat(new RedlockLockRegistry(this.elsewhere).obtain("held-1").tryLock()).isFalse();
+		assertThat(new RedlockLockRegistry(this.redlocks.elsewhere()).obtain("held-1").tryLock()).isFalse();
 		first.unlock();
 		first.unlock();
 		second.unlock();
@@ -107,7 +98,7 @@ class RedlockLockRegistryExpiryTests {
 
 	@Test
 	void locksUsedWithinTheAgeAreKeptUntilTheyAreOlder() {
-		RedlockLockRegistry registry = new RedlockLockRegistry(this.redlock);
+		RedlockLockRegistry registry = new RedlockLockRegistry(this.redlocks.here());
 		Lock lock = registry.obtain("recent");
 		lock.lock();
 		lock.unlock();
@@ -124,7 +115,7 @@ class RedlockLockRegistryExpiryTests {
 
 	@Test
 	void aReferenceKeptAcrossTheExpiryIsStillTheKeysLock() throws Exception {
-		RedlockLockRegistry registry = new RedlockLockRegistry(this.redlock);
+		RedlockLockRegistry registry = new RedlockLockRegistry(this.redlocks.here());
 		// nobody obtained the key again: locking the old reference makes it the key's
 		// lock
 		Lock kept = registry.obtain("kept");
@@ -180,23 +171,18 @@ class RedlockLockRegistryExpiryTests {
 
 	/** How many nodes have the key's lock (a quorum once acquired). */
 	private int nodesHolding(String key) {
-		String redisKey = "redlock:" + RedlockLockRegistry.RESOURCE_PREFIX + key;
-		int holding = 0;
-		for (RedisNode node : this.nodes.nodes()) {
-			if ("1".equals(node.command("EXISTS", redisKey))) {
-				holding++;
-			}
-		}
-		return holding;
+		return NodeKeys.holding(this.nodes, redisKey(key));
 	}
 
-	/** Waits until no node has the key (a release may settle on a quorum first). */
+	/**
+	 * Waits until no node has the key's lock (a release may settle on a quorum first).
+	 */
 	private void awaitReleased(String key) {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-		while (nodesHolding(key) > 0 && System.nanoTime() - deadline < 0) {
-			Thread.onSpinWait();
-		}
-		assertThat(nodesHolding(key)).as("nodes still holding %s", key).isZero();
+		NodeKeys.awaitReleased(this.nodes, redisKey(key));
+	}
+
+	private static String redisKey(String key) {
+		return "redlock:" + RedlockLockRegistry.RESOURCE_PREFIX + key;
 	}
 
 	private static void await(CountDownLatch latch) {

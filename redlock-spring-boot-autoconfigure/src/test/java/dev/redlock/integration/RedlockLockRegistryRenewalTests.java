@@ -5,12 +5,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.redlock.TestRedlocks;
-import dev.redlock.core.Redlock;
+import dev.redlock.TwoRedlocks;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
@@ -31,24 +30,16 @@ class RedlockLockRegistryRenewalTests {
 
 	private RedisNodes nodes;
 
-	private Redlock redlock;
-
-	private Redlock elsewhere;
+	@AutoClose
+	private TwoRedlocks redlocks;
 
 	private RedlockLockRegistry registry;
 
 	@BeforeEach
 	void start(RedisNodes nodes) {
 		this.nodes = nodes;
-		this.redlock = TestRedlocks.on(nodes);
-		this.elsewhere = TestRedlocks.on(nodes);
-		this.registry = new RedlockLockRegistry(this.redlock, TTL);
-	}
-
-	@AfterEach
-	void stop() {
-		this.redlock.close();
-		this.elsewhere.close();
+		this.redlocks = TwoRedlocks.on(nodes);
+		this.registry = new RedlockLockRegistry(this.redlocks.here(), TTL);
 	}
 
 	@Test
@@ -103,7 +94,7 @@ class RedlockLockRegistryRenewalTests {
 		lock.lock();
 		// the lease is lost behind the holder's back, and someone else takes the lock
 		this.nodes.nodes().forEach((node) -> node.command("DEL", redisKey("leader")));
-		Lock theirs = new RedlockLockRegistry(this.elsewhere).obtain("leader");
+		Lock theirs = new RedlockLockRegistry(this.redlocks.elsewhere()).obtain("leader");
 		assertThat(theirs.tryLock()).isTrue();
 		assertThatIllegalStateException().isThrownBy(() -> this.registry.renewLock("leader"))
 			.withMessageContaining("Could not renew");

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.redlock.TestRedlocks;
+import dev.redlock.TwoRedlocks;
 import dev.redlock.core.Redlock;
 import dev.redlock.test.RedisNodes;
 
@@ -25,28 +25,24 @@ class RedlockLockRegistryTests {
 
 	private RedisNodes nodes;
 
-	private Redlock here;
-
-	private Redlock elsewhere;
+	private TwoRedlocks redlocks;
 
 	@BeforeEach
 	void start() {
 		this.nodes = RedisNodes.start(3);
-		this.here = TestRedlocks.on(this.nodes);
-		this.elsewhere = TestRedlocks.on(this.nodes);
+		this.redlocks = TwoRedlocks.on(this.nodes);
 	}
 
 	@AfterEach
 	void stop() {
-		this.here.close();
-		this.elsewhere.close();
+		this.redlocks.close();
 		this.nodes.close();
 	}
 
 	@Test
 	void reentrantForItsThreadExclusiveForOtherThreadsAndProcesses() throws Exception {
-		RedlockLockRegistry registry = new RedlockLockRegistry(this.here);
-		RedlockLockRegistry otherProcess = new RedlockLockRegistry(this.elsewhere);
+		RedlockLockRegistry registry = new RedlockLockRegistry(this.redlocks.here());
+		RedlockLockRegistry otherProcess = new RedlockLockRegistry(this.redlocks.elsewhere());
 		Lock lock = registry.obtain("orders");
 		assertThat(registry.obtain("orders")).isSameAs(lock);
 		lock.lock();
@@ -65,14 +61,14 @@ class RedlockLockRegistryTests {
 
 	@Test
 	void lockingAgainAfterTheLeaseWasLostTakesItAfreshOrLetsGo() throws Exception {
-		RedlockLockRegistry registry = new RedlockLockRegistry(this.here, Duration.ofMillis(1500));
+		RedlockLockRegistry registry = new RedlockLockRegistry(this.redlocks.here(), Duration.ofMillis(1500));
 		Lock lock = registry.obtain("leader");
 		lock.lock();
 		// the lease is lost behind the holder's back: the key vanishes from every node,
 		// and someone else takes it
 		this.nodes.nodes()
 			.forEach((node) -> node.command("DEL", "redlock:" + RedlockLockRegistry.RESOURCE_PREFIX + "leader"));
-		Lock theirs = new RedlockLockRegistry(this.elsewhere).obtain("leader");
+		Lock theirs = new RedlockLockRegistry(this.redlocks.elsewhere()).obtain("leader");
 		assertThat(theirs.tryLock()).isTrue();
 		// the holder's next renewal (a third of the TTL) finds the lease gone; from then
 		// on its heartbeat, locking

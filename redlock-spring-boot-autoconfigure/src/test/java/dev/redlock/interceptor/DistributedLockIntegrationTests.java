@@ -21,6 +21,7 @@ import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.DefaultTransactionStatus;
 
+import dev.redlock.NodeKeys;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
@@ -63,7 +64,7 @@ class DistributedLockIntegrationTests {
 	void keyUsesParameterNames() {
 		this.orders.byName("42");
 		assertThat(this.orders.observations()).containsExactly("redlock:order:42 held on 3 nodes");
-		assertThat(keysOnNodes()).isZero();
+		assertThat(NodeKeys.count(this.nodes)).isZero();
 	}
 
 	@Test
@@ -102,7 +103,7 @@ class DistributedLockIntegrationTests {
 	void exceptionFromTheMethodStillReleases() {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.orders.failing("5")).withMessage("boom");
 		assertThat(this.orders.observations()).containsExactly("redlock:order:5 held on 3 nodes");
-		assertThat(keysOnNodes()).isZero();
+		assertThat(NodeKeys.count(this.nodes)).isZero();
 	}
 
 	@Test
@@ -125,22 +126,14 @@ class DistributedLockIntegrationTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.orders.nullable(""))
 			.withMessageContaining("empty string");
 		assertThat(this.orders.calls()).hasValue(0);
-		assertThat(keysOnNodes()).isZero();
+		assertThat(NodeKeys.count(this.nodes)).isZero();
 	}
 
 	@Test
 	void lockCoversTheTransactionCommit() {
 		this.orders.transactional("21");
 		assertThat(this.transactions.lockedAtCommit).containsExactly(true);
-		assertThat(keysOnNodes()).isZero();
-	}
-
-	private long keysOnNodes() {
-		long keys = 0;
-		for (RedisNode node : this.nodes.nodes()) {
-			keys += Long.parseLong(node.command("DBSIZE"));
-		}
-		return keys;
+		assertThat(NodeKeys.count(this.nodes)).isZero();
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -8,12 +8,12 @@ import org.junit.jupiter.api.Test;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.mock.env.MockEnvironment;
 
+import dev.redlock.NodeKeys;
 import dev.redlock.TestRedlocks;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.core.Lease;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.ReleaseOutcome;
-import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
@@ -96,7 +96,7 @@ class DistributedLockInterceptorObservationTests {
 			assertThat(redlock.heldLeases()).isEmpty();
 		}
 		assertThat(heard).containsExactly("method", "method");
-		assertThat(keysOn(nodes)).isZero();
+		assertThat(NodeKeys.count(nodes)).isZero();
 	}
 
 	@Test
@@ -109,7 +109,7 @@ class DistributedLockInterceptorObservationTests {
 			proxy(redlock, observer, heard).post("c-1");
 		}
 		assertThat(heard).containsExactly("method");
-		assertThat(keysOn(nodes)).isZero();
+		assertThat(NodeKeys.count(nodes)).isZero();
 	}
 
 	private Ledger proxy(Redlock redlock, LockObserver observer, List<String> heard) {
@@ -117,14 +117,6 @@ class DistributedLockInterceptorObservationTests {
 		factory.setProxyTargetClass(true);
 		factory.addAdvice(new DistributedLockInterceptor(() -> redlock, this.attributes, null, () -> observer));
 		return (Ledger) factory.getProxy();
-	}
-
-	private static long keysOn(RedisNodes nodes) {
-		long keys = 0;
-		for (RedisNode node : nodes.nodes()) {
-			keys += Long.parseLong(node.command("DBSIZE"));
-		}
-		return keys;
 	}
 
 	static class Ledger {

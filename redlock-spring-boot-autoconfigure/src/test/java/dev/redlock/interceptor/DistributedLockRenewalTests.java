@@ -16,20 +16,19 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
+import dev.redlock.NodeKeys;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLeaseLost;
 import dev.redlock.annotation.Renewal;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LeaseLostException;
 import dev.redlock.core.LockNotAcquiredException;
-import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Renewal, the lease-lost signal, {@link LockContext} and every exception path of
@@ -59,7 +58,7 @@ class DistributedLockRenewalTests {
 	void renewedMethodKeepsTheLockForFiveTtlsAndReleasesAtTheEnd() throws Exception {
 		AtomicBoolean running = new AtomicBoolean();
 		CompletableFuture<Lease> job = CompletableFuture.supplyAsync(() -> this.jobs.renewed("a", running));
-		await("the job started", () -> running.get());
+		NodeKeys.awaitTrue("the job started", () -> running.get());
 		int refused = Contention.refusalsWhile(running, () -> this.jobs.contender("a"),
 				() -> LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)));
 		Lease lease = job.get(10, TimeUnit.SECONDS);
@@ -69,7 +68,7 @@ class DistributedLockRenewalTests {
 		assertThat(lease.isAutoRenewing()).isFalse();
 		assertThat(lease.isLost()).isFalse();
 		assertThat(refused).isGreaterThan(20);
-		assertThat(keysOnNodes()).isZero();
+		assertThat(NodeKeys.count(this.nodes)).isZero();
 		assertThat(lost("renewed")).isZero();
 		// the lock is free again: the second caller now gets it
 		int before = this.jobs.calls().get();
@@ -93,7 +92,7 @@ class DistributedLockRenewalTests {
 			assertThat(ex.ttl()).isEqualTo(TTL);
 		});
 		assertThat(this.jobs.calls()).hasValue(1);
-		assertThat(keysOnNodes()).isZero();
+		assertThat(NodeKeys.count(this.nodes)).isZero();
 		assertThat(lost("outrun")).isEqualTo(1);
 	}
 
@@ -136,7 +135,7 @@ class DistributedLockRenewalTests {
 		assertThatExceptionOfType(OutOfMemoryError.class).isThrownBy(() -> this.jobs.outOfMemory("g"))
 			.withMessage("test");
 		assertThat(this.jobs.calls()).hasValue(1);
-		assertThat(keysOnNodes()).isZero();
+		assertThat(NodeKeys.count(this.nodes)).isZero();
 		assertThat(LockContext.currentLease()).isEmpty();
 	}
 
@@ -152,7 +151,7 @@ class DistributedLockRenewalTests {
 			Thread.interrupted();
 		}
 		assertThat(this.jobs.calls()).hasValue(0);
-		assertThat(keysOnNodes()).isZero();
+		assertThat(NodeKeys.count(this.nodes)).isZero();
 	}
 
 	@Test
@@ -165,7 +164,7 @@ class DistributedLockRenewalTests {
 			Thread.interrupted();
 		}
 		assertThat(this.jobs.calls()).hasValue(1);
-		assertThat(keysOnNodes()).isZero();
+		assertThat(NodeKeys.count(this.nodes)).isZero();
 	}
 
 	private double lost(String lock) {
@@ -175,24 +174,6 @@ class DistributedLockRenewalTests {
 			.stream()
 			.mapToDouble((counter) -> counter.count())
 			.sum();
-	}
-
-	private long keysOnNodes() {
-		long keys = 0;
-		for (RedisNode node : this.nodes.nodes()) {
-			keys += Long.parseLong(node.command("DBSIZE"));
-		}
-		return keys;
-	}
-
-	private static void await(String what, java.util.function.BooleanSupplier condition) {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-		while (!condition.getAsBoolean()) {
-			if (System.nanoTime() - deadline > 0) {
-				fail("timed out waiting until " + what);
-			}
-			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-		}
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -239,27 +220,27 @@ class DistributedLockRenewalTests {
 		@DistributedLock(name = "outrun", key = "'outrun:' + #id", ttl = "300ms", onLeaseLost = OnLeaseLost.THROW)
 		public String outrun(String id) {
 			this.calls.incrementAndGet();
-			awaitKeyGone("redlock:outrun:" + id);
+			NodeKeys.awaitReleased(this.nodes, "redlock:outrun:" + id);
 			return "done";
 		}
 
 		@DistributedLock(name = "outrunAndFail", key = "'failing:' + #id", ttl = "300ms",
 				onLeaseLost = OnLeaseLost.THROW)
 		public String outrunAndFail(String id) {
-			awaitKeyGone("redlock:failing:" + id);
+			NodeKeys.awaitReleased(this.nodes, "redlock:failing:" + id);
 			throw new IllegalStateException("the method's own failure");
 		}
 
 		@DistributedLock(name = "outrunQuietly", key = "'quiet:' + #id", ttl = "300ms")
 		public String outrunQuietly(String id) {
-			awaitKeyGone("redlock:quiet:" + id);
+			NodeKeys.awaitReleased(this.nodes, "redlock:quiet:" + id);
 			return "done";
 		}
 
 		@DistributedLock(name = "bounded", key = "'bounded:' + #id", ttl = "300ms", autoRenew = Renewal.ON,
 				maxHold = "${jobs.max-hold}", onLeaseLost = OnLeaseLost.THROW)
 		public void bounded(String id) {
-			awaitKeyGone("redlock:bounded:" + id);
+			NodeKeys.awaitReleased(this.nodes, "redlock:bounded:" + id);
 		}
 
 		@DistributedLock(key = "'context:' + #id", ttl = "10s")
@@ -290,16 +271,6 @@ class DistributedLockRenewalTests {
 
 		public AtomicInteger calls() {
 			return this.calls;
-		}
-
-		private void awaitKeyGone(String key) {
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-			while (this.nodes.nodes().stream().anyMatch((node) -> "1".equals(node.command("EXISTS", key)))) {
-				if (System.nanoTime() - deadline > 0) {
-					fail("key %s still on the nodes after 5 s", key);
-				}
-				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-			}
 		}
 
 	}

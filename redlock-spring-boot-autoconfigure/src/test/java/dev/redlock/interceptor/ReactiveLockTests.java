@@ -16,6 +16,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
+import dev.redlock.NodeKeys;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLocked;
 import dev.redlock.core.Lease;

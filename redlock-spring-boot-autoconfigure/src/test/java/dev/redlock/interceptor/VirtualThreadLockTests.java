@@ -27,13 +27,13 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.task.AsyncTaskExecutor;
 
+import dev.redlock.NodeKeys;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.Renewal;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.ReleaseOutcome;
-import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
@@ -189,7 +189,7 @@ class VirtualThreadLockTests {
 		}
 		assertThat(this.jobs.calls()).as("the method ran every time").hasValue(calls);
 		assertThat(wrong).as("calls that kept no interrupt, or left the key on a quorum").isEmpty();
-		NodeKeys.awaitTrue("every key gone from every node", () -> keysOnNodes() == 0);
+		NodeKeys.awaitTrue("every key gone from every node", () -> NodeKeys.count(this.nodes) == 0);
 		// the lock client still works for the next caller
 		this.jobs.free("c0");
 		assertThat(this.jobs.calls()).hasValue(calls + 1);
@@ -244,14 +244,6 @@ class VirtualThreadLockTests {
 			assertThat(NodeKeys.holding(this.nodes, held.redisKey())).isEqualTo(3);
 		}
 		NodeKeys.awaitReleased(this.nodes, "redlock:interrupted:e");
-	}
-
-	private long keysOnNodes() {
-		long keys = 0;
-		for (RedisNode node : this.nodes.nodes()) {
-			keys += Long.parseLong(node.command("DBSIZE"));
-		}
-		return keys;
 	}
 
 	/** What an interrupted virtual thread saw after its call. */

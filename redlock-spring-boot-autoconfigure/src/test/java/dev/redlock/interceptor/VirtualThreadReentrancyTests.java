@@ -25,6 +25,7 @@ import org.springframework.core.task.AsyncTaskExecutor;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import dev.redlock.NodeKeys;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLocked;
 import dev.redlock.core.Lease;

@@ -20,6 +20,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
+import dev.redlock.NodeKeys;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.core.LockRequest;
 import dev.redlock.core.Lease;
@@ -112,13 +113,8 @@ class RedlockMetricsListenerTests {
 		CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> this.redlock
 			.acquire(LockRequest.of("sku:waited", Duration.ofSeconds(10)).named("waited"), Duration.ofSeconds(30))
 			.release());
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-		while (this.meters.get("redlock.waiters").gauge().value() != 1) {
-			if (System.nanoTime() - deadline > 0) {
-				fail("no thread counted as waiting after 5 s");
-			}
-			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-		}
+		NodeKeys.awaitTrue("a thread counted as waiting",
+				() -> this.meters.get("redlock.waiters").gauge().value() == 1);
 		held.release();
 		waiting.get(10, TimeUnit.SECONDS);
 		assertThat(this.meters.get("redlock.waiters").gauge().value()).isZero();
@@ -258,13 +254,7 @@ class RedlockMetricsListenerTests {
 		 */
 		@DistributedLock(name = "slow", key = "#resource", ttl = "300ms")
 		public void outrunsItsLease(String resource, String key, RedisNodes nodes) {
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-			while (nodes.nodes().stream().anyMatch((node) -> "1".equals(node.command("EXISTS", key)))) {
-				if (System.nanoTime() - deadline > 0) {
-					fail("key %s still on the nodes 5 s after a 300 ms ttl", key);
-				}
-				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-			}
+			NodeKeys.awaitReleased(nodes, key);
 		}
 
 		@DistributedLock(name = "restock", key = "'restock:' + #sku", ttl = "10s", waitTime = "0s")

@@ -5,15 +5,15 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
+import dev.redlock.NodeKeys;
+import dev.redlock.TwoRedlocks;
 import dev.redlock.TestRedlocks;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockSettings;
@@ -35,28 +35,19 @@ class RedlockLockProviderContractTests {
 
 	private static final String JOB = "contract-job";
 
+	/** How long to wait for the nodes to show what a call did. */
+	private static final Duration PATIENCE = Duration.ofSeconds(10);
+
 	private static final String KEY = "redlock:" + RedlockLockProvider.RESOURCE_PREFIX + JOB;
 
 	private final RedisNodes nodes;
 
-	private Redlock first;
-
-	private Redlock second;
+	@AutoClose
+	private final TwoRedlocks redlocks;
 
 	RedlockLockProviderContractTests(RedisNodes nodes) {
 		this.nodes = nodes;
-	}
-
-	@BeforeEach
-	void twoInstances() {
-		this.first = TestRedlocks.on(this.nodes);
-		this.second = TestRedlocks.on(this.nodes);
-	}
-
-	@AfterEach
-	void close() {
-		this.first.close();
-		this.second.close();
+		this.redlocks = TwoRedlocks.on(nodes);
 	}
 
 	@Test
@@ -99,7 +90,7 @@ class RedlockLockProviderContractTests {
 	@Test
 	void aLockExpiresAfterLockAtMostFor() {
 		provider().lock(job(Duration.ofMillis(50), Duration.ZERO)).orElseThrow();
-		await("the 50 ms lock expired", this::unlocked);
+		NodeKeys.awaitTrue("the 50 ms lock expired", PATIENCE, this::unlocked);
 		SimpleLock again = otherInstance().lock(job(Duration.ofMillis(50), Duration.ZERO)).orElseThrow();
 		again.unlock();
 	}
@@ -109,7 +100,7 @@ class RedlockLockProviderContractTests {
 		SimpleLock lock = provider().lock(job(Duration.ofMillis(2), Duration.ZERO)).orElseThrow();
 		assertThat(pttl()).isPositive()
 			.isLessThanOrEqualTo(RedlockLockProvider.smallestTtl(TestRedlocks.SETTINGS).toMillis());
-		await("the lock expired", this::unlocked);
+		NodeKeys.awaitTrue("the lock expired", PATIENCE, this::unlocked);
 		assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
 		assertUnlocked();
 	}
@@ -120,7 +111,7 @@ class RedlockLockProviderContractTests {
 		lock.unlock();
 		assertThat(otherInstance().lock(job(Duration.ofMinutes(5), Duration.ZERO))).isEmpty();
 		assertThat(pttl()).isPositive().isLessThanOrEqualTo(400);
-		await("the lock ran out after lockAtLeastFor", this::unlocked);
+		NodeKeys.awaitTrue("the lock ran out after lockAtLeastFor", PATIENCE, this::unlocked);
 		otherInstance().lock(job(Duration.ofMinutes(5), Duration.ZERO)).orElseThrow().unlock();
 	}
 
@@ -157,7 +148,7 @@ class RedlockLockProviderContractTests {
 	@Test
 	void anExpiredLockIsNotExtended() {
 		SimpleLock lock = provider().lock(job(Duration.ofMillis(20), Duration.ZERO)).orElseThrow();
-		await("the lock expired", this::unlocked);
+		NodeKeys.awaitTrue("the lock expired", PATIENCE, this::unlocked);
 		assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
 		assertUnlocked();
 	}
@@ -219,7 +210,7 @@ class RedlockLockProviderContractTests {
 			long extendedAt = System.nanoTime();
 			assertThat(pttl()).isPositive().isLessThanOrEqualTo(quarantine.toMillis());
 			// held past the quarantine, the TTL of every extension, by renewal
-			await("held for longer than the quarantine", () -> {
+			NodeKeys.awaitTrue("held for longer than the quarantine", PATIENCE, () -> {
 				assertLocked();
 				return System.nanoTime() - extendedAt > quarantine.multipliedBy(5).dividedBy(4).toNanos();
 			});
@@ -230,52 +221,31 @@ class RedlockLockProviderContractTests {
 	}
 
 	private RedlockLockProvider provider() {
-		return new RedlockLockProvider(this.first);
+		return new RedlockLockProvider(this.redlocks.here());
 	}
 
 	private RedlockLockProvider otherInstance() {
-		return new RedlockLockProvider(this.second);
+		return new RedlockLockProvider(this.redlocks.elsewhere());
 	}
 
 	private static LockConfiguration job(Duration atMost, Duration atLeast) {
 		return new LockConfiguration(Instant.now(), JOB, atMost, atLeast);
 	}
 
-	/**
-	 * The job key's TTL in ms as a quorum sees it: the median of the three nodes' (a
-	 * round returns on a quorum, so one node may not have the key, or not yet).
-	 */
 	private long pttl() {
-		return this.nodes.nodes()
-			.stream()
-			.mapToLong((node) -> Long.parseLong(node.command("PTTL", KEY)))
-			.sorted()
-			.skip(1)
-			.findFirst()
-			.orElseThrow();
+		return NodeKeys.quorumPttl(this.nodes, KEY);
 	}
 
 	private boolean unlocked() {
-		return this.nodes.nodes().stream().allMatch((node) -> "0".equals(node.command("EXISTS", KEY)));
+		return NodeKeys.holding(this.nodes, KEY) == 0;
 	}
 
 	private void assertLocked() {
-		long holding = this.nodes.nodes().stream().filter((node) -> "1".equals(node.command("EXISTS", KEY))).count();
-		assertThat(holding).as("nodes holding the job's lock").isGreaterThanOrEqualTo(2);
+		assertThat(NodeKeys.holding(this.nodes, KEY)).as("nodes holding the job's lock").isGreaterThanOrEqualTo(2);
 	}
 
 	private void assertUnlocked() {
-		await("the job's lock is gone from every node", this::unlocked);
-	}
-
-	private static void await(String what, BooleanSupplier condition) {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-		while (!condition.getAsBoolean()) {
-			if (System.nanoTime() - deadline > 0) {
-				fail("not within 10 s: " + what);
-			}
-			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-		}
+		NodeKeys.awaitTrue("the job's lock is gone from every node", PATIENCE, this::unlocked);
 	}
 
 	private static SimpleLock awaitLock(RedlockLockProvider provider, LockConfiguration job) {

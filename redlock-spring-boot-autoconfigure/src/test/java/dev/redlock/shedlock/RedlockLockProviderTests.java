@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.redlock.NodeKeys;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.test.RedisNodes;
@@ -101,19 +102,8 @@ class RedlockLockProviderTests {
 		return new LockConfiguration(Instant.now(), "report", atMost, atLeast);
 	}
 
-	/**
-	 * The lock key's TTL in ms as a quorum sees it, -2 when there is no key: the median
-	 * of the three nodes' (a round returns on a quorum, so one node may not have the key,
-	 * or not yet).
-	 */
 	private long pttl() {
-		return this.nodes.nodes()
-			.stream()
-			.mapToLong((node) -> Long.parseLong(node.command("PTTL", KEY)))
-			.sorted()
-			.skip(1)
-			.findFirst()
-			.orElseThrow();
+		return NodeKeys.quorumPttl(this.nodes, KEY);
 	}
 
 	private static Optional<SimpleLock> awaitLock(RedlockLockProvider provider, LockConfiguration job) {
