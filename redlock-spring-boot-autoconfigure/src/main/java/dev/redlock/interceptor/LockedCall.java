@@ -119,8 +119,9 @@ final class LockedCall {
 			for (String resource : resources) {
 				Duration wait = (resources.size() == 1) ? waitTime
 						: Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-				LockRequest request = LockRequest.of(resource, ttl).named(this.attributes.name());
-				Lease lease = this.redlock.acquire(this.attributes.fencing() ? request.fenced() : request, wait);
+				// one request per call, built at once: this is every locked call's path
+				LockRequest request = new LockRequest(resource, ttl, this.attributes.name(), this.attributes.fencing());
+				Lease lease = this.redlock.acquire(request, wait);
 				this.acquired.add(lease);
 				if (renew) {
 					lease.autoRenew(maxHold);

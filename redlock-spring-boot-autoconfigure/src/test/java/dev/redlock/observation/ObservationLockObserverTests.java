@@ -8,6 +8,7 @@ import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -15,6 +16,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.test.context.TestPropertySource;
 
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLocked;
@@ -31,7 +33,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 /**
  * The observations of annotated calls, on three real Redis nodes.
  */
-@SpringBootTest(properties = "redlock.default-wait-time=0s")
+@SpringBootTest(classes = ObservationLockObserverTests.TestApplication.class,
+		properties = "redlock.default-wait-time=0s")
 @WithRedisNodes(count = 3)
 class ObservationLockObserverTests {
 
@@ -151,6 +154,45 @@ class ObservationLockObserverTests {
 			.hasLowCardinalityKeyValue("outcome", outcome)
 			.hasParentObservationContextMatching((parent) -> ObservationLockObserver.LOCK.equals(parent.getName()))
 			.hasBeenStopped();
+	}
+
+	/**
+	 * With {@code redlock.observation.include-resource=false}, the observation of an
+	 * annotated call (and so its span) carries no {@code resource} key value; the lock
+	 * name and outcome are still there.
+	 */
+	@Nested
+	@TestPropertySource(properties = "redlock.observation.include-resource=false")
+	class WithoutTheResource {
+
+		@Autowired
+		private DocumentService documents;
+
+		@Autowired
+		private TestObservationRegistry registry;
+
+		@BeforeEach
+		void clean() {
+			this.registry.clear();
+		}
+
+		@Test
+		void lockObservationHasNoResourceKeyValue() {
+			Observation current = this.documents.edit("alice@example.com");
+			assertThat(current).isNotNull();
+			assertThat(current.getContext().getName()).isEqualTo(ObservationLockObserver.LOCK);
+			assertThat(current.getContext().getHighCardinalityKeyValue("resource")).isNull();
+			assertThat(this.registry).hasNumberOfObservationsWithNameEqualTo(ObservationLockObserver.LOCK, 1)
+				.hasObservationWithNameEqualTo(ObservationLockObserver.LOCK)
+				.that()
+				.hasLowCardinalityKeyValue("lock", "document")
+				.hasLowCardinalityKeyValue("outcome", "locked")
+				.doesNotHaveHighCardinalityKeyValueWithKey("resource")
+				.hasBeenStopped();
+			assertThat(current.getContext().getAllKeyValues())
+				.allSatisfy((keyValue) -> assertThat(keyValue.getValue()).doesNotContain("alice"));
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
