@@ -176,7 +176,8 @@ final class FanoutRound {
 		}
 		while (this.unread + this.pending.count() > 0) {
 			boolean progress = writeToReadyConnections();
-			int arrived = (this.unread > 0) ? arrivedReply() : -1;
+			int arrived = (this.unread > 0 && !this.times.tooEarlyForReplies(this.pools, this.connections))
+					? arrivedReply() : -1;
 			if (arrived >= 0) {
 				read(arrived);
 				progress = true;
@@ -253,23 +254,9 @@ final class FanoutRound {
 		return -1;
 	}
 
-	/**
-	 * The unread node expected to answer first, by when it was written and how fast it
-	 * usually answers.
-	 */
+	/** The unread node expected to answer first. */
 	private int expectedFirst() {
-		int first = -1;
-		long firstDue = 0;
-		for (int i = 0; i < this.connections.length; i++) {
-			if (this.connections[i] != null) {
-				long due = this.times.writtenAt(i) + this.pools.get(i).expectedLatencyNanos();
-				if (first < 0 || due - firstDue < 0) {
-					first = i;
-					firstDue = due;
-				}
-			}
-		}
-		return first;
+		return this.times.expectedFirst(this.pools, this.connections);
 	}
 
 	/**

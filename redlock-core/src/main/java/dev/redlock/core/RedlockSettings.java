@@ -200,7 +200,7 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 
 		private int poolMaxTotal = 64;
 
-		private int poolMaxIdle = 16;
+		private int poolMaxIdle = 64;
 
 		private String clientName = "redlock";
 

@@ -1,12 +1,14 @@
 package dev.redlock.core;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * When a round wrote to each node, and which replies say how fast their node is: a reply
- * that may have arrived while the round waited for another node says nothing of its own
- * node's speed, and counted it would make a fast node look as slow as the one waited for.
+ * When a round wrote to each node, which replies say how fast their node is, and which
+ * reply is due first. A reply that may have arrived while the round waited for another
+ * node says nothing of its own node's speed: counted, it would make a fast node look as
+ * slow as the one waited for.
  */
 final class WriteTimes {
 
@@ -75,6 +77,45 @@ final class WriteTimes {
 			this.blockedUntil = readEnd;
 		}
 		return sampled;
+	}
+
+	/**
+	 * Of the nodes that still owe a reply, the one expected to answer first, by when it
+	 * was written and how fast it usually answers; -1 if none owes one.
+	 * @param owing a non-null entry for each node that still owes a reply
+	 */
+	int expectedFirst(List<NodeConnectionPool> pools, Object[] owing) {
+		int first = -1;
+		long firstDue = 0;
+		for (int i = 0; i < owing.length; i++) {
+			if (owing[i] != null) {
+				long due = writtenAt(i) + pools.get(i).expectedLatencyNanos();
+				if (first < 0 || due - firstDue < 0) {
+					first = i;
+					firstDue = due;
+				}
+			}
+		}
+		return first;
+	}
+
+	/**
+	 * Whether no reply can have come yet: each node that owes one was written to less
+	 * than half its usual latency ago. Looking for replies then would only cost a system
+	 * call per node; the node expected first is read instead, as when none had come.
+	 * @param owing a non-null entry for each node that still owes a reply
+	 */
+	boolean tooEarlyForReplies(List<NodeConnectionPool> pools, Object[] owing) {
+		long now = System.nanoTime();
+		for (int i = 0; i < owing.length; i++) {
+			if (owing[i] != null) {
+				long latency = pools.get(i).expectedLatencyNanos();
+				if (latency == 0 || now - writtenAt(i) >= latency / 2) {
+					return false;
+				}
+			}
+		}
+		return true;
 	}
 
 }
