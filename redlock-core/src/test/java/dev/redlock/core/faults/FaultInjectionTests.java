@@ -77,10 +77,9 @@ class FaultInjectionTests {
 	@Test
 	void killingTwoNodesKeepsExclusionAndProgressAndKillingAThirdFailsCleanlyWithinTheBound(RedisNodes nodes)
 			throws Exception {
-		Report report = afterAHealthyPhase("1 kill -9 two, then three", nodes).phase("two killed", () -> {
-			nodes.node(1).kill();
-			nodes.node(3).kill();
-		}, Until.acquisitions(40), Duration.ofSeconds(2))
+		Report report = afterAHealthyPhase("1 kill -9 two, then three", nodes)
+			.phase("two killed", () -> nodes.nodes(1, 3).forEach(RedisNode::kill), Until.acquisitions(40),
+					Duration.ofSeconds(2))
 			.phase("three killed", () -> nodes.node(4).kill(), Until.failures(30), Duration.ofSeconds(1))
 			.run();
 
@@ -102,9 +101,7 @@ class FaultInjectionTests {
 
 		// the killed nodes come back empty; what failed attempts left on the survivors is
 		// released or expires
-		nodes.node(1).restart();
-		nodes.node(3).restart();
-		nodes.node(4).restart();
+		nodes.nodes(1, 3, 4).forEach(RedisNode::restart);
 		awaitNoLockKeys(nodes);
 	}
 
@@ -139,11 +136,8 @@ class FaultInjectionTests {
 		}, Until.acquisitions(40), Duration.ofSeconds(2))
 			.phase("three paused", () -> nodes.node(2).pauseClients(longPause, true), Until.failures(30),
 					Duration.ofSeconds(1))
-			.phase("unpaused", () -> {
-				nodes.node(0).unpauseClients();
-				nodes.node(2).unpauseClients();
-				nodes.node(4).unpauseClients();
-			}, Until.acquisitions(30), Duration.ofSeconds(2))
+			.phase("unpaused", () -> nodes.nodes(0, 2, 4).forEach(RedisNode::unpauseClients), Until.acquisitions(30),
+					Duration.ofSeconds(2))
 			.run();
 
 		assertExclusiveInBoundedAttempts(report);
