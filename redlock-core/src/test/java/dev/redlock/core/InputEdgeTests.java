@@ -5,7 +5,6 @@ import java.time.temporal.ChronoUnit;
 
 import org.junit.jupiter.api.Test;
 
-import dev.redlock.core.RedlockListener.AcquireEvent;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
@@ -64,14 +63,9 @@ class InputEdgeTests {
 	 */
 	@Test
 	void aListenerErrorAfterAWonRoundNeitherFailsTheCallerNorLeavesTheLock(RedisNodes nodes) {
-		RedlockListener failing = new RedlockListener() {
-
-			@Override
-			public void acquireFinished(AcquireEvent event) {
-				throw new StackOverflowError("a listener's bug");
-			}
-
-		};
+		RedlockListener failing = TestSupport.onAcquireFinished((event) -> {
+			throw new StackOverflowError("a listener's bug");
+		});
 		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS, failing)) {
 			Lease lease = redlock.acquire("won", Duration.ofSeconds(10), Duration.ZERO);
 			assertThat(lease.isValid()).isTrue();

@@ -65,7 +65,7 @@ class LeaseLostTests {
 			.nodes(nodes.uris())
 			.settings(this.settings)
 			.ticker(() -> 0L)
-			.listener(recorder())
+			.listener(TestSupport.onLeaseLost(this.events::add))
 			.build()) {
 			Lease lease = frozen.acquire("paused", Duration.ofMillis(200), Duration.ZERO);
 			AtomicInteger callbacks = new AtomicInteger();
@@ -132,16 +132,7 @@ class LeaseLostTests {
 	}
 
 	private Redlock redlock(RedisNodes nodes, RedlockSettings settings) {
-		return Redlock.builder().nodes(nodes.uris()).settings(settings).listener(recorder()).build();
-	}
-
-	private RedlockListener recorder() {
-		return new RedlockListener() {
-			@Override
-			public void leaseLost(LeaseLostEvent event) {
-				LeaseLostTests.this.events.add(event);
-			}
-		};
+		return TestSupport.redlock(nodes, settings, TestSupport.onLeaseLost(this.events::add));
 	}
 
 }

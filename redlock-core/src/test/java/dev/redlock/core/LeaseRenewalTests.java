@@ -105,14 +105,7 @@ class LeaseRenewalTests {
 	void failedRenewalMarksTheLeaseLostAtOnceAndCallsBackOnce(RedisNodes nodes) {
 		List<LeaseLostEvent> events = new CopyOnWriteArrayList<>();
 		AtomicInteger callbacks = new AtomicInteger();
-		Redlock.Builder builder = Redlock.builder().nodes(nodes.uris()).settings(this.settings);
-		builder.listener(new RedlockListener() {
-			@Override
-			public void leaseLost(LeaseLostEvent event) {
-				events.add(event);
-			}
-		});
-		try (Redlock redlock = builder.build()) {
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, TestSupport.onLeaseLost(events::add))) {
 			Lease lease = redlock.acquire("doomed", Duration.ofSeconds(3), Duration.ZERO).autoRenew();
 			lease.onLost(() -> {
 				throw new IllegalStateException("a failing callback is ignored");

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.LockNotAcquiredException.Reason;
 import dev.redlock.test.LatencyProxy;
+import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
@@ -32,8 +33,7 @@ class NodeFailureTests {
 
 	@Test
 	void minorityKilledStillLocks(RedisNodes nodes) {
-		nodes.node(1).kill();
-		nodes.node(3).kill();
+		nodes.nodes(1, 3).forEach(RedisNode::kill);
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
 			for (int i = 0; i < 20; i++) {
 				try (Lease lease = redlock.acquire("minority", Duration.ofSeconds(10), Duration.ZERO)) {
@@ -46,8 +46,7 @@ class NodeFailureTests {
 
 	@Test
 	void minorityPausedStillLocksWithinTheNodeTimeout(RedisNodes nodes) {
-		nodes.node(0).pause();
-		nodes.node(4).pause();
+		nodes.nodes(0, 4).forEach(RedisNode::pause);
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
 			try (Lease lease = redlock.acquire("paused", Duration.ofSeconds(10), Duration.ZERO)) {
 				assertThat(lease.isValid()).isTrue();
@@ -134,8 +133,7 @@ class NodeFailureTests {
 
 	@Test
 	void frozenNodesFirstInLineDoNotStarveTheOthersOfTheirTime(RedisNodes nodes) {
-		nodes.node(0).pause();
-		nodes.node(1).pause();
+		nodes.nodes(0, 1).forEach(RedisNode::pause);
 		// fresh instances: every node needs a new connection, and the frozen ones come
 		// first
 		for (int i = 0; i < 3; i++) {
@@ -171,9 +169,7 @@ class NodeFailureTests {
 
 	@Test
 	void majorityKilledFailsWithinTheBoundAndLeavesNothing(RedisNodes nodes) {
-		nodes.node(0).kill();
-		nodes.node(2).kill();
-		nodes.node(4).kill();
+		nodes.nodes(0, 2, 4).forEach(RedisNode::kill);
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
 			long start = System.nanoTime();
 			LockNotAcquiredException failure = assertThrows(LockNotAcquiredException.class,
@@ -200,9 +196,7 @@ class NodeFailureTests {
 
 	@Test
 	void majorityPausedTimesOutWithinTheNodeTimeout(RedisNodes nodes) {
-		nodes.node(1).pause();
-		nodes.node(2).pause();
-		nodes.node(3).pause();
+		nodes.nodes(1, 2, 3).forEach(RedisNode::pause);
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
 			long start = System.nanoTime();
 			assertThatExceptionOfType(LockNotAcquiredException.class)
@@ -213,9 +207,7 @@ class NodeFailureTests {
 			Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
 			assertThat(elapsed).isLessThan(NODE_TIMEOUT.multipliedBy(2).plus(Duration.ofMillis(500)));
 		}
-		nodes.node(1).resume();
-		nodes.node(2).resume();
-		nodes.node(3).resume();
+		nodes.nodes(1, 2, 3).forEach(RedisNode::resume);
 	}
 
 }

@@ -33,9 +33,8 @@ class NodeQuarantineTests {
 
 	@Test
 	void anUptimeOfOneSecondCanBeAFreshStartSoItNeverEndsAShortQuarantine() {
-		NodeQuarantine shortQuarantine = quarantineOf(Duration.ofMillis(300));
 		long seen = System.nanoTime();
-		shortQuarantine.observe("run-a", 1L, seen);
+		NodeQuarantine shortQuarantine = startedAt(Duration.ofMillis(300), 1L, seen);
 		assertThat(shortQuarantine.counts()).isFalse();
 		Duration remaining = shortQuarantine.remaining();
 		// the whole quarantine from the moment it was seen, less only the time this test
@@ -54,17 +53,15 @@ class NodeQuarantineTests {
 
 	@Test
 	void theSameServerSeenAgainLaterIsNeverQuarantinedAgainByACoarserReading() {
-		NodeQuarantine shortQuarantine = quarantineOf(Duration.ofSeconds(2));
 		long start = System.nanoTime();
-		shortQuarantine.observe("run-a", 0L, start);
+		NodeQuarantine shortQuarantine = startedAt(Duration.ofSeconds(2), 0L, start);
 		assertThat(shortQuarantine.counts()).isFalse();
 		// 2.5 s later a new connection reads "2": alone, that would mean "up since 1 s,
 		// wait another second"
 		long later = start + Duration.ofMillis(2_500).toNanos();
 		shortQuarantine.observe("run-a", 2L, later);
 		assertThat(shortQuarantine.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(2));
-		NodeQuarantine longRunning = quarantineOf(Duration.ofSeconds(2));
-		longRunning.observe("run-a", 3_600L, start);
+		NodeQuarantine longRunning = startedAt(Duration.ofSeconds(2), 3_600L, start);
 		longRunning.observe("run-a", 1L, start);
 		assertThat(longRunning.counts()).isTrue();
 	}
@@ -80,6 +77,16 @@ class NodeQuarantineTests {
 	/** The quarantine of one node, {@code redis://127.0.0.1:7001}. */
 	private static NodeQuarantine quarantineOf(Duration quarantine) {
 		return new NodeQuarantine(RedisNodeUri.parse("redis://127.0.0.1:7001"), quarantine);
+	}
+
+	/**
+	 * The quarantine of one node whose server {@code run-a} was first seen with the given
+	 * uptime.
+	 */
+	private static NodeQuarantine startedAt(Duration quarantine, long uptimeSeconds, long seenNanos) {
+		NodeQuarantine started = quarantineOf(quarantine);
+		started.observe("run-a", uptimeSeconds, seenNanos);
+		return started;
 	}
 
 }

@@ -10,6 +10,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.redlock.test.LatencyProxy;
+import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
@@ -99,8 +100,7 @@ class SlowMinorityTests {
 		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(300));
 		try (Redlock redlock = TestSupport.redlock(nodes, settings)) {
 			redlock.acquire("warm-up", TTL, Duration.ZERO).release();
-			nodes.node(1).pause();
-			nodes.node(3).pause();
+			nodes.nodes(1, 3).forEach(RedisNode::pause);
 			try {
 				// the first round finds them frozen (one node timeout), the others do not
 				// wait
@@ -116,8 +116,7 @@ class SlowMinorityTests {
 					.isLessThan(Duration.ofMillis(150));
 			}
 			finally {
-				nodes.node(1).resume();
-				nodes.node(3).resume();
+				nodes.nodes(1, 3).forEach(RedisNode::resume);
 			}
 			TestSupport.awaitTrue("nothing of ours is left once the frozen nodes wake", Duration.ofSeconds(10),
 					() -> TestSupport.keysOnNodes(nodes) == 0);

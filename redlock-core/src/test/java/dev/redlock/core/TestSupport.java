@@ -4,8 +4,11 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
+import dev.redlock.core.RedlockListener.AcquireEvent;
+import dev.redlock.core.RedlockListener.LeaseLostEvent;
 import dev.redlock.test.RedisNodes;
 
 /**
@@ -35,6 +38,26 @@ final class TestSupport {
 
 	static Redlock redlock(RedisNodes nodes, RedlockSettings settings, LongSupplier ticker) {
 		return Redlock.builder().nodes(nodes.uris()).settings(settings).ticker(ticker).build();
+	}
+
+	/** A listener that hears of finished acquisitions only. */
+	static RedlockListener onAcquireFinished(Consumer<AcquireEvent> action) {
+		return new RedlockListener() {
+			@Override
+			public void acquireFinished(AcquireEvent event) {
+				action.accept(event);
+			}
+		};
+	}
+
+	/** A listener that hears of lost leases only. */
+	static RedlockListener onLeaseLost(Consumer<LeaseLostEvent> action) {
+		return new RedlockListener() {
+			@Override
+			public void leaseLost(LeaseLostEvent event) {
+				action.accept(event);
+			}
+		};
 	}
 
 	/** The ACL user the credential tests create on the nodes. */

@@ -52,9 +52,9 @@ final class RedlockFactory {
 	static Redlock create(RedlockProperties properties, List<RedlockListener> listeners,
 			@Nullable SslBundles sslBundles) {
 		try {
-			Redlock.Builder builder = Redlock.builder().nodes(properties.getNodes()).settings(settings(properties));
+			Redlock.Builder builder = Redlock.builder().nodes(properties.nodes()).settings(settings(properties));
 			listeners.forEach(builder::listener);
-			String bundle = properties.getSsl().getBundle();
+			String bundle = properties.ssl().bundle();
 			if (bundle != null && !bundle.isBlank()) {
 				builder.tls(tls(bundle.trim(), sslBundles));
 			}
@@ -68,20 +68,20 @@ final class RedlockFactory {
 	private static RedlockSettings settings(RedlockProperties properties) {
 		RedlockSettings.Builder settings = RedlockSettings.builder();
 		PropertyMapper map = PropertyMapper.get();
-		map.from(properties::getKeyPrefix).to(settings::keyPrefix);
-		map.from(properties::getDefaultTtl).to(settings::defaultTtl);
-		map.from(properties::getDefaultWaitTime).to(settings::defaultWaitTime);
-		map.from(properties::getRetryDelay).to(settings::retryDelay);
-		map.from(properties::getNodeTimeout).to(settings::nodeTimeout);
-		map.from(properties::getClockDriftFactor).to(settings::clockDriftFactor);
-		map.from(properties::getMaxExtensions).to(settings::maxExtensions);
-		map.from(properties.getPool()::getMaxTotal).to(settings::poolMaxTotal);
-		map.from(properties.getPool()::getMaxIdle).to(settings::poolMaxIdle);
-		map.from(properties::getClientName).to(settings::clientName);
-		map.from(properties::getRestartQuarantine).to(settings::restartQuarantine);
-		map.from(properties::getMaxKeyLength).to(settings::maxKeyLength);
-		map.from(properties::getMaxHold).to(settings::maxHold);
-		map.from(properties::isAutoRenew).to(settings::autoRenew);
+		map.from(properties::keyPrefix).to(settings::keyPrefix);
+		map.from(properties::defaultTtl).to(settings::defaultTtl);
+		map.from(properties::defaultWaitTime).to(settings::defaultWaitTime);
+		map.from(properties::retryDelay).to(settings::retryDelay);
+		map.from(properties::nodeTimeout).to(settings::nodeTimeout);
+		map.from(properties::clockDriftFactor).to(settings::clockDriftFactor);
+		map.from(properties::maxExtensions).to(settings::maxExtensions);
+		map.from(properties.pool()::maxTotal).to(settings::poolMaxTotal);
+		map.from(properties.pool()::maxIdle).to(settings::poolMaxIdle);
+		map.from(properties::clientName).to(settings::clientName);
+		map.from(properties::restartQuarantine).to(settings::restartQuarantine);
+		map.from(properties::maxKeyLength).to(settings::maxKeyLength);
+		map.from(properties::maxHold).to(settings::maxHold);
+		map.from(properties::autoRenew).to(settings::autoRenew);
 		return settings.build();
 	}
 

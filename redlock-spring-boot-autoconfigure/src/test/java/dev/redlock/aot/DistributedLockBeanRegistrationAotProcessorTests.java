@@ -17,6 +17,7 @@ import org.springframework.beans.factory.support.RegisteredBean;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.javapoet.ClassName;
 
+import dev.redlock.Payments;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLocked;
 
@@ -44,7 +45,7 @@ class DistributedLockBeanRegistrationAotProcessorTests {
 
 	@Test
 	void lockedInterfaceMethodsAreIntrospected() throws Exception {
-		RuntimeHints hints = hintsFor(JdkProxiedPayments.class);
+		RuntimeHints hints = hintsFor(Payments.ByCard.class);
 		Method pay = Payments.class.getDeclaredMethod("pay", String.class);
 		assertThat(RuntimeHintsPredicates.reflection().onMethod(pay).introspect()).accepts(hints);
 	}
@@ -103,22 +104,6 @@ class DistributedLockBeanRegistrationAotProcessorTests {
 		@DistributedLock(key = "'all'", onLocked = OnLocked.SKIP)
 		public String[] list() {
 			return new String[0];
-		}
-
-	}
-
-	interface Payments {
-
-		@DistributedLock(key = "#account")
-		String pay(String account);
-
-	}
-
-	static class JdkProxiedPayments implements Payments {
-
-		@Override
-		public String pay(String account) {
-			return "paid";
 		}
 
 	}

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.mock.env.MockEnvironment;
 
+import dev.redlock.Payments;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLeaseLost;
 import dev.redlock.annotation.Renewal;
@@ -59,10 +60,10 @@ class LockAttributeSourceTests {
 
 	@Test
 	void findsTheAnnotationOnAnInterfaceMethod() throws Exception {
-		Method method = Api.class.getMethod("call", String.class);
-		LockAttributes attributes = this.source.find(method, ApiImpl.class);
+		Method method = Payments.class.getMethod("pay", String.class);
+		LockAttributes attributes = this.source.find(method, Payments.ByCard.class);
 		assertThat(attributes).isNotNull();
-		assertThat(attributes.name()).isEqualTo("ApiImpl.call");
+		assertThat(attributes.name()).isEqualTo("ByCard.pay");
 	}
 
 	@Test
@@ -155,21 +156,6 @@ class LockAttributeSourceTests {
 		}
 
 		public void free() {
-		}
-
-	}
-
-	interface Api {
-
-		@DistributedLock(key = "#p0")
-		void call(String id);
-
-	}
-
-	static class ApiImpl implements Api {
-
-		@Override
-		public void call(String id) {
 		}
 
 	}

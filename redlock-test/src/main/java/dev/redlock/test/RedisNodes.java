@@ -1,6 +1,7 @@
 package dev.redlock.test;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -163,6 +164,17 @@ public final class RedisNodes implements AutoCloseable {
 	 */
 	public List<RedisNode> nodes() {
 		return List.copyOf(nodes);
+	}
+
+	/**
+	 * Some of the nodes, e.g. a majority to fail at once:
+	 * {@code redis.nodes(0, 2, 4).forEach(RedisNode::kill)}.
+	 * @param indexes 0-based, in the order wanted
+	 * @return an unmodifiable list of the nodes at those indexes
+	 * @throws IndexOutOfBoundsException for a bad index
+	 */
+	public List<RedisNode> nodes(int... indexes) {
+		return Arrays.stream(indexes).mapToObj(this::node).toList();
 	}
 
 	/**

@@ -68,47 +68,62 @@ final class ExclusionHarness {
 
 	static final String RESOURCE = "faults";
 
+	/** Worker threads, spread over {@link #INSTANCES} instances. */
+	private static final int THREADS = 8;
+
+	private static final int INSTANCES = 2;
+
+	/** How long {@link CriticalSection#THINK} thinks. */
+	private static final Duration WORK = Duration.ofNanos(200_000);
+
+	/** How long the workers may take to finish their attempt once the run is over. */
+	private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(10);
+
 	private final String scenario;
 
 	private final List<String> uris;
 
 	private final RedlockSettings settings;
 
-	private final int instances;
-
-	private final int threads;
-
 	private final Duration ttl;
 
-	private final Duration work;
+	private final List<Phase> phases = new ArrayList<>();
 
-	private final Acquirer acquirer;
+	private Acquirer acquirer = Acquirer.SINGLE_ATTEMPT;
 
-	private final CriticalSection section;
+	private CriticalSection section = CriticalSection.THINK;
 
-	private final List<Phase> phases;
-
-	private final Duration drainTimeout;
-
-	private ExclusionHarness(Builder builder) {
-		this.scenario = builder.scenario;
-		this.uris = List.copyOf(builder.uris);
-		this.settings = builder.settings;
-		this.instances = builder.instances;
-		this.threads = builder.threads;
-		this.ttl = builder.ttl;
-		this.work = builder.work;
-		this.acquirer = builder.acquirer;
-		this.section = builder.section;
-		this.phases = List.copyOf(builder.phases);
-		this.drainTimeout = builder.drainTimeout;
-		if (this.threads < 8 || this.instances < 2 || this.phases.isEmpty()) {
-			throw new IllegalArgumentException("a scenario needs at least 8 threads, 2 instances and 1 phase");
-		}
+	private ExclusionHarness(String scenario, List<String> uris, RedlockSettings settings, Duration ttl) {
+		this.scenario = scenario;
+		this.uris = List.copyOf(uris);
+		this.settings = settings;
+		this.ttl = ttl;
 	}
 
-	static Builder scenario(String name, List<String> uris) {
-		return new Builder(name, uris);
+	/**
+	 * Starts a scenario on the given nodes: every lock is taken with these settings and
+	 * this TTL.
+	 */
+	static ExclusionHarness scenario(String name, List<String> uris, RedlockSettings settings, Duration ttl) {
+		return new ExclusionHarness(name, uris, settings, ttl);
+	}
+
+	/** Replaces the single plain attempt with which workers take the lock. */
+	ExclusionHarness acquirer(Acquirer acquirer) {
+		this.acquirer = acquirer;
+		return this;
+	}
+
+	/** Replaces the critical section, by default {@link CriticalSection#THINK}. */
+	ExclusionHarness section(CriticalSection section) {
+		this.section = section;
+		return this;
+	}
+
+	/** Adds a phase, run after those added before. */
+	ExclusionHarness phase(String name, Fault fault, Until until, Duration maxDuration) {
+		this.phases.add(new Phase(name, fault, until, maxDuration));
+		return this;
 	}
 
 	/**
@@ -116,18 +131,21 @@ final class ExclusionHarness {
 	 * seen. Prints the scenario's figure line.
 	 */
 	Report run() throws Exception {
+		if (this.phases.isEmpty()) {
+			throw new IllegalStateException("a scenario needs at least 1 phase");
+		}
 		Run run = new Run(this.phases.size());
 		List<Redlock> redlocks = new ArrayList<>();
-		ExecutorService executor = Executors.newFixedThreadPool(this.threads);
+		ExecutorService executor = Executors.newFixedThreadPool(THREADS);
 		long started = System.nanoTime();
 		try {
-			for (int i = 0; i < this.instances; i++) {
+			for (int i = 0; i < INSTANCES; i++) {
 				redlocks.add(Redlock.builder().nodes(this.uris).settings(this.settings).listener(run).build());
 			}
 			CountDownLatch go = new CountDownLatch(1);
 			List<Future<?>> workers = new ArrayList<>();
-			for (int t = 0; t < this.threads; t++) {
-				Redlock redlock = redlocks.get(t % this.instances);
+			for (int t = 0; t < THREADS; t++) {
+				Redlock redlock = redlocks.get(t % INSTANCES);
 				workers.add(executor.submit(() -> {
 					go.await();
 					work(redlock, run);
@@ -146,7 +164,7 @@ final class ExclusionHarness {
 			}
 			run.stop.set(true);
 			for (Future<?> worker : workers) {
-				worker.get(this.drainTimeout.toMillis(), TimeUnit.MILLISECONDS);
+				worker.get(DRAIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
 			}
 		}
 		finally {
@@ -154,7 +172,8 @@ final class ExclusionHarness {
 			executor.shutdownNow();
 			redlocks.forEach(Redlock::close);
 		}
-		Report report = new Report(this.scenario, this.phases, run, Duration.ofNanos(System.nanoTime() - started));
+		Report report = new Report(this.scenario, List.copyOf(this.phases), run,
+				Duration.ofNanos(System.nanoTime() - started));
 		System.out.println(report.line());
 		return report;
 	}
@@ -205,7 +224,7 @@ final class ExclusionHarness {
 			}
 			run.maxOccupancy.accumulateAndGet(run.holders.size(), Math::max);
 			long value = run.register.get();
-			this.section.run(lease, this.work);
+			this.section.run(lease, WORK);
 			// The validity as renewed: a lease still valid now was valid all along, since
 			// an extension counts only
 			// if it was confirmed before the current validity ran out (an expired lock is
@@ -611,86 +630,6 @@ final class ExclusionHarness {
 					this.scenario, acquisitions(), violations(), this.p99Attempt().toNanos() / 1e6, failures,
 					occupancyViolations(), registerLostUpdates(), overlaps(), leasesWithoutValidity(), overstays(),
 					overstayOverlaps(), perPhase, this.wallTime.toMillis());
-		}
-
-	}
-
-	static final class Builder {
-
-		private final String scenario;
-
-		private final List<String> uris;
-
-		private RedlockSettings settings = RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO);
-
-		private int instances = 2;
-
-		private int threads = 8;
-
-		private Duration ttl = Duration.ofSeconds(1);
-
-		private Duration work = Duration.ofNanos(200_000);
-
-		private Acquirer acquirer = Acquirer.SINGLE_ATTEMPT;
-
-		private CriticalSection section = CriticalSection.THINK;
-
-		private final List<Phase> phases = new ArrayList<>();
-
-		private Duration drainTimeout = Duration.ofSeconds(10);
-
-		private Builder(String scenario, List<String> uris) {
-			this.scenario = scenario;
-			this.uris = uris;
-		}
-
-		Builder settings(RedlockSettings settings) {
-			this.settings = settings;
-			return this;
-		}
-
-		Builder instances(int instances) {
-			this.instances = instances;
-			return this;
-		}
-
-		Builder threads(int threads) {
-			this.threads = threads;
-			return this;
-		}
-
-		Builder ttl(Duration ttl) {
-			this.ttl = ttl;
-			return this;
-		}
-
-		Builder work(Duration work) {
-			this.work = work;
-			return this;
-		}
-
-		Builder acquirer(Acquirer acquirer) {
-			this.acquirer = acquirer;
-			return this;
-		}
-
-		Builder section(CriticalSection section) {
-			this.section = section;
-			return this;
-		}
-
-		Builder drainTimeout(Duration drainTimeout) {
-			this.drainTimeout = drainTimeout;
-			return this;
-		}
-
-		Builder phase(String name, Fault fault, Until until, Duration maxDuration) {
-			this.phases.add(new Phase(name, fault, until, maxDuration));
-			return this;
-		}
-
-		Report run() throws Exception {
-			return new ExclusionHarness(this).run();
 		}
 
 	}

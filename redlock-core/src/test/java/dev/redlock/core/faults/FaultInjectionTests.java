@@ -77,10 +77,9 @@ class FaultInjectionTests {
 	@Test
 	void killingTwoNodesKeepsExclusionAndProgressAndKillingAThirdFailsCleanlyWithinTheBound(RedisNodes nodes)
 			throws Exception {
-		Report report = afterAHealthyPhase("1 kill -9 two, then three", nodes).phase("two killed", () -> {
-			nodes.node(1).kill();
-			nodes.node(3).kill();
-		}, Until.acquisitions(40), Duration.ofSeconds(2))
+		Report report = afterAHealthyPhase("1 kill -9 two, then three", nodes)
+			.phase("two killed", () -> nodes.nodes(1, 3).forEach(RedisNode::kill), Until.acquisitions(40),
+					Duration.ofSeconds(2))
 			.phase("three killed", () -> nodes.node(4).kill(), Until.failures(30), Duration.ofSeconds(1))
 			.run();
 
@@ -102,9 +101,7 @@ class FaultInjectionTests {
 
 		// the killed nodes come back empty; what failed attempts left on the survivors is
 		// released or expires
-		nodes.node(1).restart();
-		nodes.node(3).restart();
-		nodes.node(4).restart();
+		nodes.nodes(1, 3, 4).forEach(RedisNode::restart);
 		awaitNoLockKeys(nodes);
 	}
 
@@ -124,10 +121,9 @@ class FaultInjectionTests {
 
 		assertExclusiveInBoundedAttempts(report);
 		assertServedInBoundedAttempts(report.phase("stopped"));
-		assertThat(report.phase("continued").acquisitions()).isPositive();
 		// a SET the client gave up on may have landed after SIGCONT: it is released or
 		// expires with its TTL
-		awaitNoLockKeys(nodes);
+		assertRecovered(report.phase("continued"), nodes);
 	}
 
 	@Test
@@ -139,18 +135,14 @@ class FaultInjectionTests {
 		}, Until.acquisitions(40), Duration.ofSeconds(2))
 			.phase("three paused", () -> nodes.node(2).pauseClients(longPause, true), Until.failures(30),
 					Duration.ofSeconds(1))
-			.phase("unpaused", () -> {
-				nodes.node(0).unpauseClients();
-				nodes.node(2).unpauseClients();
-				nodes.node(4).unpauseClients();
-			}, Until.acquisitions(30), Duration.ofSeconds(2))
+			.phase("unpaused", () -> nodes.nodes(0, 2, 4).forEach(RedisNode::unpauseClients), Until.acquisitions(30),
+					Duration.ofSeconds(2))
 			.run();
 
 		assertExclusiveInBoundedAttempts(report);
 		assertServedInBoundedAttempts(report.phase("two paused"));
 		assertRefusedForWantOfAQuorum(report.phase("three paused"));
-		assertThat(report.phase("unpaused").acquisitions()).isPositive();
-		awaitNoLockKeys(nodes);
+		assertRecovered(report.phase("unpaused"), nodes);
 	}
 
 	/**
@@ -174,9 +166,7 @@ class FaultInjectionTests {
 			List<String> uris = List.of(nodes.node(0).uri(), nodes.node(1).uri(), slow2.uri(), slow3.uri(),
 					slow4.uri());
 			List<LatencyProxy> slow = List.of(slow2, slow3, slow4);
-			Report report = ExclusionHarness.scenario("4 latency on three nodes (ttl 250 ms)", uris)
-				.settings(settings)
-				.ttl(ttl)
+			Report report = ExclusionHarness.scenario("4 latency on three nodes (ttl 250 ms)", uris, settings, ttl)
 				.phase("round trip 30 ms", () -> slow.forEach((proxy) -> proxy.delay(Duration.ofMillis(15))),
 						Until.acquisitions(30), Duration.ofSeconds(2))
 				.phase("round trip 260 ms", () -> slow.forEach((proxy) -> proxy.delay(Duration.ofMillis(130))),
@@ -274,9 +264,7 @@ class FaultInjectionTests {
 			}
 		};
 		Report report = ExclusionHarness
-			.scenario("6 holder paused past its ttl (200 ms) every 30th section", nodes.uris())
-			.settings(SETTINGS)
-			.ttl(ttl)
+			.scenario("6 holder paused past its ttl (200 ms) every 30th section", nodes.uris(), SETTINGS, ttl)
 			.section(pausing)
 			.phase("pauses", Fault.NONE, Until.acquisitions(100), Duration.ofSeconds(5))
 			.run();
@@ -347,9 +335,8 @@ class FaultInjectionTests {
 			}
 			holdEnd.set(System.nanoTime());
 		};
-		Report report = ExclusionHarness.scenario("7 auto-renewal: one hold of 3 s with ttl 300 ms", nodes.uris())
-			.settings(SETTINGS)
-			.ttl(ttl)
+		Report report = ExclusionHarness
+			.scenario("7 auto-renewal: one hold of 3 s with ttl 300 ms", nodes.uris(), SETTINGS, ttl)
 			.acquirer((redlock, resource,
 					t) -> redlock.acquire(LockRequest.of(resource, t).named("faults"), Duration.ZERO).autoRenew())
 			.section(holding)
@@ -590,10 +577,8 @@ class FaultInjectionTests {
 	 * A scenario on the nodes with {@link #SETTINGS} and {@link #TTL} that begins with 30
 	 * acquisitions on healthy nodes.
 	 */
-	private static ExclusionHarness.Builder afterAHealthyPhase(String scenario, RedisNodes nodes) {
-		return ExclusionHarness.scenario(scenario, nodes.uris())
-			.settings(SETTINGS)
-			.ttl(TTL)
+	private static ExclusionHarness afterAHealthyPhase(String scenario, RedisNodes nodes) {
+		return ExclusionHarness.scenario(scenario, nodes.uris(), SETTINGS, TTL)
 			.phase("healthy", Fault.NONE, Until.acquisitions(30), Duration.ofSeconds(2));
 	}
 
@@ -614,6 +599,15 @@ class FaultInjectionTests {
 		assertThat(phase.acquisitions()).isZero();
 		assertThat(phase.failureCount()).isPositive().isEqualTo(phase.failures(NO_QUORUM));
 		assertThat(phase.maxAttempt()).isLessThan(ATTEMPT_BOUND);
+	}
+
+	/**
+	 * A phase after the fault was lifted: locks are granted again, and what the fault
+	 * left on the nodes goes away.
+	 */
+	private static void assertRecovered(PhaseStats phase, RedisNodes nodes) {
+		assertThat(phase.acquisitions()).isPositive();
+		awaitNoLockKeys(nodes);
 	}
 
 	/**

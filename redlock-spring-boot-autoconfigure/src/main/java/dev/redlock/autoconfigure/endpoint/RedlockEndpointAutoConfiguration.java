@@ -38,7 +38,7 @@ public final class RedlockEndpointAutoConfiguration {
 	@ConditionalOnBean(Redlock.class)
 	@ConditionalOnAvailableEndpoint(RedlockEndpoint.class)
 	RedlockEndpoint redlockEndpoint(Redlock redlock, RedlockEndpointProperties properties) {
-		return new RedlockEndpoint(redlock, properties.getShowValues());
+		return new RedlockEndpoint(redlock, properties.showValues());
 	}
 
 	@Bean
@@ -47,7 +47,7 @@ public final class RedlockEndpointAutoConfiguration {
 	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
 	RedlockEndpointWebExtension redlockEndpointWebExtension(RedlockEndpoint redlockEndpoint,
 			RedlockEndpointProperties properties) {
-		return new RedlockEndpointWebExtension(redlockEndpoint, properties.getShowValues(), properties.getRoles());
+		return new RedlockEndpointWebExtension(redlockEndpoint, properties.showValues(), properties.roles());
 	}
 
 	@Bean

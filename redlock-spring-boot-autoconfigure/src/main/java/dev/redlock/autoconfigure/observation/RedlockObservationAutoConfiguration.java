@@ -36,7 +36,7 @@ public final class RedlockObservationAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(LockObserver.class)
 	ObservationLockObserver redlockLockObserver(ObservationRegistry observationRegistry, RedlockProperties properties) {
-		return new ObservationLockObserver(observationRegistry, properties.getObservation().isIncludeResource());
+		return new ObservationLockObserver(observationRegistry, properties.observation().includeResource());
 	}
 
 }

@@ -11,11 +11,14 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 import com.jayway.jsonpath.JsonPath;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -33,6 +36,7 @@ import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
  * {@code management.endpoint.redlock.show-values} and {@code roles}: the leases'
@@ -44,56 +48,51 @@ class RedlockEndpointShowValuesTests {
 
 	private static final String RESOURCE = "acct:alice@example.com";
 
-	private static final SecurityContext ANONYMOUS = SecurityContext.NONE;
+	private static final String SHOW_VALUES = "management.endpoint.redlock.show-values=";
 
-	private static final SecurityContext OPERATOR = new User("olga", Set.of("OPS"));
-
-	private static final SecurityContext DEVELOPER = new User("dev", Set.of("DEV"));
+	private static final String ROLES = "management.endpoint.redlock.roles=";
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(
 				AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockEndpointAutoConfiguration.class))
 		.withPropertyValues("management.endpoints.web.exposure.include=redlock", "redlock.restart-quarantine=0s");
 
-	@Test
-	void neverIsTheDefaultAndMasksTheResourceEvenForAnAuthorizedUser(RedisNodes nodes) {
-		for (String[] setting : List.of(new String[0], new String[] { "management.endpoint.redlock.show-values=never",
-				"management.endpoint.redlock.roles=OPS" })) {
-			run(nodes, setting, (view) -> {
-				assertMasked(view.web(OPERATOR));
-				assertMasked(view.web(ANONYMOUS));
-				assertMasked(view.direct());
-			});
+	static Stream<Arguments> showValuesAndRoles() {
+		return Stream.of(
+				arguments("never is the default and masks the resource even for an authorized user", List.of(),
+						List.of(), List.of(Viewer.OPERATOR, Viewer.ANONYMOUS, Viewer.JMX)),
+				arguments("never masks the resource even for a user in a role",
+						List.of(SHOW_VALUES + "never", ROLES + "OPS"), List.of(),
+						List.of(Viewer.OPERATOR, Viewer.ANONYMOUS, Viewer.JMX)),
+				arguments("always shows the resource to anyone", List.of(SHOW_VALUES + "always"),
+						List.of(Viewer.ANONYMOUS, Viewer.DEVELOPER, Viewer.JMX), List.of()),
+				// outside the web (JMX) there is no user: shown, as by Boot's env
+				// endpoint
+				arguments("when-authorized shows the resource to a user in a role only",
+						List.of(SHOW_VALUES + "when-authorized", ROLES + "OPS"), List.of(Viewer.OPERATOR, Viewer.JMX),
+						List.of(Viewer.ANONYMOUS, Viewer.DEVELOPER)),
+				arguments("when-authorized without roles shows the resource to any authenticated user",
+						List.of(SHOW_VALUES + "when-authorized"), List.of(Viewer.DEVELOPER),
+						List.of(Viewer.ANONYMOUS)));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource
+	void showValuesAndRoles(String rule, List<String> properties, List<Viewer> shownTo, List<Viewer> maskedFrom,
+			RedisNodes nodes) {
+		List<String> all = new ArrayList<>(properties);
+		for (int i = 0; i < nodes.size(); i++) {
+			all.add("redlock.nodes[" + i + "]=" + nodes.node(i).uri());
 		}
-	}
-
-	@Test
-	void alwaysShowsTheResourceToAnyone(RedisNodes nodes) {
-		run(nodes, new String[] { "management.endpoint.redlock.show-values=always" }, (view) -> {
-			assertShown(view.web(ANONYMOUS));
-			assertShown(view.web(DEVELOPER));
-			assertShown(view.direct());
-		});
-	}
-
-	@Test
-	void whenAuthorizedShowsTheResourceToAUserInARoleOnly(RedisNodes nodes) {
-		run(nodes, new String[] { "management.endpoint.redlock.show-values=when-authorized",
-				"management.endpoint.redlock.roles=OPS" }, (view) -> {
-					assertShown(view.web(OPERATOR));
-					assertMasked(view.web(ANONYMOUS));
-					assertMasked(view.web(DEVELOPER));
-					// outside the web (JMX) there is no user: shown, as by Boot's env
-					// endpoint
-					assertShown(view.direct());
-				});
-	}
-
-	@Test
-	void whenAuthorizedWithoutRolesShowsTheResourceToAnyAuthenticatedUser(RedisNodes nodes) {
-		run(nodes, new String[] { "management.endpoint.redlock.show-values=when-authorized" }, (view) -> {
-			assertShown(view.web(DEVELOPER));
-			assertMasked(view.web(ANONYMOUS));
+		this.runner.withPropertyValues(all.toArray(String[]::new)).run((context) -> {
+			assertThat(context).hasNotFailed()
+				.hasSingleBean(RedlockEndpoint.class)
+				.hasSingleBean(RedlockEndpointWebExtension.class);
+			try (Lease lease = context.getBean(Redlock.class)
+				.acquire(LockRequest.of(RESOURCE, Duration.ofSeconds(10)).named("account"), Duration.ZERO)) {
+				shownTo.forEach((viewer) -> assertShown(viewer.descriptor(context)));
+				maskedFrom.forEach((viewer) -> assertMasked(viewer.descriptor(context)));
+			}
 		});
 	}
 
@@ -111,22 +110,6 @@ class RedlockEndpointShowValuesTests {
 				"$.properties[?(@.name == 'management.endpoint.redlock.roles')]");
 		assertThat(roles).singleElement()
 			.satisfies((property) -> assertThat((String) property.get("description")).contains("authenticated"));
-	}
-
-	private void run(RedisNodes nodes, String[] properties, Consumer<View> assertions) {
-		List<String> all = new ArrayList<>(List.of(properties));
-		for (int i = 0; i < nodes.size(); i++) {
-			all.add("redlock.nodes[" + i + "]=" + nodes.node(i).uri());
-		}
-		this.runner.withPropertyValues(all.toArray(String[]::new)).run((context) -> {
-			assertThat(context).hasNotFailed()
-				.hasSingleBean(RedlockEndpoint.class)
-				.hasSingleBean(RedlockEndpointWebExtension.class);
-			try (Lease lease = context.getBean(Redlock.class)
-				.acquire(LockRequest.of(RESOURCE, Duration.ofSeconds(10)).named("account"), Duration.ZERO)) {
-				assertions.accept(new View(context));
-			}
-		});
 	}
 
 	private static void assertShown(RedlockDescriptor descriptor) {
@@ -159,15 +142,22 @@ class RedlockEndpointShowValuesTests {
 		throw new AssertionError("no configuration metadata for RedlockEndpointProperties");
 	}
 
-	/** The endpoint as the web and as JMX see it. */
-	private record View(AssertableApplicationContext context) {
+	/** Who reads the endpoint: a user over the web, or JMX, which has none. */
+	enum Viewer {
 
-		RedlockDescriptor web(SecurityContext securityContext) {
-			return this.context.getBean(RedlockEndpointWebExtension.class).redlock(securityContext);
+		ANONYMOUS(SecurityContext.NONE), OPERATOR(new User("olga", Set.of("OPS"))),
+		DEVELOPER(new User("dev", Set.of("DEV"))), JMX(null);
+
+		private final @Nullable SecurityContext securityContext;
+
+		Viewer(@Nullable SecurityContext securityContext) {
+			this.securityContext = securityContext;
 		}
 
-		RedlockDescriptor direct() {
-			return this.context.getBean(RedlockEndpoint.class).redlock();
+		RedlockDescriptor descriptor(AssertableApplicationContext context) {
+			return (this.securityContext != null)
+					? context.getBean(RedlockEndpointWebExtension.class).redlock(this.securityContext)
+					: context.getBean(RedlockEndpoint.class).redlock();
 		}
 
 	}

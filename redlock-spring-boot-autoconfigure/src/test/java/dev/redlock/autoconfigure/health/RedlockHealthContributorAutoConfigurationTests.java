@@ -1,6 +1,8 @@
 package dev.redlock.autoconfigure.health;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -23,17 +25,19 @@ class RedlockHealthContributorAutoConfigurationTests {
 			.hasBean("redlockHealthIndicator"));
 	}
 
-	@Test
-	void managementHealthRedlockEnabledFalseTurnsItOff() {
-		this.runner.withPropertyValues("management.health.redlock.enabled=false")
-			.run((context) -> assertThat(context).hasSingleBean(Redlock.class)
-				.doesNotHaveBean(RedlockHealthIndicator.class));
-	}
-
-	@Test
-	void followsTheDefaultOfAllHealthIndicators() {
-		this.runner.withPropertyValues("management.health.defaults.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(RedlockHealthIndicator.class));
+	/**
+	 * Turned off like any health indicator, alone or with all of them, and absent without
+	 * a Redlock.
+	 */
+	@ParameterizedTest
+	@CsvSource({ "management.health.redlock.enabled=false, 1", "management.health.defaults.enabled=false, 1",
+			"redlock.enabled=false, 0" })
+	void absentWhenTurnedOff(String property, int redlocks) {
+		this.runner.withPropertyValues(property)
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(RedlockHealthIndicator.class)
+				.getBeans(Redlock.class)
+				.hasSize(redlocks));
 	}
 
 	@Test
@@ -41,12 +45,6 @@ class RedlockHealthContributorAutoConfigurationTests {
 		this.runner.withBean("redlockHealthIndicator", HealthIndicator.class, () -> () -> Health.up().build())
 			.run((context) -> assertThat(context).hasBean("redlockHealthIndicator")
 				.doesNotHaveBean(RedlockHealthIndicator.class));
-	}
-
-	@Test
-	void absentWithoutARedlockBean() {
-		this.runner.withPropertyValues("redlock.enabled=false")
-			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedlockHealthIndicator.class));
 	}
 
 	@Test
