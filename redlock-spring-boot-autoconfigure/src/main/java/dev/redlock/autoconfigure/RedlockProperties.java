@@ -89,9 +89,10 @@ public record RedlockProperties(@DefaultValue("true") boolean enabled, @DefaultV
 	 *
 	 * @param maxTotal Most connections open to one node at once; a call that finds none
 	 * free waits at most the node timeout.
-	 * @param maxIdle Most idle connections kept open to one node.
+	 * @param maxIdle Most idle connections kept open to one node. Below the number of
+	 * threads that lock at once, connections are closed and opened again all the time.
 	 */
-	public record Pool(@DefaultValue("64") int maxTotal, @DefaultValue("16") int maxIdle) {
+	public record Pool(@DefaultValue("64") int maxTotal, @DefaultValue("64") int maxIdle) {
 	}
 
 }
