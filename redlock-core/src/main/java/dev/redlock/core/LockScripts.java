@@ -19,12 +19,18 @@ final class LockScripts {
 	 * Deletes the key if it holds ARGV[1] and announces it on the key's
 	 * {@link #RELEASED_CHANNEL_PREFIX release channel}, with the value as the message:
 	 * returns 1 plus the number of subscribers that got the message when deleted, 0 when
-	 * the key is gone or someone else's.
+	 * the key is gone or someone else's. A refused announcement (an ACL user without that
+	 * channel, the default for new users from Redis 7 on) does not fail the release:
+	 * waiters then find the lock free by polling.
 	 */
 	static final Script RELEASE = new Script("""
 			if redis.call('get', KEYS[1]) == ARGV[1] then
 			  redis.call('del', KEYS[1])
-			  return 1 + redis.call('publish', 'redlock-released:' .. KEYS[1], ARGV[1])
+			  local heard = redis.pcall('publish', 'redlock-released:' .. KEYS[1], ARGV[1])
+			  if type(heard) == 'number' then
+			    return 1 + heard
+			  end
+			  return 1
 			end
 			return 0
 			""");

@@ -53,6 +53,27 @@ class CredentialsTests {
 		}
 	}
 
+	/**
+	 * An ACL user may not publish or subscribe (from Redis 7 on, a new user has no
+	 * channels): releases still delete the key and say so, and a waiter still gets the
+	 * lock, by polling instead of the release notice.
+	 */
+	@Test
+	void aclUserWithoutChannelsReleasesAndWaitsAllTheSame(RedisNodes nodes) throws Exception {
+		this.nodes = nodes;
+		TestSupport.createAclUser(nodes, PASSWORD, "~redlock:*", "+@all", "resetchannels");
+		try (Redlock redlock = loggingInAs(nodes, TestSupport.ACL_USER + ":" + PASSWORD)) {
+			assertThat(redlock.acquire("no-channels", Duration.ofSeconds(5), Duration.ZERO).release())
+				.isEqualTo(ReleaseOutcome.RELEASED);
+			Lease held = redlock.acquire("no-channels", Duration.ofSeconds(10), Duration.ZERO);
+			TestThreads.Running<Lease> waiter = TestThreads.start(false,
+					() -> redlock.acquire("no-channels", Duration.ofSeconds(10), Duration.ofSeconds(10)));
+			TestSupport.awaitTrue("a thread waits", Duration.ofSeconds(5), () -> redlock.waitingThreads() == 1);
+			assertThat(held.release()).isEqualTo(ReleaseOutcome.RELEASED);
+			assertThat(waiter.await(Duration.ofSeconds(10)).release()).isEqualTo(ReleaseOutcome.RELEASED);
+		}
+	}
+
 	@Test
 	void wrongPasswordFailsNamingTheNodesButNotThePassword(RedisNodes nodes) {
 		requirePassword(nodes);
