@@ -27,9 +27,11 @@ COMPARISONS = [
     ("Latency", "avgt", "naive", "redlock", "naive ÷ redlock mean time: how many times faster than the naive client"),
     ("Latency", "avgt", "redisson", "redlock", "redisson ÷ redlock mean time: how many times faster than Redisson"),
     ("Latency", "avgt", "annotated", "redlock", "annotated ÷ redlock mean time: the annotation's cost (1.00 = none)"),
+    ("Latency", "avgt", "ideal", "redlock", "ideal ÷ redlock mean time: the share of the least possible cost (1.00 = none over it)"),
     ("DistinctKeys16", "thrpt", "redlock", "naive", "redlock ÷ naive ops/s"),
     ("DistinctKeys16", "thrpt", "redlock", "redisson", "redlock ÷ redisson ops/s"),
     ("DistinctKeys16", "thrpt", "redlock", "annotated", "redlock ÷ annotated ops/s: the annotation's cost (1.00 = none)"),
+    ("DistinctKeys16", "thrpt", "redlock", "ideal", "redlock ÷ ideal ops/s: the share of the least possible cost's throughput"),
     ("OneKey16", "thrpt", "redlock", "redisson", "redlock ÷ redisson acquisitions/s"),
     ("OneKey16", "thrpt", "redlock", "naive", "redlock ÷ naive acquisitions/s"),
 ]

@@ -3,7 +3,7 @@ package dev.redlock.benchmarks;
 import org.openjdk.jmh.annotations.Benchmark;
 
 /**
- * The five lock+unlock benchmarks, measured under the mode and thread count of each
+ * The six lock+unlock benchmarks, measured under the mode and thread count of each
  * subclass ({@link Latency}, {@link DistinctKeys16}): JMH generates the inherited methods
  * once per concrete class.
  */
@@ -12,6 +12,11 @@ public abstract class LockUnlockBenchmarks extends SuiteSettings {
 	@Benchmark
 	public Object floor(RedisCluster cluster, Floor floor, Keys keys) {
 		return LockUnlock.floor(floor, keys.next());
+	}
+
+	@Benchmark
+	public void ideal(RedisCluster cluster, IdealRedlock ideal, Keys keys) {
+		LockUnlock.mustHold(ideal.lockUnlock(keys.next(), LockUnlock.TTL_MILLIS), "ideal");
 	}
 
 	@Benchmark

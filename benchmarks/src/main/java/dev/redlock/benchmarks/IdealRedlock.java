@@ -1,0 +1,87 @@
+package dev.redlock.benchmarks;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
+
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Protocol.Command;
+import redis.clients.jedis.Protocol.Keyword;
+
+/**
+ * The least work a Redlock lock+unlock can be: the floor's parallel round with
+ * {@code SET key value NX PX ttl}, then a second one with the specification's
+ * compare-and-delete script by {@code EVALSHA}. One connection per node per thread, nodes
+ * read in list order, no pool, no timeouts, no bookkeeping, no release notice, a value
+ * from {@link ThreadLocalRandom}: not a usable client, but what any client's lock+unlock
+ * costs the machine at the least, beside the floor's single {@code SET}.
+ */
+@State(Scope.Thread)
+public class IdealRedlock {
+
+	private static final String RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then "
+			+ "return redis.call('del', KEYS[1]) else return 0 end";
+
+	private static final byte[] OK = "OK".getBytes(StandardCharsets.US_ASCII);
+
+	private RawConnection[] connections;
+
+	private String releaseSha;
+
+	@Setup(Level.Trial)
+	public void connect(RedisCluster cluster) {
+		this.connections = JedisEndpoints.connectAll(cluster.uris(), RawConnection::new, RawConnection[]::new);
+		for (RawConnection connection : this.connections) {
+			connection.sendCommand(new CommandArguments(Command.SCRIPT).add("LOAD").add(RELEASE));
+			connection.flushNow();
+			this.releaseSha = new String((byte[]) connection.getUnflushedObject(), StandardCharsets.US_ASCII);
+		}
+	}
+
+	@TearDown(Level.Trial)
+	public void close() {
+		for (RawConnection connection : this.connections) {
+			connection.close();
+		}
+	}
+
+	/**
+	 * Locks on every node and unlocks.
+	 * @param key a fresh key
+	 * @param ttlMillis the lock's TTL
+	 * @return whether a majority granted the lock
+	 */
+	public boolean lockUnlock(String key, long ttlMillis) {
+		String value = Long.toHexString(ThreadLocalRandom.current().nextLong())
+				+ Long.toHexString(ThreadLocalRandom.current().nextLong());
+		int granted = 0;
+		for (Object reply : round(
+				new CommandArguments(Command.SET).key(key).add(value).add(Keyword.NX).add(Keyword.PX).add(ttlMillis))) {
+			if (reply instanceof byte[] status && Arrays.equals(status, OK)) {
+				granted++;
+			}
+		}
+		round(new CommandArguments(Command.EVALSHA).add(this.releaseSha).add(1).key(key).add(value));
+		return granted > this.connections.length / 2;
+	}
+
+	/** Writes the command to every node, then reads every reply. */
+	private Object[] round(CommandArguments command) {
+		for (RawConnection connection : this.connections) {
+			connection.sendCommand(command);
+			connection.flushNow();
+		}
+		Object[] replies = new Object[this.connections.length];
+		for (int i = 0; i < replies.length; i++) {
+			replies[i] = this.connections[i].getUnflushedObject();
+		}
+		return replies;
+	}
+
+}
