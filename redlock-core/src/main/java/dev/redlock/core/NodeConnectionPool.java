@@ -3,7 +3,6 @@ package dev.redlock.core;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -14,9 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 
-import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.Protocol.Command;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
@@ -28,12 +25,13 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * connector thread, so that a node that is slow to connect (frozen, or behind a dropped
  * route) cannot eat the time of a round that other nodes need: the round waits for the
  * connection only as long as its deadline allows, and a connection that arrives later is
- * kept for the next round. Each new connection first asks the server for its
- * {@code run_id} and uptime ({@code INFO server}), for the {@link NodeQuarantine restart
- * quarantine}. After a failed connection attempt the node is not tried again for
- * {@link #reconnectBackoffNanos}, so a dead node costs nothing and queues nothing. Broken
- * connections are closed, not reused. The connector thread exists only while connections
- * are being opened.
+ * kept for the next round, or handed to the next borrower. A connection given back while
+ * others are being opened goes to the oldest borrower waiting for one. Each new
+ * connection first {@link NodeGreeting greets} the server, whose {@code run_id} and
+ * uptime feed the {@link NodeQuarantine restart quarantine}. After a failed connection
+ * attempt the node is not tried again for {@link #reconnectBackoffNanos}, so a dead node
+ * costs nothing and queues nothing. Broken connections are closed, not reused. The
+ * connector thread exists only while connections are being opened.
  */
 final class NodeConnectionPool implements AutoCloseable {
 
@@ -75,6 +73,13 @@ final class NodeConnectionPool implements AutoCloseable {
 	 * anyone else.
 	 */
 	private final ConcurrentLinkedQueue<PermitWaiter> permitWaiters = new ConcurrentLinkedQueue<>();
+
+	/**
+	 * Borrowers whose connection is being opened, oldest first: a connection given back
+	 * meanwhile goes to them, so that a burst of threads on a cold pool is served by the
+	 * first connections as they come back rather than each waiting for its own to open.
+	 */
+	private final ConcurrentLinkedQueue<CompletableFuture<PipelinedConnection>> awaitingOpen = new ConcurrentLinkedQueue<>();
 
 	/** Reads the replies rounds did not wait for, in the order the node answers. */
 	private final OnDemandThread lateReplies;
@@ -210,6 +215,8 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	private CompletableFuture<PipelinedConnection> openInBackground(int timeoutMillis) {
 		CompletableFuture<PipelinedConnection> result = new CompletableFuture<>();
+		// done ones are dropped by the next give-back
+		this.awaitingOpen.add(result);
 		try {
 			this.connector.execute(() -> {
 				JedisConnectionException down = this.closed ? new JedisConnectionException("Redlock has been closed")
@@ -289,6 +296,11 @@ final class NodeConnectionPool implements AutoCloseable {
 	 * @param connection the connection from {@link #borrow}
 	 */
 	void giveBack(PipelinedConnection connection) {
+		if (!this.closed && connection.isReusable() && connection.isConnected() && handToAwaitingOpen(connection)) {
+			// its slot goes with it; the borrower's own slot is freed when the connection
+			// opened for it is given back in turn
+			return;
+		}
 		try {
 			boolean kept = false;
 			if (!this.closed && connection.isReusable()) {
@@ -316,10 +328,21 @@ final class NodeConnectionPool implements AutoCloseable {
 		}
 	}
 
+	/** Hands a connection to the oldest borrower still waiting for one to open. */
+	private boolean handToAwaitingOpen(PipelinedConnection connection) {
+		for (CompletableFuture<PipelinedConnection> awaiting = this.awaitingOpen
+			.poll(); awaiting != null; awaiting = this.awaitingOpen.poll()) {
+			if (awaiting.complete(connection)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	private PipelinedConnection open(int timeoutMillis) {
 		PipelinedConnection connection = connect(timeoutMillis);
 		try {
-			readServerInfo(connection);
+			this.quarantine.observe(NodeGreeting.exchange(connection, this::replied));
 		}
 		catch (RuntimeException ex) {
 			closeQuietly(connection);
@@ -345,48 +368,6 @@ final class NodeConnectionPool implements AutoCloseable {
 			// not a node that is down
 			throw new AuthenticationFailedException("authentication failed: " + ex.getMessage(), ex);
 		}
-	}
-
-	/**
-	 * Asks a new connection's server for its {@code run_id} and uptime, for the restart
-	 * quarantine, and loads the release and extension scripts, in one round trip: once
-	 * per connection, not per lock. With the scripts loaded, a release or an extension is
-	 * answered by {@code EVALSHA} at once, so it can return as soon as a quorum confirms
-	 * it (a {@code NOSCRIPT} would make it wait for every node, then try again). A server
-	 * that refuses {@code INFO} (renamed command, ACL) or {@code SCRIPT} is still used;
-	 * one that wants a password we did not give ({@code NOAUTH}) is an authentication
-	 * failure.
-	 */
-	private void readServerInfo(PipelinedConnection connection) {
-		long sent = System.nanoTime();
-		connection.send(new CommandArguments(Command.INFO).add("server"));
-		for (LockScripts.Script script : LockScripts.CACHED) {
-			connection.send(new CommandArguments(Command.SCRIPT).add("LOAD").add(script.source()));
-		}
-		connection.flushNow();
-		Map<String, String> info;
-		try {
-			Object reply = connection.readReply();
-			// a round trip on a fresh connection: measures a node that rounds have
-			// stopped waiting for
-			replied(System.nanoTime() - sent);
-			info = (reply instanceof byte[] bytes) ? InfoReply.parse(bytes) : Map.of();
-		}
-		catch (JedisDataException ex) {
-			if (String.valueOf(ex.getMessage()).startsWith("NOAUTH")) {
-				throw new AuthenticationFailedException("authentication failed: " + ex.getMessage(), ex);
-			}
-			info = Map.of();
-		}
-		for (int i = 0; i < LockScripts.CACHED.size(); i++) {
-			try {
-				connection.readReply();
-			}
-			catch (JedisDataException ex) {
-				// SCRIPT refused: EVALSHA falls back to EVAL on NOSCRIPT
-			}
-		}
-		this.quarantine.observe(info);
 	}
 
 	/** How many connections are borrowed now: in a round, or waiting for late replies. */

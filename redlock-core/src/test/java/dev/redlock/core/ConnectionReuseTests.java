@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.test.LatencyProxy;
@@ -17,44 +18,68 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * With the default pool settings, more threads locking at once than a small idle limit
- * would keep reuse their connections: a connection given back is kept for the next round,
- * not closed only for another to be opened (with its {@code INFO} and script loads) a
- * moment later.
+ * would keep reuse their connections, and a burst of them on a cold {@code Redlock} is
+ * served by the first connections as they come back. Every node is reached through a
+ * proxy that counts the connections.
  */
 @WithRedisNodes(count = 3)
 class ConnectionReuseTests {
 
 	private static final int THREADS = 24;
 
+	private final List<LatencyProxy> proxies = new ArrayList<>();
+
+	@AfterEach
+	void closeProxies() {
+		this.proxies.forEach(LatencyProxy::close);
+	}
+
+	/**
+	 * A connection given back is kept for the next round, not closed only for another to
+	 * be opened (with its {@code INFO} and script loads) a moment later.
+	 */
 	@Test
 	void threadsLockingAtOnceReuseTheConnectionsOpenedForThem(RedisNodes nodes) throws Exception {
-		List<LatencyProxy> proxies = new ArrayList<>();
-		List<String> uris = new ArrayList<>();
-		try {
-			for (int i = 0; i < nodes.size(); i++) {
-				LatencyProxy proxy = LatencyProxy.to(nodes.node(i), Duration.ZERO);
-				proxies.add(proxy);
-				uris.add(proxy.uri());
-			}
-			// the default pool; a node timeout long enough for the first connections,
-			// opened one after another by each node's connector
-			RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(2));
-			try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).build()) {
-				lockAndUnlockFromEveryThread(redlock, "warm-up", 20);
-				lockAndUnlockFromEveryThread(redlock, "reuse", 100);
-				int opened = proxies.stream().mapToInt(LatencyProxy::acceptedConnections).sum();
-				int closed = opened - proxies.stream().mapToInt(LatencyProxy::openConnections).sum();
-				System.out.printf("[connection reuse] %d connections opened, %d of them closed, for %d lock+unlock%n",
-						opened, closed, THREADS * 120);
-				assertThat(closed).as("connections closed while %d threads locked over %d nodes", THREADS, nodes.size())
-					.isLessThanOrEqualTo(THREADS / 4);
-			}
-		}
-		finally {
-			proxies.forEach(LatencyProxy::close);
+		// the default pool; a node timeout long enough for any first connection
+		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(2));
+		try (Redlock redlock = Redlock.builder().nodes(proxiedUris(nodes)).settings(settings).build()) {
+			lockAndUnlockFromEveryThread(redlock, "warm-up", 20);
+			lockAndUnlockFromEveryThread(redlock, "reuse", 100);
+			int opened = this.proxies.stream().mapToInt(LatencyProxy::acceptedConnections).sum();
+			int closed = opened - this.proxies.stream().mapToInt(LatencyProxy::openConnections).sum();
+			System.out.printf("[connection reuse] %d connections opened, %d of them closed, for %d lock+unlock%n",
+					opened, closed, THREADS * 120);
+			assertThat(closed).as("connections closed while %d threads locked over %d nodes", THREADS, nodes.size())
+				.isLessThanOrEqualTo(THREADS / 4);
 		}
 	}
 
+	/**
+	 * With the default node timeout: the connections are opened one after another by each
+	 * node's connector, but every connection given back goes to a thread still waiting
+	 * for one, so no thread waits for its own to open, and none runs out of time.
+	 */
+	@Test
+	void aBurstOfThreadsOnAColdRedlockIsServedByTheFirstConnections(RedisNodes nodes) throws Exception {
+		try (Redlock redlock = Redlock.builder().nodes(proxiedUris(nodes)).settings(TestSupport.SETTINGS).build()) {
+			lockAndUnlockFromEveryThread(redlock, "cold", 5);
+		}
+		int opened = this.proxies.stream().mapToInt(LatencyProxy::acceptedConnections).sum();
+		assertThat(opened).as("connections opened for %d threads", THREADS).isLessThanOrEqualTo(THREADS * nodes.size());
+	}
+
+	/** The nodes' addresses through counting proxies. */
+	private List<String> proxiedUris(RedisNodes nodes) {
+		List<String> uris = new ArrayList<>();
+		for (int i = 0; i < nodes.size(); i++) {
+			LatencyProxy proxy = LatencyProxy.to(nodes.node(i), Duration.ZERO);
+			this.proxies.add(proxy);
+			uris.add(proxy.uri());
+		}
+		return uris;
+	}
+
+	/** Every thread locks and unlocks keys of its own; any failure fails the test. */
 	private static void lockAndUnlockFromEveryThread(Redlock redlock, String prefix, int times) throws Exception {
 		ExecutorService threads = Executors.newFixedThreadPool(THREADS);
 		try {
