@@ -122,7 +122,8 @@ final class FanoutRound {
 				write(i, idle);
 				continue;
 			}
-			if (!this.patient && pool.expectedLatencyNanos() > slowAbove && pool.connectionsInUse() > 0) {
+			boolean mayLeaveThisOut = mayLeaveOutAnother();
+			if (mayLeaveThisOut && pool.expectedLatencyNanos() > slowAbove && pool.connectionsInUse() > 0) {
 				// slow, and its connections wait for its replies: one more would only be
 				// waited for too, so a slow node keeps the connections it has
 				this.replies[i] = NodeReply.notWritten(i,
@@ -136,7 +137,7 @@ final class FanoutRound {
 			if (borrowed.isDone()) {
 				write(i, borrowed);
 			}
-			else if (!this.patient && pool.expectedLatencyNanos() >= this.timeoutNanos / 2) {
+			else if (mayLeaveThisOut && pool.expectedLatencyNanos() >= this.timeoutNanos / 2) {
 				// it let earlier rounds wait (frozen, or far away): connect it for a
 				// later round, not this one
 				PendingBorrows.keepWhenReady(pool, borrowed);
@@ -151,6 +152,24 @@ final class FanoutRound {
 			}
 		}
 		this.times.firstPassDone();
+	}
+
+	/**
+	 * Whether a slow node may be left out of this round: never more than a minority,
+	 * failed nodes included. When most nodes look slow, the machine is busy, not the
+	 * nodes, and a round without them could not reach a quorum.
+	 */
+	private boolean mayLeaveOutAnother() {
+		if (this.patient) {
+			return false;
+		}
+		int leftOut = 0;
+		for (NodeReply reply : this.replies) {
+			if (reply != null) {
+				leftOut++;
+			}
+		}
+		return leftOut < (this.replies.length - 1) / 2;
 	}
 
 	/**

@@ -95,6 +95,43 @@ class SlowMinorityTests {
 	 * Two frozen nodes (SIGSTOP) cost no round a node timeout, and get their clean-up
 	 * once they wake up.
 	 */
+	/**
+	 * Slow nodes are left out of a round only while they are a minority: with three of
+	 * five slow and their connections busy with other threads' rounds, a round still
+	 * waits for one of them, since the two fast nodes alone are no quorum.
+	 */
+	@Test
+	void aSlowMajorityIsWaitedFor(RedisNodes nodes) throws Exception {
+		List<LatencyProxy> proxies = new ArrayList<>();
+		List<String> uris = new ArrayList<>(nodes.uris());
+		try {
+			for (int i = 0; i < 3; i++) {
+				LatencyProxy proxy = LatencyProxy.to(nodes.node(i), Duration.ofMillis(30));
+				proxies.add(proxy);
+				uris.set(i, proxy.uri());
+			}
+			try (Redlock redlock = Redlock.builder().nodes(uris).settings(this.settings).build()) {
+				redlock.acquire("slow-majority-warm-up", TTL, Duration.ZERO).release();
+				List<TestThreads.Running<Integer>> threads = new ArrayList<>();
+				for (int t = 0; t < 8; t++) {
+					String keys = "slow-majority-" + t + "-";
+					threads.add(TestThreads.start(false, () -> {
+						for (int i = 0; i < 3; i++) {
+							redlock.acquire(keys + i, TTL, Duration.ZERO).release();
+						}
+						return 3;
+					}));
+				}
+				for (TestThreads.Running<Integer> thread : threads) {
+					assertThat(thread.await(Duration.ofSeconds(10))).as("locks taken by one thread").isEqualTo(3);
+				}
+			}
+		}
+		finally {
+			proxies.forEach(LatencyProxy::close);
+		}
+	}
+
 	@Test
 	void aFrozenMinorityDelaysNoRoundAndIsCleanedUpWhenItWakes(RedisNodes nodes) {
 		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(300));
