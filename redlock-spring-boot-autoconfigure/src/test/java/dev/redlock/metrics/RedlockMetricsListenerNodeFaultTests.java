@@ -31,12 +31,17 @@ class RedlockMetricsListenerNodeFaultTests {
 	void killedNodeIsTaggedError(RedisNodes nodes) {
 		try (Redlock redlock = warmedUp(nodes)) {
 			RedisNode killed = nodes.node(0);
+			// the warm-up's round may have returned before a node's first connection
+			// came: count from here
+			long acquiredBefore = count(nodes.node(1), "acquire", "ok");
+			long releasedBefore = count(nodes.node(1), "release", "ok");
 			killed.kill();
 			acquireAndRelease(redlock, "order:1");
 			assertThat(count(killed, "acquire", "error")).isPositive();
 			assertThat(count(killed, "acquire", "timeout")).isZero();
-			assertThat(count(nodes.node(1), "acquire", "ok")).isEqualTo(2);
-			assertThat(count(nodes.node(1), "release", "ok")).isEqualTo(2);
+			// with one node of three down, both others make the quorum: read in the round
+			assertThat(count(nodes.node(1), "acquire", "ok")).isEqualTo(acquiredBefore + 1);
+			assertThat(count(nodes.node(1), "release", "ok")).isEqualTo(releasedBefore + 1);
 		}
 	}
 
@@ -44,6 +49,7 @@ class RedlockMetricsListenerNodeFaultTests {
 	void pausedNodeIsTaggedTimeout(RedisNodes nodes) {
 		try (Redlock redlock = warmedUp(nodes)) {
 			RedisNode paused = nodes.node(1);
+			long acquiredBefore = count(nodes.node(0), "acquire", "ok");
 			paused.pause();
 			try {
 				acquireAndRelease(redlock, "order:2");
@@ -64,7 +70,7 @@ class RedlockMetricsListenerNodeFaultTests {
 				.tags("node", address(paused), "command", "acquire", "outcome", "timeout")
 				.timer();
 			assertThat(timer.max(TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(50);
-			assertThat(count(nodes.node(0), "acquire", "ok")).isEqualTo(2);
+			assertThat(count(nodes.node(0), "acquire", "ok")).isEqualTo(acquiredBefore + 1);
 		}
 	}
 
