@@ -3,6 +3,7 @@ package dev.redlock.core;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -27,6 +28,10 @@ final class AcquireRound {
 	private static final Logger logger = LoggerFactory.getLogger(AcquireRound.class);
 
 	private static final byte[] FENCE_PREFIX = LockScripts.FENCE_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
+
+	private static final Predicate<NodeReply> GRANTS = (reply) -> reply.isGrant(false);
+
+	private static final Predicate<NodeReply> FENCED_GRANTS = (reply) -> reply.isGrant(true);
 
 	private final NodeGroup group;
 
@@ -88,8 +93,8 @@ final class AcquireRound {
 	private AcquireAttempt settle(String resource, RawArgument key, RawArgument value, Duration ttl, boolean fenced,
 			NodeReply[] replies, long start, long expiresAt) {
 		long end = this.ticker.getAsLong();
-		this.group.events().nodeReplies(NodeCommand.ACQUIRE, replies, (reply) -> reply.isGrant(fenced));
-		long validUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
+		this.group.events().nodeReplies(NodeCommand.ACQUIRE, replies, grants(fenced));
+		long validUntil = start + ttl.toNanos() - this.settings.driftNanosFor(ttl.toNanos());
 		int granted = granted(replies, fenced);
 		if (granted >= this.group.quorum() && validUntil - end > 0) {
 			long token = 0;
@@ -136,6 +141,11 @@ final class AcquireRound {
 					replies.length, this.group.quorum());
 		}
 		return new AcquireAttempt(this.group, false, value, 0, 0, 0, replies, granted, start, end, validUntil);
+	}
+
+	/** Which replies grant the lock, without a new predicate per round. */
+	private static Predicate<NodeReply> grants(boolean fenced) {
+		return fenced ? FENCED_GRANTS : GRANTS;
 	}
 
 	/**
@@ -316,7 +326,7 @@ final class AcquireRound {
 		@Override
 		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
 			AcquireRound.this.group.events()
-				.nodeReplies(NodeCommand.ACQUIRE, new NodeReply[] { reply }, (late) -> late.isGrant(this.fenced));
+				.nodeReplies(NodeCommand.ACQUIRE, new NodeReply[] { reply }, grants(this.fenced));
 			if (followUp != null && !reply.isNil() && !followUp.isDefinite()) {
 				// a lost round's release did not reach a node that may hold our value (a
 				// won round's lease releases

@@ -30,7 +30,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * for work off the caller's path, such as a late clean-up, which must reach the node
  * rather than be quick
  */
-record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient) {
+record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient) implements LateReader {
 
 	private static final Logger logger = LoggerFactory.getLogger(Fanout.class);
 
@@ -68,8 +68,7 @@ record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient
 	 * {@link NodeReply.Kind#NOT_AWAITED} for nodes whose reply was not waited for
 	 */
 	NodeReply[] execute(CommandArguments command, boolean @Nullable [] selected, @Nullable EarlyExit exit) {
-		return new FanoutRound(this.pools, this.timeoutNanos, this.patient, this::lateRead, command, selected, exit)
-			.run();
+		return new FanoutRound(this.pools, this.timeoutNanos, this.patient, this, command, selected, exit).run();
 	}
 
 	/**
@@ -78,7 +77,8 @@ record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient
 	 * was written) and the follow-up's, tells the early exit, then gives the connection
 	 * back, closed unless every reply it owed was read.
 	 */
-	void lateRead(int node, PipelinedConnection connection, long writtenAt, boolean followedUp, EarlyExit exit) {
+	@Override
+	public void lateRead(int node, PipelinedConnection connection, long writtenAt, boolean followedUp, EarlyExit exit) {
 		NodeConnectionPool pool = this.pools.get(node);
 		pool.readLate(() -> {
 			try {

@@ -179,8 +179,8 @@ final class FanoutRound {
 	 */
 	private long slowThreshold() {
 		long fastest = Long.MAX_VALUE;
-		for (NodeConnectionPool pool : this.pools) {
-			fastest = Math.min(fastest, pool.expectedLatencyNanos());
+		for (int i = 0; i < this.connections.length; i++) {
+			fastest = Math.min(fastest, this.pools.get(i).expectedLatencyNanos());
 		}
 		return Math.max(RoundTimes.LAG_SLACK_NANOS, 4 * fastest);
 	}

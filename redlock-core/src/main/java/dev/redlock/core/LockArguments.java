@@ -2,6 +2,7 @@ package dev.redlock.core;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Checks what callers give a {@link Redlock} or a {@link Lease} before any network call
@@ -9,6 +10,8 @@ import java.time.Duration;
  * that names the argument at fault, and forms the Redis key of a resource.
  */
 final class LockArguments {
+
+	private static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
 
 	private static final byte[] FENCE_PREFIX = LockScripts.FENCE_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
 
@@ -66,15 +69,16 @@ final class LockArguments {
 	 * of the monotonic clock (about 292 years)
 	 */
 	Duration usableTtl(Duration ttl) {
-		if (ttl == null || ttl.isNegative() || ttl.compareTo(Duration.ofMillis(1)) < 0) {
+		if (ttl == null || ttl.isNegative() || ttl.compareTo(ONE_MILLISECOND) < 0) {
 			throw new IllegalArgumentException("Lock TTL must be at least 1 ms, was " + ttl);
 		}
 		toNanos(ttl, "Lock TTL");
-		Duration millis = Duration.ofMillis(ttl.toMillis());
-		Duration drift = this.settings.driftFor(millis);
-		if (millis.compareTo(drift) <= 0) {
+		// whole milliseconds, as PX takes them; most TTLs are already
+		Duration millis = (ttl.getNano() % 1_000_000 == 0) ? ttl : Duration.ofMillis(ttl.toMillis());
+		long driftNanos = this.settings.driftNanosFor(millis.toNanos());
+		if (millis.toNanos() <= driftNanos) {
 			throw new IllegalArgumentException("Lock TTL must be longer than the clock drift allowance of "
-					+ drift.toMillis() + " ms, was " + ttl);
+					+ TimeUnit.NANOSECONDS.toMillis(driftNanos) + " ms, was " + ttl);
 		}
 		Duration quarantine = this.settings.restartQuarantine();
 		if (!quarantine.isZero() && millis.compareTo(quarantine) > 0) {

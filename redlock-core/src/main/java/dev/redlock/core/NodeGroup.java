@@ -131,7 +131,7 @@ final class NodeGroup implements AutoCloseable {
 				extended++;
 			}
 		}
-		long newValidUntil = start + ttl.toNanos() - this.settings.driftFor(ttl).toNanos();
+		long newValidUntil = start + ttl.toNanos() - this.settings.driftNanosFor(ttl.toNanos());
 		boolean inTime = currentValidUntil - end > 0 && newValidUntil - end > 0;
 		boolean counted = extended >= this.quorum && inTime;
 		if (!counted) {
