@@ -31,9 +31,7 @@ public class Floor {
 
 	@TearDown(Level.Trial)
 	public void close() {
-		for (RawConnection connection : this.connections) {
-			connection.close();
-		}
+		JedisEndpoints.closeAll(this.connections);
 	}
 
 	/**

@@ -2,7 +2,6 @@ package dev.redlock.benchmarks;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.concurrent.ThreadLocalRandom;
 
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Scope;
@@ -19,8 +18,8 @@ import redis.clients.jedis.Protocol.Keyword;
  * {@code SET key value NX PX ttl}, then a second one with the specification's
  * compare-and-delete script by {@code EVALSHA}. One connection per node per thread, nodes
  * read in list order, no pool, no timeouts, no bookkeeping, no release notice, a value
- * from {@link ThreadLocalRandom}: not a usable client, but what any client's lock+unlock
- * costs the machine at the least, beside the floor's single {@code SET}.
+ * from {@link LockUnlock#cheapValue()}: not a usable client, but what any client's
+ * lock+unlock costs the machine at the least, beside the floor's single {@code SET}.
  */
 @State(Scope.Thread)
 public class IdealRedlock {
@@ -46,9 +45,7 @@ public class IdealRedlock {
 
 	@TearDown(Level.Trial)
 	public void close() {
-		for (RawConnection connection : this.connections) {
-			connection.close();
-		}
+		JedisEndpoints.closeAll(this.connections);
 	}
 
 	/**
@@ -58,8 +55,7 @@ public class IdealRedlock {
 	 * @return whether a majority granted the lock
 	 */
 	public boolean lockUnlock(String key, long ttlMillis) {
-		String value = Long.toHexString(ThreadLocalRandom.current().nextLong())
-				+ Long.toHexString(ThreadLocalRandom.current().nextLong());
+		String value = LockUnlock.cheapValue();
 		int granted = 0;
 		for (Object reply : round(
 				new CommandArguments(Command.SET).key(key).add(value).add(Keyword.NX).add(Keyword.PX).add(ttlMillis))) {

@@ -1,9 +1,14 @@
 package dev.redlock.benchmarks;
 
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.List;
 import java.util.function.BiFunction;
 import java.util.function.IntFunction;
+
+import org.jspecify.annotations.Nullable;
 
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -29,6 +34,24 @@ final class JedisEndpoints {
 	static <C> C[] connectAll(List<String> uris, BiFunction<HostAndPort, JedisClientConfig, C> open,
 			IntFunction<C[]> newArray) {
 		return uris.stream().map((uri) -> open.apply(address(uri), CONFIG)).toArray(newArray);
+	}
+
+	/**
+	 * Closes the connections {@link #connectAll} opened.
+	 * @param connections the connections, or {@code null} if none were opened
+	 */
+	static void closeAll(Closeable @Nullable [] connections) {
+		if (connections == null) {
+			return;
+		}
+		for (Closeable connection : connections) {
+			try {
+				connection.close();
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+		}
 	}
 
 	/**

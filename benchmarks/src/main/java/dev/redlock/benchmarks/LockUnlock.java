@@ -1,6 +1,7 @@
 package dev.redlock.benchmarks;
 
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.redisson.RedissonRedLock;
@@ -60,6 +61,15 @@ final class LockUnlock {
 			return false;
 		}
 		return lease.release() != null;
+	}
+
+	/**
+	 * A lock value for the hand-written clients: unique enough for a benchmark, and
+	 * cheap.
+	 */
+	static String cheapValue() {
+		return Long.toHexString(ThreadLocalRandom.current().nextLong())
+				+ Long.toHexString(ThreadLocalRandom.current().nextLong());
 	}
 
 	/**

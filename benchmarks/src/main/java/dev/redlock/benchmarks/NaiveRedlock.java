@@ -1,7 +1,5 @@
 package dev.redlock.benchmarks;
 
-import java.util.concurrent.ThreadLocalRandom;
-
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
@@ -42,9 +40,7 @@ public class NaiveRedlock {
 
 	@TearDown(Level.Trial)
 	public void close() {
-		for (Jedis node : this.nodes) {
-			node.close();
-		}
+		JedisEndpoints.closeAll(this.nodes);
 	}
 
 	/**
@@ -54,8 +50,7 @@ public class NaiveRedlock {
 	 * @return the lock's value if held, else {@code null}
 	 */
 	public String tryLock(String key, long ttlMillis) {
-		String value = Long.toHexString(ThreadLocalRandom.current().nextLong())
-				+ Long.toHexString(ThreadLocalRandom.current().nextLong());
+		String value = LockUnlock.cheapValue();
 		long start = System.nanoTime();
 		int granted = 0;
 		SetParams params = SetParams.setParams().nx().px(ttlMillis);
