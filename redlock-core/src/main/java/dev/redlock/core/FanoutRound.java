@@ -195,8 +195,7 @@ final class FanoutRound {
 		}
 		while (this.unread + this.pending.count() > 0) {
 			boolean progress = writeToReadyConnections();
-			int arrived = (this.unread > 0 && !this.times.tooEarlyForReplies(this.pools, this.connections))
-					? arrivedReply() : -1;
+			int arrived = (this.unread > 0) ? arrivedReply() : -1;
 			if (arrived >= 0) {
 				read(arrived);
 				progress = true;

@@ -99,23 +99,4 @@ final class WriteTimes {
 		return first;
 	}
 
-	/**
-	 * Whether no reply can have come yet: each node that owes one was written to less
-	 * than half its usual latency ago. Looking for replies then would only cost a system
-	 * call per node; the node expected first is read instead, as when none had come.
-	 * @param owing a non-null entry for each node that still owes a reply
-	 */
-	boolean tooEarlyForReplies(List<NodeConnectionPool> pools, Object[] owing) {
-		long now = System.nanoTime();
-		for (int i = 0; i < owing.length; i++) {
-			if (owing[i] != null) {
-				long latency = pools.get(i).expectedLatencyNanos();
-				if (latency == 0 || now - writtenAt(i) >= latency / 2) {
-					return false;
-				}
-			}
-		}
-		return true;
-	}
-
 }
