@@ -24,9 +24,6 @@ import redis.clients.jedis.Protocol.Keyword;
 @State(Scope.Thread)
 public class IdealRedlock {
 
-	private static final String RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then "
-			+ "return redis.call('del', KEYS[1]) else return 0 end";
-
 	private static final byte[] OK = "OK".getBytes(StandardCharsets.US_ASCII);
 
 	private RawConnection[] connections;
@@ -37,7 +34,7 @@ public class IdealRedlock {
 	public void connect(RedisCluster cluster) {
 		this.connections = JedisEndpoints.connectAll(cluster.uris(), RawConnection::new, RawConnection[]::new);
 		for (RawConnection connection : this.connections) {
-			connection.sendCommand(new CommandArguments(Command.SCRIPT).add("LOAD").add(RELEASE));
+			connection.sendCommand(new CommandArguments(Command.SCRIPT).add("LOAD").add(NaiveRedlock.RELEASE));
 			connection.flushNow();
 			this.releaseSha = new String((byte[]) connection.getUnflushedObject(), StandardCharsets.US_ASCII);
 		}

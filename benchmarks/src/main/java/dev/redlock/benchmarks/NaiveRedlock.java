@@ -20,7 +20,8 @@ import redis.clients.jedis.params.SetParams;
 @State(Scope.Thread)
 public class NaiveRedlock {
 
-	private static final String RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then "
+	/** The specification's compare-and-delete. */
+	static final String RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then "
 			+ "return redis.call('del', KEYS[1]) else return 0 end";
 
 	private Jedis[] nodes;

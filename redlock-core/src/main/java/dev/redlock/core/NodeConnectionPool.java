@@ -296,7 +296,8 @@ final class NodeConnectionPool implements AutoCloseable {
 	 * @param connection the connection from {@link #borrow}
 	 */
 	void giveBack(PipelinedConnection connection) {
-		if (!this.closed && connection.isReusable() && connection.isConnected() && handToAwaitingOpen(connection)) {
+		if (!this.awaitingOpen.isEmpty() && !this.closed && connection.isReusable() && connection.isConnected()
+				&& handToAwaitingOpen(connection)) {
 			// its slot goes with it; the borrower's own slot is freed when the connection
 			// opened for it is given back in turn
 			return;

@@ -168,11 +168,15 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	 * {@link #driftFor} in nanoseconds, without allocating: for every acquisition.
 	 */
 	long driftNanosFor(long ttlNanos) {
-		return (long) (ttlNanos * this.clockDriftFactor) + DRIFT_BASE.toNanos();
+		return driftNanos(ttlNanos, this.clockDriftFactor);
 	}
 
 	private static Duration drift(Duration ttl, double factor) {
-		return Duration.ofNanos((long) (ttl.toNanos() * factor)).plus(DRIFT_BASE);
+		return Duration.ofNanos(driftNanos(ttl.toNanos(), factor));
+	}
+
+	private static long driftNanos(long ttlNanos, double factor) {
+		return (long) (ttlNanos * factor) + DRIFT_BASE.toNanos();
 	}
 
 	private static void requirePositive(Duration value, String setting) {
