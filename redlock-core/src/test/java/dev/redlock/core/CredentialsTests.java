@@ -83,9 +83,13 @@ class CredentialsTests {
 				.isThrownBy(() -> redlock.acquire("secret", Duration.ofSeconds(5), Duration.ZERO))
 				.satisfies((ex) -> {
 					assertThat(ex.reason()).isEqualTo(LockNotAcquiredException.Reason.NO_QUORUM);
-					assertThat(ex.failedNodes()).hasSize(3);
-					assertThat(ex.getMessage()).contains(nodes.node(0).uri()).doesNotContain(wrong, PASSWORD);
-					assertThat(ex.getMessage().toUpperCase()).contains("WRONGPASS");
+					// the round ends once no quorum is left: two refusals of three settle
+					// it,
+					// the third node may still be connecting
+					assertThat(ex.failedNodes()).hasSizeGreaterThanOrEqualTo(2)
+						.allSatisfy((failed) -> assertThat(failed.toUpperCase()).contains("WRONGPASS"))
+						.allSatisfy((failed) -> assertThat(nodes.uris()).anySatisfy(failed::startsWith));
+					assertThat(ex.getMessage()).doesNotContain(wrong, PASSWORD);
 				});
 		}
 	}
