@@ -129,13 +129,18 @@ final class Acquisitions {
 	}
 
 	/**
-	 * Checks that this instance is open and the request usable, before any network call.
+	 * Checks that this instance is open and the request usable, before any network call;
+	 * on a {@code Redlock} just built, waits for its first connections.
 	 */
 	private Checked check(LockRequest request) {
 		if (this.support.isClosed()) {
 			throw new IllegalStateException("This Redlock is closed: it acquires no more locks");
 		}
-		return new Checked(this.arguments.keyFor(request.resource()), this.arguments.usableTtl(request.ttl()));
+		Checked checked = new Checked(this.arguments.keyFor(request.resource()),
+				this.arguments.usableTtl(request.ttl()));
+		// a Redlock just built: its first connections are still being opened
+		this.group.awaitWarmUp();
+		return checked;
 	}
 
 	/** A request's key as sent to the nodes, and its TTL as checked. */

@@ -10,6 +10,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 
@@ -32,6 +33,13 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * attempt the node is not tried again for {@link #reconnectBackoffNanos}, so a dead node
  * costs nothing and queues nothing. Broken connections are closed, not reused. The
  * connector thread exists only while connections are being opened.
+ *
+ * <p>
+ * A warm pool keeps at least {@code minIdle} connections open: they are opened in the
+ * background as soon as the pool is built, so that the first rounds of a service just
+ * started find them ready, and again whenever connections were lost (a node that
+ * restarted, a reset network), once the node can be reached. The first attempt's end,
+ * whether it connected or not, is reported to the {@link WarmUp}.
  */
 final class NodeConnectionPool implements AutoCloseable {
 
@@ -42,6 +50,18 @@ final class NodeConnectionPool implements AutoCloseable {
 	private final String clientName;
 
 	private final int maxIdle;
+
+	/** Connections kept open even when idle: at most {@link #maxIdle}. */
+	private final int minIdle;
+
+	/**
+	 * Connections of this pool open now, idle, borrowed or being opened to keep
+	 * {@link #minIdle}; the subscriber's own connection is not one of them.
+	 */
+	private final AtomicInteger openOrOpening = new AtomicInteger();
+
+	/** Told when the first warm-up attempt ends; {@code null} once told. */
+	private volatile @Nullable WarmUp warmUp;
 
 	private final long reconnectBackoffNanos;
 
@@ -90,14 +110,23 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	private final TlsSettings tls;
 
-	NodeConnectionPool(RedisNodeUri uri, int maxTotal, int maxIdle, String clientName, long reconnectBackoffNanos,
-			NodeQuarantine quarantine, TlsSettings tls) {
+	NodeConnectionPool(RedisNodeUri uri, RedlockSettings settings, long reconnectBackoffNanos,
+			NodeQuarantine quarantine, TlsSettings tls, WarmUp warmUp) {
+		this(uri, settings.poolMaxTotal(), settings.poolMaxIdle(),
+				Math.min(settings.poolMinIdle(), settings.poolMaxIdle()), settings.clientName(), reconnectBackoffNanos,
+				quarantine, tls, warmUp);
+	}
+
+	private NodeConnectionPool(RedisNodeUri uri, int maxTotal, int maxIdle, int minIdle, String clientName,
+			long reconnectBackoffNanos, NodeQuarantine quarantine, TlsSettings tls, WarmUp warmUp) {
 		this.uri = uri;
 		this.tls = tls;
 		this.quarantine = quarantine;
 		this.hostAndPort = new HostAndPort(uri.host(), uri.port());
 		this.clientName = clientName;
 		this.maxIdle = maxIdle;
+		this.minIdle = minIdle;
+		this.warmUp = (minIdle > 0) ? warmUp : null;
 		this.reconnectBackoffNanos = reconnectBackoffNanos;
 		this.permits = new Semaphore(maxTotal);
 		this.maxTotal = maxTotal;
@@ -109,6 +138,96 @@ final class NodeConnectionPool implements AutoCloseable {
 		});
 		this.connector.allowCoreThreadTimeOut(true);
 		this.lateReplies = new OnDemandThread(OnDemandThread.LATE_REPLIES + uri.hostAndPort());
+	}
+
+	/**
+	 * Starts opening the connections that are kept even when idle, in the background.
+	 */
+	void warmUp() {
+		keepMinIdle();
+	}
+
+	/**
+	 * Opens connections in the background until {@link #minIdle} are open or being
+	 * opened; nothing while the node is left alone after a failed attempt (the next
+	 * connection that opens calls this again).
+	 */
+	private void keepMinIdle() {
+		while (!this.closed) {
+			int open = this.openOrOpening.get();
+			if (open >= this.minIdle) {
+				return;
+			}
+			if (downFailure() != null) {
+				warmUpEnded(false);
+				return;
+			}
+			if (this.openOrOpening.compareAndSet(open, open + 1)) {
+				try {
+					this.connector.execute(this::openToKeep);
+				}
+				catch (RejectedExecutionException ex) {
+					this.openOrOpening.decrementAndGet();
+					return;
+				}
+			}
+		}
+	}
+
+	/**
+	 * Opens a connection for no borrower in particular: it goes to a borrower waiting for
+	 * one to open, else it is kept idle.
+	 */
+	private void openToKeep() {
+		boolean opened = false;
+		try {
+			if (this.closed || downFailure() != null) {
+				return;
+			}
+			PipelinedConnection connection = connectAndGreet(WarmUp.CONNECT_TIMEOUT_MILLIS);
+			// counted already: open() would count it again
+			opened = true;
+			keep(connection);
+		}
+		catch (RuntimeException ex) {
+			failedToConnect(ex);
+		}
+		finally {
+			if (!opened) {
+				this.openOrOpening.decrementAndGet();
+			}
+			warmUpEnded(opened);
+		}
+	}
+
+	/** Tells the warm-up, once, how the first attempt ended. */
+	private void warmUpEnded(boolean opened) {
+		WarmUp told = this.warmUp;
+		if (told != null) {
+			this.warmUp = null;
+			told.nodeDone(opened);
+		}
+	}
+
+	/**
+	 * Keeps a connection that holds no slot: handed to a borrower waiting for one to open
+	 * (with a slot taken for it), else idle.
+	 */
+	private void keep(PipelinedConnection connection) {
+		if (this.permits.tryAcquire()) {
+			giveBack(connection);
+			return;
+		}
+		boolean kept = false;
+		synchronized (this.idle) {
+			if (!this.closed && this.idle.size() < this.maxIdle) {
+				this.idle.offerFirst(connection);
+				kept = true;
+			}
+		}
+		if (!kept) {
+			discard(connection);
+		}
 	}
 
 	/**
@@ -209,7 +328,7 @@ final class NodeConnectionPool implements AutoCloseable {
 			if (connection == null || (connection.isReusable() && connection.isConnected())) {
 				return connection;
 			}
-			closeQuietly(connection);
+			discard(connection);
 		}
 	}
 
@@ -234,8 +353,7 @@ final class NodeConnectionPool implements AutoCloseable {
 					}
 				}
 				catch (RuntimeException ex) {
-					this.lastConnectFailure = ex;
-					this.downUntilNanos = System.nanoTime() + this.reconnectBackoffNanos;
+					failedToConnect(ex);
 					this.permits.release();
 					result.completeExceptionally(ex);
 				}
@@ -248,6 +366,12 @@ final class NodeConnectionPool implements AutoCloseable {
 		return result;
 	}
 
+	/** Leaves the node alone for the back-off after a failed connection attempt. */
+	private void failedToConnect(RuntimeException ex) {
+		this.lastConnectFailure = ex;
+		this.downUntilNanos = System.nanoTime() + this.reconnectBackoffNanos;
+	}
+
 	private @Nullable JedisConnectionException downFailure() {
 		long left = this.downUntilNanos - System.nanoTime();
 		if (left <= 0) {
@@ -257,8 +381,10 @@ final class NodeConnectionPool implements AutoCloseable {
 		String message = "not retried for another " + TimeUnit.NANOSECONDS.toMillis(left)
 				+ " ms after a failed connection attempt: "
 				+ ((last != null && last.getMessage() != null) ? last.getMessage() : String.valueOf(last));
+		// the cause tells a node that timed out (frozen) from one that refused the
+		// connection
 		return (last instanceof AuthenticationFailedException) ? new AuthenticationFailedException(message, last)
-				: new JedisConnectionException(message);
+				: new JedisConnectionException(message, last);
 	}
 
 	/**
@@ -313,7 +439,7 @@ final class NodeConnectionPool implements AutoCloseable {
 				}
 			}
 			if (!kept) {
-				closeQuietly(connection);
+				discard(connection);
 			}
 			else if (this.closed) {
 				// closed meanwhile: close() may have emptied the idle list before this
@@ -340,7 +466,18 @@ final class NodeConnectionPool implements AutoCloseable {
 		return false;
 	}
 
+	/** Opens a connection for a borrower, counting it. */
 	private PipelinedConnection open(int timeoutMillis) {
+		PipelinedConnection connection = connectAndGreet(timeoutMillis);
+		int open = this.openOrOpening.incrementAndGet();
+		if (open < this.minIdle) {
+			// the node answers again after connections were lost: refill the warm ones
+			keepMinIdle();
+		}
+		return connection;
+	}
+
+	private PipelinedConnection connectAndGreet(int timeoutMillis) {
 		PipelinedConnection connection = connect(timeoutMillis);
 		try {
 			this.quarantine.observe(NodeGreeting.exchange(connection, this::replied));
@@ -392,7 +529,23 @@ final class NodeConnectionPool implements AutoCloseable {
 			discarded = new ArrayList<>(this.idle);
 			this.idle.clear();
 		}
-		discarded.forEach(NodeConnectionPool::closeQuietly);
+		discarded.forEach(this::discard);
+	}
+
+	/**
+	 * Closes a connection of this pool for good; when fewer than {@link #minIdle} are
+	 * left, others are opened in the background.
+	 */
+	private void discard(PipelinedConnection connection) {
+		closeQuietly(connection);
+		if (this.openOrOpening.decrementAndGet() < this.minIdle) {
+			keepMinIdle();
+		}
+	}
+
+	/** How many connections of this pool are open or being opened to be kept. */
+	int openConnections() {
+		return this.openOrOpening.get();
 	}
 
 	@Override
@@ -402,6 +555,7 @@ final class NodeConnectionPool implements AutoCloseable {
 		// slot back
 		this.connector.shutdown();
 		this.lateReplies.close();
+		warmUpEnded(false);
 		discardIdle();
 		for (PermitWaiter waiter = this.permitWaiters.poll(); waiter != null; waiter = this.permitWaiters.poll()) {
 			waiter.connection().completeExceptionally(new JedisConnectionException("Redlock has been closed"));

@@ -90,6 +90,7 @@ final class NodeDiagnostics {
 		// one node timeout, so that
 		// a server listed twice or a replica is found rather than reported as "cannot be
 		// checked"
+		this.group.awaitWarmUp();
 		Fanout startup = new Fanout(this.group.pools(),
 				Math.max(this.settings.nodeTimeout().toNanos(), STARTUP_CHECK_NANOS));
 		NodeReply[] infos = startup.execute(new CommandArguments(Command.INFO), null);

@@ -42,6 +42,8 @@ final class NodeGroup implements AutoCloseable {
 
 	private final int quorum;
 
+	private final WarmUp warmUp;
+
 	NodeGroup(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker, List<RedlockListener> listeners,
 			TlsSettings tls, RenewalScheduler scheduler) {
 		this.nodes = List.copyOf(nodes);
@@ -51,14 +53,21 @@ final class NodeGroup implements AutoCloseable {
 		this.quorum = nodes.size() / 2 + 1;
 		List<NodeConnectionPool> pools = new ArrayList<>(nodes.size());
 		List<NodeQuarantine> quarantines = new ArrayList<>(nodes.size());
+		this.warmUp = (Math.min(settings.poolMinIdle(), settings.poolMaxIdle()) > 0)
+				? new WarmUp(nodes.size(), this.quorum) : WarmUp.none();
 		for (RedisNodeUri node : nodes) {
 			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine());
 			quarantines.add(quarantine);
-			pools.add(new NodeConnectionPool(node, settings.poolMaxTotal(), settings.poolMaxIdle(),
-					settings.clientName(), reconnectBackoff(settings).toNanos(), quarantine, tls));
+			pools.add(new NodeConnectionPool(node, settings, reconnectBackoff(settings).toNanos(), quarantine, tls,
+					this.warmUp));
 		}
 		this.pools = List.copyOf(pools);
 		this.quarantines = List.copyOf(quarantines);
+		if (!settings.restartQuarantine().isZero()) {
+			QuarantineNotice notice = new QuarantineNotice(this.quarantines, this.quorum, settings.restartQuarantine(),
+					"Redlock" + nodes.stream().map(RedisNodeUri::redacted).toList());
+			this.quarantines.forEach((quarantine) -> quarantine.onQuarantined(notice::nodeQuarantined));
+		}
 		this.fanout = new Fanout(this.pools, settings.nodeTimeout().toNanos());
 		this.cleanup = new ValueCleanup(new Fanout(this.pools, settings.nodeTimeout().toNanos(), true), this.pools,
 				scheduler, settings.nodeTimeout().toNanos());
@@ -73,6 +82,22 @@ final class NodeGroup implements AutoCloseable {
 		Duration fourTimeouts = settings.nodeTimeout().multipliedBy(4);
 		Duration floor = Duration.ofMillis(250);
 		return (fourTimeouts.compareTo(floor) > 0) ? fourTimeouts : floor;
+	}
+
+	/**
+	 * Starts opening the connections kept even when idle, on each node's connector
+	 * thread.
+	 */
+	void warmUp() {
+		this.pools.forEach(NodeConnectionPool::warmUp);
+	}
+
+	/**
+	 * Waits, if the first connections are still being opened, until a quorum of nodes has
+	 * one (at most {@link WarmUp#CONNECT_TIMEOUT_MILLIS}); returns at once after that.
+	 */
+	void awaitWarmUp() {
+		this.warmUp.await();
 	}
 
 	/** The nodes, in configuration order. */

@@ -59,9 +59,21 @@ final class NodeQuarantine {
 
 	private volatile boolean uptimeUnknownLogged;
 
+	/** Told each time this node is quarantined. */
+	private volatile Runnable onQuarantined = () -> {
+	};
+
 	NodeQuarantine(RedisNodeUri node, Duration quarantine) {
 		this.node = node;
 		this.quarantineNanos = quarantine.toNanos();
+	}
+
+	/**
+	 * Sets what to tell each time this node is quarantined.
+	 * @param onQuarantined called after the node's own warning is logged
+	 */
+	void onQuarantined(Runnable onQuarantined) {
+		this.onQuarantined = onQuarantined;
 	}
 
 	/**
@@ -131,6 +143,17 @@ final class NodeQuarantine {
 					this.node, uptimeSeconds, restartedAgain ? " (new run_id)" : "", at,
 					Duration.ofNanos(this.quarantineNanos));
 		}
+		this.onQuarantined.run();
+	}
+
+	/**
+	 * Returns how long the node is still quarantined at a given time, without ending its
+	 * quarantine (no lock taken).
+	 * @param nowNanos a {@link System#nanoTime()} reading
+	 * @return nanoseconds until it counts; zero when it counts
+	 */
+	long remainingNanosAt(long nowNanos) {
+		return this.quarantined ? Math.max(0, this.countsAgainAtNanos - nowNanos) : 0;
 	}
 
 	boolean counts() {

@@ -68,6 +68,7 @@ public final class Redlock implements AutoCloseable {
 		this.leases = new LeaseSupport(this.group, settings, arguments, this.waiters, this.held, this.renewals);
 		this.acquisitions = new Acquisitions(this.leases, this.group, this.round, this.waiters, this.held, arguments,
 				ticker);
+		this.group.warmUp();
 	}
 
 	/**
@@ -349,7 +350,10 @@ public final class Redlock implements AutoCloseable {
 		}
 
 		/**
-		 * Checks the nodes and builds the instance. No connection is opened yet.
+		 * Checks the nodes and builds the instance, which starts opening
+		 * {@link RedlockSettings#poolMinIdle()} connections to each node in the
+		 * background; calls made before a quorum of nodes has one wait for them (at most
+		 * 2 s).
 		 * @return a new {@code Redlock}
 		 * @throws InvalidRedlockConfigurationException if there are no nodes, a URI is
 		 * malformed, or one server is listed twice (which would fake a quorum)

@@ -20,6 +20,9 @@ import java.time.Duration;
  * calls; automatic renewal is bounded by {@code maxHold} instead
  * @param poolMaxTotal most connections open to one node at once
  * @param poolMaxIdle most idle connections kept open to one node
+ * @param poolMinIdle connections to each node opened in the background as soon as the
+ * {@code Redlock} is built, and kept open even when idle (at most {@code poolMaxIdle});
+ * zero opens each connection on demand
  * @param clientName name given to every connection ({@code CLIENT SETNAME}), or empty for
  * none
  * @param restartQuarantine how long a node that restarted (short uptime, or a new
@@ -35,7 +38,8 @@ import java.time.Duration;
  */
 public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration defaultWaitTime, Duration retryDelay,
 		Duration nodeTimeout, double clockDriftFactor, int maxExtensions, int poolMaxTotal, int poolMaxIdle,
-		String clientName, Duration restartQuarantine, int maxKeyLength, Duration maxHold, boolean autoRenew) {
+		int poolMinIdle, String clientName, Duration restartQuarantine, int maxKeyLength, Duration maxHold,
+		boolean autoRenew) {
 
 	/** Fixed part of the drift allowance, as in the Redlock reference implementations. */
 	static final Duration DRIFT_BASE = Duration.ofMillis(2);
@@ -59,15 +63,18 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 		require(maxExtensions >= 0, "maxExtensions", "must not be negative, was " + maxExtensions);
 		require(poolMaxTotal >= 1, "poolMaxTotal", "must be at least 1, was " + poolMaxTotal);
 		require(poolMaxIdle >= 0, "poolMaxIdle", "must not be negative, was " + poolMaxIdle);
+		require(poolMinIdle >= 0, "poolMinIdle", "must not be negative, was " + poolMinIdle);
 		require(clientName != null && clientName.chars().allMatch((c) -> c > ' ' && c <= '~'), "clientName",
 				"must be printable ASCII without spaces, was '" + clientName + "'");
 		require(defaultTtl.compareTo(drift(defaultTtl, clockDriftFactor)) > 0, "defaultTtl",
-				"must be longer than the clock drift allowance");
+				"must be longer than the clock drift allowance (" + clockDriftFactor + " × TTL + 2 ms), was "
+						+ defaultTtl);
 		require(restartQuarantine != null && !restartQuarantine.isNegative(), "restartQuarantine",
 				"must be zero (off) or positive, was " + restartQuarantine);
 		require(restartQuarantine.isZero() || defaultTtl.compareTo(restartQuarantine) <= 0, "defaultTtl",
 				"must not exceed restartQuarantine (" + restartQuarantine + "), was " + defaultTtl
-						+ "; a node that restarted could forget a lock that others still count");
+						+ ": a node that restarted could forget a lock that others still count; lower it, raise "
+						+ "restartQuarantine, or keep the TTL short and renew leases while held (autoRenew)");
 		require(maxKeyLength >= 1, "maxKeyLength", "must be at least 1, was " + maxKeyLength);
 		requirePositive(maxHold, "maxHold");
 	}
@@ -75,8 +82,9 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	/**
 	 * Returns the defaults: prefix {@code redlock:}, TTL 30 s, wait 5 s, retry delay 100
 	 * ms, node timeout 100 ms, drift factor 0.01, 100 extensions, at most 64 connections
-	 * and 16 idle ones per node, client name {@code redlock}, restart quarantine 60 s,
-	 * keys up to 1,024 bytes, automatic renewal off and bounded to 10 min.
+	 * and 64 idle ones per node, 4 of them opened at once and kept, client name
+	 * {@code redlock}, restart quarantine 60 s, keys up to 1,024 bytes, automatic renewal
+	 * off and bounded to 10 min.
 	 * @return the default settings
 	 */
 	public static RedlockSettings defaults() {
@@ -213,6 +221,8 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 
 		private int poolMaxIdle = 64;
 
+		private int poolMinIdle = 4;
+
 		private String clientName = "redlock";
 
 		private Duration restartQuarantine = Duration.ofSeconds(60);
@@ -236,6 +246,7 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 			this.maxExtensions = settings.maxExtensions;
 			this.poolMaxTotal = settings.poolMaxTotal;
 			this.poolMaxIdle = settings.poolMaxIdle;
+			this.poolMinIdle = settings.poolMinIdle;
 			this.clientName = settings.clientName;
 			this.restartQuarantine = settings.restartQuarantine;
 			this.maxKeyLength = settings.maxKeyLength;
@@ -335,6 +346,17 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 		}
 
 		/**
+		 * Sets how many connections to each node are opened at once and kept even when
+		 * idle (at most the most idle ones); zero opens each on demand.
+		 * @param poolMinIdle the value
+		 * @return this builder
+		 */
+		public Builder poolMinIdle(int poolMinIdle) {
+			this.poolMinIdle = poolMinIdle;
+			return this;
+		}
+
+		/**
 		 * Sets the {@code CLIENT SETNAME} of every connection, empty for none.
 		 * @param clientName the value
 		 * @return this builder
@@ -393,7 +415,8 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 		public RedlockSettings build() {
 			return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay,
 					this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
-					this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold, this.autoRenew);
+					this.poolMinIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold,
+					this.autoRenew);
 		}
 
 	}

@@ -75,15 +75,13 @@ class AuthenticationFailureTests {
 	void aNodeThatWantsAPasswordWeDoNotGiveIsAnAuthenticationFailureToo(RedisNodes nodes) {
 		this.nodes = nodes;
 		TestSupport.createAclUser(nodes, PASSWORD, "~*", "+@all");
+		nodes.node(0).command("ACL", "SETUSER", "default", "resetpass", ">" + PASSWORD);
 		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(TestSupport.SETTINGS).build()) {
-			nodes.node(0).command("ACL", "SETUSER", "default", "resetpass", ">" + PASSWORD);
-			try {
-				assertThat(redlock.checkNodes().get(0).error()).contains("authentication failed", "NOAUTH");
-			}
-			finally {
-				// the kit talks to its nodes without a password: give it a fresh node
-				nodes.node(0).restart();
-			}
+			assertThat(redlock.checkNodes().get(0).error()).contains("authentication failed", "NOAUTH");
+		}
+		finally {
+			// the kit talks to its nodes without a password: give it a fresh node
+			nodes.node(0).restart();
 		}
 	}
 

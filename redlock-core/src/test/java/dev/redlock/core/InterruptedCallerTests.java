@@ -41,6 +41,7 @@ class InterruptedCallerTests {
 		List<String> uris = proxies.stream().map(LatencyProxy::uri).toList();
 		try (Redlock redlock = Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build()) {
 			redlock.acquire("warm-up", TTL, Duration.ZERO).release();
+			TestSupport.awaitWarmPools(redlock);
 			int[] idleBefore = idleConnections(redlock, nodes.size());
 			Outcome outcome = TestThreads.start(virtual, () -> {
 				Lease lease = redlock.acquire("interrupted", TTL, Duration.ZERO);
@@ -51,7 +52,14 @@ class InterruptedCallerTests {
 			}).await(Duration.ofSeconds(10));
 			assertThat(outcome).isEqualTo(new Outcome(true, ReleaseOutcome.RELEASED, true, false));
 			TestSupport.awaitNoKeys(nodes);
-			assertThat(idleConnections(redlock, nodes.size())).as("idle connections kept").isEqualTo(idleBefore);
+			int[] idleAfter = idleConnections(redlock, nodes.size());
+			// none closed (an interrupted virtual thread's read would close its socket);
+			// one
+			// more may have been opened for a release that found the others busy
+			for (int i = 0; i < idleBefore.length; i++) {
+				assertThat(idleAfter[i]).as("idle connections kept on node %d", i)
+					.isGreaterThanOrEqualTo(idleBefore[i]);
+			}
 		}
 		finally {
 			proxies.forEach(LatencyProxy::close);

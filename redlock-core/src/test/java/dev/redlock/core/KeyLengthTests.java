@@ -20,6 +20,11 @@ class KeyLengthTests {
 	/** The prefix {@code redlock:} is 8 bytes: 8 more make 16, the limit. */
 	private static final RedlockSettings SETTINGS = TestSupport.SETTINGS.toBuilder().maxKeyLength(16).build();
 
+	/**
+	 * No connection opened in advance, so that a refused call shows by opening none.
+	 */
+	private static final RedlockSettings COLD = SETTINGS.toBuilder().poolMinIdle(0).build();
+
 	private static final Duration TTL = Duration.ofSeconds(5);
 
 	@Test
@@ -33,7 +38,7 @@ class KeyLengthTests {
 
 	@Test
 	void aKeyOneByteOverTheLimitIsRefusedBeforeAnyNetworkCall(RedisNodes nodes) {
-		try (Redlock redlock = TestSupport.redlock(nodes, SETTINGS)) {
+		try (Redlock redlock = TestSupport.redlock(nodes, COLD)) {
 			assertThatIllegalArgumentException().isThrownBy(() -> redlock.acquire("123456789", TTL, Duration.ZERO))
 				.withMessageContaining("16 bytes")
 				.withMessageContaining("maxKeyLength")
@@ -57,7 +62,7 @@ class KeyLengthTests {
 
 	@Test
 	void aHugeResourceIsRefusedWithAShortMessage(RedisNodes nodes) {
-		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS)) {
+		try (Redlock redlock = TestSupport.redlock(nodes, COLD.toBuilder().maxKeyLength(1024).build())) {
 			String huge = "x".repeat(1_000_000);
 			assertThatIllegalArgumentException().isThrownBy(() -> redlock.acquire(huge, TTL, Duration.ofSeconds(1)))
 				.satisfies((ex) -> assertThat(ex.getMessage()).hasSizeLessThan(300).contains("1024 bytes"));

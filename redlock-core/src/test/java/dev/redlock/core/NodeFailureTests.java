@@ -196,8 +196,9 @@ class NodeFailureTests {
 
 	@Test
 	void majorityPausedTimesOutWithinTheNodeTimeout(RedisNodes nodes) {
-		nodes.nodes(1, 2, 3).forEach(RedisNode::pause);
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			redlock.acquire("before-the-freeze", Duration.ofSeconds(10), Duration.ZERO).release();
+			nodes.nodes(1, 2, 3).forEach(RedisNode::pause);
 			long start = System.nanoTime();
 			assertThatExceptionOfType(LockNotAcquiredException.class)
 				.isThrownBy(() -> redlock.acquire("majority-paused", Duration.ofSeconds(10), Duration.ZERO))
@@ -207,7 +208,31 @@ class NodeFailureTests {
 			Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
 			assertThat(elapsed).isLessThan(NODE_TIMEOUT.multipliedBy(2).plus(Duration.ofMillis(500)));
 		}
-		nodes.nodes(1, 2, 3).forEach(RedisNode::resume);
+		finally {
+			nodes.nodes(1, 2, 3).forEach(RedisNode::resume);
+		}
+	}
+
+	/**
+	 * A {@code Redlock} built while a majority is frozen: its first call waits for the
+	 * first connections (at most the warm-up's bound), then fails like any other.
+	 */
+	@Test
+	void majorityFrozenAtStartupCostsTheFirstCallAtMostTheWarmUp(RedisNodes nodes) {
+		nodes.nodes(1, 2, 3).forEach(RedisNode::pause);
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			long start = System.nanoTime();
+			assertThatExceptionOfType(LockNotAcquiredException.class)
+				.isThrownBy(() -> redlock.acquire("frozen-at-startup", Duration.ofSeconds(10), Duration.ZERO))
+				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(Reason.NO_QUORUM))
+				.satisfies((ex) -> assertThat(ex.failedNodes()).hasSize(3));
+			Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+			Duration warmUp = Duration.ofMillis(WarmUp.CONNECT_TIMEOUT_MILLIS);
+			assertThat(elapsed).isLessThan(warmUp.plus(NODE_TIMEOUT.multipliedBy(2)).plus(Duration.ofMillis(500)));
+		}
+		finally {
+			nodes.nodes(1, 2, 3).forEach(RedisNode::resume);
+		}
 	}
 
 }

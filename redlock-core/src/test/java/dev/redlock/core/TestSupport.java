@@ -106,6 +106,25 @@ final class TestSupport {
 		awaitTrue("no key is left on any node", Duration.ofSeconds(5), () -> keysOnNodes(nodes) == 0);
 	}
 
+	/**
+	 * Waits until every node's pool holds the connections it opens in advance
+	 * ({@link RedlockSettings#poolMinIdle()}), so that nothing is being opened behind a
+	 * test that counts connections.
+	 */
+	static void awaitWarmPools(Redlock redlock) {
+		RedlockSettings settings = redlock.settings();
+		int warm = Math.min(settings.poolMinIdle(), settings.poolMaxIdle());
+		int nodes = redlock.nodeAddresses().size();
+		awaitTrue("every node's pool holds its " + warm + " warm connections", Duration.ofSeconds(10), () -> {
+			for (int i = 0; i < nodes; i++) {
+				if (redlock.internals().idleConnections(i) < warm) {
+					return false;
+				}
+			}
+			return true;
+		});
+	}
+
 	/** Polls until the condition holds, failing after the deadline. */
 	static void awaitTrue(String what, Duration timeout, BooleanSupplier condition) {
 		long deadline = System.nanoTime() + timeout.toNanos();

@@ -36,9 +36,10 @@ final class RedlockFactory {
 			Map.entry("retryDelay", "retry-delay"), Map.entry("nodeTimeout", "node-timeout"),
 			Map.entry("clockDriftFactor", "clock-drift-factor"), Map.entry("maxExtensions", "max-extensions"),
 			Map.entry("poolMaxTotal", "pool.max-total"), Map.entry("poolMaxIdle", "pool.max-idle"),
-			Map.entry("clientName", "client-name"), Map.entry("nodes", "nodes"),
-			Map.entry("restartQuarantine", "restart-quarantine"), Map.entry("maxKeyLength", "max-key-length"),
-			Map.entry("maxHold", "max-hold"), Map.entry("autoRenew", "auto-renew"));
+			Map.entry("poolMinIdle", "pool.min-idle"), Map.entry("clientName", "client-name"),
+			Map.entry("nodes", "nodes"), Map.entry("restartQuarantine", "restart-quarantine"),
+			Map.entry("maxKeyLength", "max-key-length"), Map.entry("maxHold", "max-hold"),
+			Map.entry("autoRenew", "auto-renew"));
 
 	private static final Pattern INDEXED = Pattern.compile("(\\w+)(\\[\\d+])");
 
@@ -77,6 +78,7 @@ final class RedlockFactory {
 		map.from(properties::maxExtensions).to(settings::maxExtensions);
 		map.from(properties.pool()::maxTotal).to(settings::poolMaxTotal);
 		map.from(properties.pool()::maxIdle).to(settings::poolMaxIdle);
+		map.from(properties.pool()::minIdle).to(settings::poolMinIdle);
 		map.from(properties::clientName).to(settings::clientName);
 		map.from(properties::restartQuarantine).to(settings::restartQuarantine);
 		map.from(properties::maxKeyLength).to(settings::maxKeyLength);

@@ -91,8 +91,13 @@ public record RedlockProperties(@DefaultValue("true") boolean enabled, @DefaultV
 	 * free waits at most the node timeout.
 	 * @param maxIdle Most idle connections kept open to one node. Below the number of
 	 * threads that lock at once, connections are closed and opened again all the time.
+	 * @param minIdle Connections to each node opened in the background as soon as the
+	 * application starts, before it reports ready, and kept open even when idle (at most
+	 * max-idle), so that the first calls after a deploy find them ready. 0 opens every
+	 * connection on demand.
 	 */
-	public record Pool(@DefaultValue("64") int maxTotal, @DefaultValue("64") int maxIdle) {
+	public record Pool(@DefaultValue("64") int maxTotal, @DefaultValue("64") int maxIdle,
+			@DefaultValue("4") int minIdle) {
 	}
 
 }

@@ -32,6 +32,8 @@ import dev.redlock.core.Redlock;
  * <li>{@code reachable}: how many nodes answered as masters;</li>
  * <li>{@code counting}: how many of those count towards a quorum now (not in restart
  * quarantine), the number compared with the quorum;</li>
+ * <li>{@code reason}, when {@code OUT_OF_SERVICE}: how many nodes are in quarantine, for
+ * how long no lock can be acquired, and what to do about nodes created just now;</li>
  * <li>{@code nodes}: per node, in configuration order, {@code node} (its address without
  * credentials), {@code reachable}, {@code latencyMs}, and when it answered
  * {@code version}, {@code role} and {@code uptimeSeconds}, or when it did not
@@ -76,7 +78,7 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 			builder.up();
 		}
 		else if (masters >= quorum) {
-			builder.outOfService();
+			builder.outOfService().withDetail("reason", quarantineReason(statuses, quorum, counting));
 		}
 		else {
 			builder.down();
@@ -85,6 +87,24 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 			.withDetail("reachable", masters)
 			.withDetail("counting", counting)
 			.withDetail("nodes", nodes);
+	}
+
+	/**
+	 * Why no lock can be had although enough masters answer: how many are in quarantine,
+	 * until when, and what to do about nodes created just now.
+	 */
+	private static String quarantineReason(List<NodeStatus> statuses, int quorum, int counting) {
+		List<Duration> remaining = statuses.stream()
+			.filter((status) -> status.isMaster() && !status.counts())
+			.map(NodeStatus::quarantineRemaining)
+			.sorted()
+			.toList();
+		Duration wait = remaining.get(quorum - counting - 1);
+		return remaining.size() + " of " + statuses.size() + " nodes are in restart quarantine and a lock needs "
+				+ quorum + ": no lock can be acquired for another " + (wait.toMillis() + 999) / 1000 + " s. A node "
+				+ "that started less than redlock.restart-quarantine ago may have forgotten locks it granted; for "
+				+ "nodes created just now, which hold none, set redlock.restart-quarantine=0s (and run Redis with "
+				+ "appendfsync always)";
 	}
 
 	private static Map<String, Object> describe(NodeStatus status) {

@@ -40,7 +40,7 @@ class RedlockEndpointTests {
 		this.nodes = nodes;
 		this.redlock = TestRedlocks.on(nodes,
 				new RedlockSettings("shop:", Duration.ofSeconds(20), Duration.ofMillis(1500), Duration.ofMillis(40),
-						Duration.ofMillis(150), 0.02, 7, 8, 2, "endpoint-test", Duration.ZERO, 1024,
+						Duration.ofMillis(150), 0.02, 7, 8, 2, 1, "endpoint-test", Duration.ZERO, 1024,
 						Duration.ofMinutes(10), false));
 		this.endpoint = new RedlockEndpoint(this.redlock, Show.ALWAYS);
 	}

@@ -69,6 +69,9 @@ class RedlockHealthIndicatorTests {
 					(health) -> Integer.valueOf(3).equals(health.getDetails().get("reachable")), Duration.ofSeconds(1));
 			assertThat(outOfService.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
 			assertThat(outOfService.getDetails()).containsEntry("quorum", 2).containsEntry("counting", 1);
+			assertThat(outOfService.getDetails().get("reason")).asString()
+				.contains("2 of 3 nodes are in restart quarantine and a lock needs 2",
+						"no lock can be acquired for another", "redlock.restart-quarantine=0s");
 			List<Map<String, Object>> details = nodeDetails(outOfService);
 			for (int restarted : new int[] { 0, 1 }) {
 				assertThat(details.get(restarted).get("quarantineRemainingMs")).isInstanceOfSatisfying(Long.class,
