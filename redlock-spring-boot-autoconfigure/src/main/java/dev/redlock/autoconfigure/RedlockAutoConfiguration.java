@@ -1,6 +1,7 @@
 package dev.redlock.autoconfigure;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.beans.factory.config.EmbeddedValueResolver;
@@ -59,6 +60,13 @@ public final class RedlockAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	DistributedLockAttributeCheck distributedLockAttributeCheck(ObjectProvider<Redlock> redlock,
+			LockAttributeSource redlockLockAttributeSource) {
+		return new DistributedLockAttributeCheck(redlock, redlockLockAttributeSource);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<Redlock> redlock,
 			LockAttributeSource redlockLockAttributeSource, ConfigurableBeanFactory beanFactory,
@@ -78,6 +86,33 @@ public final class RedlockAutoConfiguration {
 			.bind("redlock.interceptor-order", Integer.class)
 			.orElse(RedlockProperties.DEFAULT_INTERCEPTOR_ORDER);
 		return new DistributedLockAdvisor(interceptor, redlockLockAttributeSource, order);
+	}
+
+	/**
+	 * Checks every {@code @DistributedLock} method against the settings of the
+	 * {@link Redlock} once all singletons exist, so that a {@code ttl} or {@code minHold}
+	 * that the settings cannot serve fails startup, naming the method, rather than every
+	 * call.
+	 */
+	static final class DistributedLockAttributeCheck implements SmartInitializingSingleton {
+
+		private final ObjectProvider<Redlock> redlock;
+
+		private final LockAttributeSource attributeSource;
+
+		DistributedLockAttributeCheck(ObjectProvider<Redlock> redlock, LockAttributeSource attributeSource) {
+			this.redlock = redlock;
+			this.attributeSource = attributeSource;
+		}
+
+		@Override
+		public void afterSingletonsInstantiated() {
+			Redlock redlock = this.redlock.getIfUnique();
+			if (redlock != null) {
+				this.attributeSource.checkAgainst(redlock.settings());
+			}
+		}
+
 	}
 
 }

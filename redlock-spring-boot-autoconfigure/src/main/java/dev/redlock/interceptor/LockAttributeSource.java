@@ -14,8 +14,11 @@ import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
@@ -28,6 +31,7 @@ import org.springframework.util.StringValueResolver;
 import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLocked;
 import dev.redlock.annotation.Renewal;
+import dev.redlock.core.RedlockSettings;
 
 /**
  * Finds {@link DistributedLock @DistributedLock} on a method and resolves its attributes
@@ -36,10 +40,19 @@ import dev.redlock.annotation.Renewal;
  */
 public final class LockAttributeSource {
 
+	private static final Logger logger = LoggerFactory.getLogger(LockAttributeSource.class);
+
 	private static final Set<String> REACTIVE_TYPES = Set.of("org.reactivestreams.Publisher",
 			"java.util.concurrent.Flow$Publisher", "kotlinx.coroutines.flow.Flow");
 
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
+			LockAttributeSource.class.getClassLoader());
+
+	/**
+	 * Whether Spring AOP can bridge a Kotlin {@code suspend} function to a {@code Mono}
+	 * (it does so when kotlinx-coroutines-reactor is on the classpath).
+	 */
+	private static final boolean COROUTINES_REACTOR_PRESENT = ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt",
 			LockAttributeSource.class.getClassLoader());
 
 	private final Map<MethodClassKey, Optional<LockAttributes>> cache = new ConcurrentHashMap<>();
@@ -47,6 +60,12 @@ public final class LockAttributeSource {
 	private final SpelExpressionParser parser = new SpelExpressionParser();
 
 	private final StringValueResolver placeholders;
+
+	/**
+	 * The settings every resolved method is checked against, once known; methods resolved
+	 * before are checked when they are set.
+	 */
+	private volatile @Nullable RedlockSettings settings;
 
 	/**
 	 * Creates a source.
@@ -69,10 +88,40 @@ public final class LockAttributeSource {
 		MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
 		Optional<LockAttributes> cached = this.cache.get(cacheKey);
 		if (cached == null) {
-			cached = Optional.ofNullable(resolve(method, targetClass));
+			LockAttributes resolved = resolve(method, targetClass);
+			RedlockSettings known = this.settings;
+			if (resolved != null && known != null) {
+				check(resolved, known);
+			}
+			cached = Optional.ofNullable(resolved);
 			this.cache.put(cacheKey, cached);
 		}
 		return cached.orElse(null);
+	}
+
+	/**
+	 * Checks the methods resolved so far against the settings of the {@code Redlock} that
+	 * serves them (their {@code ttl} must leave validity after the clock drift allowance,
+	 * their {@code minHold} may not outlast the restart quarantine), and the methods
+	 * resolved from now on as they are. A {@code ttl} beyond the restart quarantine is
+	 * logged once: it is served by renewal.
+	 * @param settings the settings
+	 * @throws IllegalStateException naming the first method whose attributes conflict
+	 * with the settings
+	 */
+	public void checkAgainst(RedlockSettings settings) {
+		for (Optional<LockAttributes> resolved : this.cache.values()) {
+			resolved.ifPresent((attributes) -> check(attributes, settings));
+		}
+		this.settings = settings;
+	}
+
+	private static void check(LockAttributes attributes, RedlockSettings settings) {
+		LockTerms.verify(attributes, settings);
+		String served = LockTerms.servedByRenewal(attributes, settings);
+		if (served != null) {
+			logger.info(served);
+		}
 	}
 
 	/**
@@ -107,8 +156,17 @@ public final class LockAttributeSource {
 					.map(Class::getSimpleName)
 					.collect(Collectors.joining(", ", "(", ")"));
 		Class<?> returnType = specific.getReturnType();
-		boolean asynchronous = CompletionStage.class.isAssignableFrom(returnType);
-		boolean reactive = !asynchronous && REACTOR_PRESENT && ReactiveLocks.supports(returnType);
+		boolean suspending = KotlinDetector.isSuspendingFunction(specific);
+		if (suspending && !COROUTINES_REACTOR_PRESENT) {
+			throw new IllegalStateException("Invalid @DistributedLock on " + description + ": it is a Kotlin suspend "
+					+ "function, which returns at its first suspension point, so the lock would be released before the "
+					+ "coroutine is done; add org.jetbrains.kotlinx:kotlinx-coroutines-reactor, with which Spring "
+					+ "runs it as a Mono whose completion releases the lock");
+		}
+		boolean asynchronous = !suspending && CompletionStage.class.isAssignableFrom(returnType);
+		// Spring AOP runs a suspend function as a Mono: its subscription is locked like
+		// any other
+		boolean reactive = suspending || (!asynchronous && REACTOR_PRESENT && ReactiveLocks.supports(returnType));
 		if (!asynchronous && !reactive && isUnsupportedAsynchronous(returnType)) {
 			throw new IllegalStateException("Invalid @DistributedLock on " + description + ": it returns "
 					+ returnType.getSimpleName() + ", whose completion cannot be followed, so the lock would be "

@@ -1,6 +1,7 @@
 package dev.redlock.interceptor;
 
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +12,8 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.core.CoroutinesUtils;
+import org.springframework.core.KotlinDetector;
 
 import dev.redlock.annotation.OnLeaseLost;
 import dev.redlock.annotation.OnLocked;
@@ -114,6 +117,15 @@ final class LockedCall {
 				: settings.defaultWaitTime();
 		boolean renew = (this.attributes.autoRenew() != null) ? this.attributes.autoRenew() : settings.autoRenew();
 		Duration maxHold = (this.attributes.maxHold() != null) ? this.attributes.maxHold() : settings.maxHold();
+		Duration quarantine = settings.restartQuarantine();
+		if (LockTerms.exceeds(ttl, quarantine)) {
+			// the quarantine caps every TTL: take it, and renew up to the ttl asked for
+			if (!renew) {
+				renew = true;
+				maxHold = ttl.minus(quarantine);
+			}
+			ttl = quarantine;
+		}
 		long deadline = System.nanoTime() + waitTime.toNanos();
 		try {
 			for (String resource : resources) {
@@ -169,7 +181,13 @@ final class LockedCall {
 				this.observation.fellBack();
 				Throwable failure = null;
 				try {
-					return this.attributes.fallback().invoke(target, args);
+					Method fallback = this.attributes.fallback();
+					if (KotlinDetector.isSuspendingFunction(fallback)) {
+						// a suspend fallback runs as a Mono too, in the caller's
+						// coroutine
+						return CoroutinesUtils.invokeSuspendingFunction(fallback, target, args);
+					}
+					return fallback.invoke(target, args);
 				}
 				catch (InvocationTargetException ex) {
 					failure = ex.getCause();

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AutoConfigurationContractTests {
 
 	@ParameterizedTest(name = "{0}")
-	@CsvSource({ "dev.redlock.autoconfigure.RedlockAutoConfiguration, 3",
+	@CsvSource({ "dev.redlock.autoconfigure.RedlockAutoConfiguration, 4",
 			"dev.redlock.autoconfigure.metrics.RedlockMetricsAutoConfiguration, 2",
 			"dev.redlock.autoconfigure.observation.RedlockObservationAutoConfiguration, 1",
 			"dev.redlock.autoconfigure.health.RedlockHealthContributorAutoConfiguration, 1",

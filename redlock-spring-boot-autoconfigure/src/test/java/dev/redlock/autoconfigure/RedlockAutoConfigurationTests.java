@@ -156,6 +156,8 @@ class RedlockAutoConfigurationTests {
 	@CsvSource(delimiter = '|', textBlock = """
 			redlock.default-ttl=0s           | redlock.default-ttl        | must be positive
 			redlock.default-ttl=-5s          | redlock.default-ttl        | must be positive
+			redlock.default-ttl=2m           | redlock.default-ttl        | raise restartQuarantine
+			redlock.default-ttl=2ms          | redlock.default-ttl        | clock drift allowance
 			redlock.clock-drift-factor=1     | redlock.clock-drift-factor | below 1
 			redlock.clock-drift-factor=-0.5  | redlock.clock-drift-factor | at least 0
 			redlock.pool.max-total=0         | redlock.pool.max-total     | at least 1

@@ -83,6 +83,48 @@ class InvalidAnnotationStartupTests {
 	}
 
 	@Test
+	void aTtlWithinTheClockDriftAllowanceFailsStartupNamingTheMethod() {
+		this.runner.withBean(TinyTtl.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(rootMessage(context.getStartupFailure())).contains("TinyTtl.work()", "'ttl' (PT0.002S)",
+					"clock drift allowance of 2 ms", "redlock.clock-drift-factor", "at least 3 ms");
+		});
+	}
+
+	@Test
+	void aTtlFromAPlaceholderIsCheckedAtStartupToo() {
+		this.runner.withBean(PlaceholderTtl.class).withPropertyValues("jobs.ttl=1ms").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(rootMessage(context.getStartupFailure())).contains("PlaceholderTtl.work()", "'ttl'",
+					"clock drift allowance");
+		});
+		this.runner.withBean(PlaceholderTtl.class)
+			.withPropertyValues("jobs.ttl=10m")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void aMinHoldBeyondTheRestartQuarantineFailsStartupWithTheWaysOut() {
+		this.runner.withBean(MinHoldBeyondQuarantine.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(rootMessage(context.getStartupFailure())).contains("MinHoldBeyondQuarantine.work()",
+					"'minHold' (PT5M)", "redlock.restart-quarantine = PT1M", "shorten minHold to at most PT1M",
+					"raise redlock.restart-quarantine");
+		});
+		this.runner.withBean(MinHoldBeyondQuarantine.class)
+			.withPropertyValues("redlock.restart-quarantine=10m")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void aTtlBeyondTheRestartQuarantineStartsAndIsServedByRenewal() {
+		this.runner.withBean(NightlyJob.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(AopUtils.isAopProxy(context.getBean(NightlyJob.class))).isTrue();
+		});
+	}
+
+	@Test
 	void validAnnotationIsProxied() {
 		this.runner.withBean(Fine.class).run((context) -> {
 			assertThat(context).hasNotFailed();
@@ -102,6 +144,40 @@ class InvalidAnnotationStartupTests {
 
 		@DistributedLock(ttl = "soon")
 		public void work() {
+		}
+
+	}
+
+	static class TinyTtl {
+
+		@DistributedLock(ttl = "2ms")
+		public void work() {
+		}
+
+	}
+
+	static class PlaceholderTtl {
+
+		@DistributedLock(ttl = "${jobs.ttl}")
+		public void work() {
+		}
+
+	}
+
+	static class MinHoldBeyondQuarantine {
+
+		@DistributedLock(ttl = "10m", minHold = "5m")
+		public void work() {
+		}
+
+	}
+
+	/** The nightly job of the annotation's documentation, as written there. */
+	static class NightlyJob {
+
+		@DistributedLock(name = "nightly-report", ttl = "10m", minHold = "30s", waitTime = "0s",
+				onLocked = OnLocked.SKIP)
+		public void nightlyReport() {
 		}
 
 	}

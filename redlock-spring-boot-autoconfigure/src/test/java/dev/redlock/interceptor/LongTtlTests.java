@@ -1,0 +1,132 @@
+package dev.redlock.interceptor;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+
+import dev.redlock.NodeKeys;
+import dev.redlock.annotation.DistributedLock;
+import dev.redlock.annotation.OnLeaseLost;
+import dev.redlock.core.Lease;
+import dev.redlock.core.LeaseLostException;
+import dev.redlock.core.NodeStatus;
+import dev.redlock.core.Redlock;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * A {@code ttl} longer than the restart quarantine (which caps every TTL on the nodes) is
+ * served, not refused: the lock is taken with the quarantine as its TTL and renewed while
+ * the method runs, up to the {@code ttl}. Here the quarantine is 2 s, and the nightly job
+ * of the documentation is scaled down to match.
+ */
+@SpringBootTest(
+		properties = { "redlock.restart-quarantine=2s", "redlock.default-ttl=1s", "redlock.default-wait-time=0s" })
+@WithRedisNodes(count = 3)
+class LongTtlTests {
+
+	private static final Duration QUARANTINE = Duration.ofSeconds(2);
+
+	@Autowired
+	private Jobs jobs;
+
+	@Autowired
+	private Redlock redlock;
+
+	@Autowired
+	private RedisNodes nodes;
+
+	@BeforeEach
+	void nodesCountTowardsAQuorum() {
+		// the kit's nodes may have been started less than the quarantine ago
+		NodeKeys.awaitTrue("every node counts", Duration.ofSeconds(10),
+				() -> this.redlock.checkNodes().stream().allMatch(NodeStatus::counts));
+	}
+
+	@Test
+	void aLockLongerThanTheQuarantineIsHeldByRenewalBeyondIt() throws Exception {
+		AtomicBoolean running = new AtomicBoolean();
+		CompletableFuture<Lease> job = CompletableFuture.supplyAsync(() -> this.jobs.nightly(running));
+		NodeKeys.awaitTrue("the job started", running::get);
+		AtomicLong longestPttl = new AtomicLong();
+		int refused = Contention.refusalsWhile(running, this.jobs::contender, () -> {
+			longestPttl.accumulateAndGet(NodeKeys.quorumPttl(this.nodes, "redlock:nightly"), Math::max);
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+		});
+		Lease lease = job.get(20, TimeUnit.SECONDS);
+		assertThat(lease.ttl()).as("the TTL given to the nodes").isEqualTo(QUARANTINE);
+		assertThat(longestPttl.get()).isPositive().isLessThanOrEqualTo(QUARANTINE.toMillis());
+		assertThat(lease.heldFor()).isGreaterThan(QUARANTINE.multipliedBy(2));
+		assertThat(lease.extensionAttempts()).isGreaterThanOrEqualTo(3);
+		assertThat(lease.isLost()).isFalse();
+		assertThat(lease.isReleased()).isTrue();
+		assertThat(refused).isPositive();
+		NodeKeys.awaitReleased(this.nodes, "redlock:nightly");
+	}
+
+	@Test
+	void aLockLongerThanTheQuarantineRunsOutNoLaterThanItsTtl() {
+		long start = System.nanoTime();
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(this.jobs::outrun);
+		Duration ran = Duration.ofNanos(System.nanoTime() - start);
+		// renewed until ttl - quarantine, then the last TTL runs out: never after the ttl
+		assertThat(ran).isGreaterThanOrEqualTo(QUARANTINE).isLessThan(Duration.ofSeconds(3).plusMillis(500));
+		NodeKeys.awaitReleased(this.nodes, "redlock:outrun");
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@Import(Jobs.class)
+	static class TestApplication {
+
+	}
+
+	static class Jobs {
+
+		/** The documentation's nightly job, at this test's scale. */
+		@DistributedLock(key = "'nightly'", ttl = "10s", minHold = "1s")
+		public Lease nightly(AtomicBoolean running) {
+			Lease lease = LockContext.currentLease().orElseThrow();
+			running.set(true);
+			try {
+				long end = System.nanoTime() + QUARANTINE.multipliedBy(2).plusMillis(500).toNanos();
+				while (System.nanoTime() - end < 0) {
+					if (!lease.isValid()) {
+						throw new IllegalStateException("lease not valid while renewed: " + lease);
+					}
+					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+				}
+				return lease;
+			}
+			finally {
+				running.set(false);
+			}
+		}
+
+		@DistributedLock(key = "'nightly'", ttl = "1s")
+		public void contender() {
+		}
+
+		@DistributedLock(key = "'outrun'", ttl = "3s", onLeaseLost = OnLeaseLost.THROW)
+		public void outrun() {
+			Lease lease = LockContext.currentLease().orElseThrow();
+			NodeKeys.awaitTrue("the lease ran out", Duration.ofSeconds(10), () -> !lease.isValid());
+		}
+
+	}
+
+}
