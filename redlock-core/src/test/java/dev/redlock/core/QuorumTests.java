@@ -41,25 +41,28 @@ class QuorumTests {
 				assertThat(lease != null)
 					.as("acquired with %d free nodes (mask %s)", free, Integer.toBinaryString(taken))
 					.isEqualTo(free >= 3);
+				int ours = 0;
 				for (int i = 0; i < 5; i++) {
 					RedisNode node = nodes.node(i);
+					String value = node.command("GET", KEY);
 					if (isTaken(taken, i)) {
-						assertThat(node.command("GET", KEY)).as("foreign value on node %d", i).isEqualTo("foreign");
+						assertThat(value).as("foreign value on node %d", i).isEqualTo("foreign");
 					}
 					else if (lease != null) {
-						// a round returns on a quorum; the slower nodes' SETs land a
-						// moment later
-						String ours = lease.toString();
-						TestSupport.awaitTrue("our value on node " + i + " for " + ours, Duration.ofSeconds(5), () -> {
-							String value = node.command("GET", KEY);
-							return value != null && !value.equals("foreign");
-						});
+						// a round returns on a quorum: a slower node gets our value a
+						// moment
+						// later, or never if its connection was not ready in time
+						assertThat(value).as("our value or none on node %d", i).isNotEqualTo("foreign");
+						ours += (value != null) ? 1 : 0;
 					}
 					else {
 						// a lost round's values are removed off the caller's thread
 						TestSupport.awaitTrue("nothing left on free node " + i, Duration.ofSeconds(5),
 								() -> node.command("GET", KEY) == null);
 					}
+				}
+				if (lease != null) {
+					assertThat(ours).as("nodes holding our value").isGreaterThanOrEqualTo(3);
 				}
 				if (lease != null) {
 					assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);

@@ -55,6 +55,11 @@ class StaleReplyTests {
 				slow.delay(Duration.ofMillis(30));
 				// waited for in full once: from now on the slow node is known to lag
 				redlock.acquire("measured", TTL, Duration.ZERO).release();
+				// the release's late reply is read on the slow node's only connection:
+				// the
+				// round below must find it idle again, or it never writes to that node
+				TestSupport.awaitTrue("the slow node's connection is idle again", Duration.ofSeconds(10),
+						() -> redlock.internals().idleConnections(2) == 1);
 
 				nodes.node(0).command("SET", "redlock:busy", "someone-else", "PX", "10000");
 				nodes.node(1).command("SET", "redlock:busy", "someone-else", "PX", "10000");
