@@ -37,7 +37,7 @@ record AcquireAttempt(NodeGroup group, boolean won, RawArgument value, long toke
 			return false;
 		}
 		for (NodeReply reply : this.replies) {
-			if (reply.isNil()) {
+			if (reply.isRefused()) {
 				return true;
 			}
 		}
@@ -54,15 +54,16 @@ record AcquireAttempt(NodeGroup group, boolean won, RawArgument value, long toke
 			}
 			String node = this.group.nodes().get(reply.node()).redacted();
 			Duration quarantined = this.group.quarantine(reply.node()).remaining();
-			if (reply.isNil()) {
+			if (reply.isRefused()) {
 				taken.add(node);
 			}
 			else if (reply.kind() != NodeReply.Kind.REPLIED) {
 				failed.add(node + " (" + reply.describeFailure() + ")");
 			}
 			else if (!quarantined.isZero()) {
-				failed.add(node + " (restarted recently: in restart quarantine for another " + quarantined.toMillis()
-						+ " ms)");
+				QuarantineReason why = this.group.quarantine(reply.node()).reason();
+				failed.add(node + " (in quarantine for another " + quarantined.toMillis() + " ms: "
+						+ ((why != null) ? why.words() : "restart") + ")");
 			}
 		}
 		int couldGrant = this.replies.length - taken.size();

@@ -13,7 +13,6 @@ import dev.redlock.core.LockScripts.Script;
 import dev.redlock.core.RedlockListener.NodeCommand;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
-import redis.clients.jedis.Protocol.Keyword;
 
 /**
  * One acquisition attempt of the Redlock algorithm: a random value written with
@@ -64,19 +63,16 @@ final class AcquireRound {
 	 */
 	AcquireAttempt attempt(String resource, RawArgument key, Duration ttl, boolean fenced) {
 		RawArgument value = LockValues.next();
+		// by source, not digest: a node that lost its script cache still answers at once
 		CommandArguments acquire = fenced
 				? fencingScript(LockScripts.ACQUIRE_FENCED, key, value, ttlArgument(ttl.toMillis()))
-				: new CommandArguments(Command.SET).add(key)
-					.add(value)
-					.add(Keyword.NX)
-					.add(Keyword.PX)
-					.add(ttlArgument(ttl.toMillis()));
+				: LockScripts.call(Command.EVAL, LockScripts.ACQUIRE.source(), key, value, ttlArgument(ttl.toMillis()));
 		long start = this.ticker.getAsLong();
 		long expiresAt = System.nanoTime() + ttl.toNanos();
-		AcquireExit exit = new AcquireExit(key, value, fenced, expiresAt);
+		AcquireExit exit = new AcquireExit(key, value, fenced, expiresAt, ttl.toNanos());
 		NodeReply[] replies = this.group.fanout().execute(acquire, null, exit);
 		try {
-			return settle(resource, key, value, ttl, fenced, replies, start, expiresAt);
+			return settle(resource, key, value, ttl, fenced, replies, start, expiresAt, exit);
 		}
 		catch (Throwable ex) {
 			// nothing of ours should fail here; if it does, our value must not stay where
@@ -91,15 +87,16 @@ final class AcquireRound {
 	 * value may have landed.
 	 */
 	private AcquireAttempt settle(String resource, RawArgument key, RawArgument value, Duration ttl, boolean fenced,
-			NodeReply[] replies, long start, long expiresAt) {
-		long end = this.ticker.getAsLong();
+			NodeReply[] replies, long start, long expiresAt, AcquireExit exit) {
+		// listeners first: the time they take counts in the validity, which is read after
 		this.group.events().nodeReplies(NodeCommand.ACQUIRE, replies, grants(fenced));
+		long end = this.ticker.getAsLong();
 		long validUntil = start + ttl.toNanos() - this.settings.driftNanosFor(ttl.toNanos());
-		int granted = granted(replies, fenced);
+		int granted = exit.granted(replies);
 		if (granted >= this.group.quorum() && validUntil - end > 0) {
 			long token = 0;
 			if (fenced) {
-				token = confirmToken(key, value, replies);
+				token = confirmToken(key, value, replies, exit);
 				end = this.ticker.getAsLong();
 			}
 			if (!fenced || (token > 0 && validUntil - end > 0)) {
@@ -190,26 +187,6 @@ final class AcquireRound {
 	}
 
 	/**
-	 * How many of the replies read so far are grants that count (a quarantined node's do
-	 * not).
-	 */
-	private int granted(NodeReply[] replies, boolean fenced) {
-		int granted = 0;
-		for (NodeReply reply : replies) {
-			if (countingGrant(reply, fenced)) {
-				granted++;
-			}
-		}
-		return granted;
-	}
-
-	private boolean countingGrant(@Nullable NodeReply reply, boolean fenced) {
-		// a quarantined node may have forgotten a lock someone else still holds: its
-		// grant proves nothing
-		return reply != null && reply.isGrant(fenced) && this.group.counts(reply.node());
-	}
-
-	/**
 	 * The second round of a fenced acquisition. The candidate token is the highest
 	 * counter among the grants that count; it is written back to every node that still
 	 * holds our value, as the floor of its counter. The token stands only if a quorum
@@ -217,18 +194,20 @@ final class AcquireRound {
 	 * own increment must exceed the token.
 	 * @return the token, or 0 if no quorum confirmed it
 	 */
-	private long confirmToken(RawArgument key, RawArgument value, NodeReply[] grants) {
+	private long confirmToken(RawArgument key, RawArgument value, NodeReply[] grants, AcquireExit exit) {
 		long candidate = 0;
 		for (NodeReply reply : grants) {
-			if (countingGrant(reply, true) && reply.value() instanceof Long counter) {
-				candidate = Math.max(candidate, counter);
+			if (exit.countingGrant(reply, grants)) {
+				candidate = Math.max(candidate, AcquireReply.grant(reply.value()));
 			}
 		}
 		if (!this.confirmTokens) {
 			return candidate;
 		}
+		// returns once a quorum confirmed (or can no longer): a slow node costs nothing
 		NodeReply[] replies = this.group.fanout()
-			.execute(fencingScript(LockScripts.RAISE_FENCE, key, value, RawArgument.of(candidate)), null);
+			.execute(fencingScript(LockScripts.RAISE_FENCE, key, value, RawArgument.of(candidate)), null,
+					this.group.quorumExit(NodeCommand.FENCE));
 		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isConfirmed);
 		int confirmed = 0;
 		for (NodeReply reply : replies) {
@@ -291,16 +270,42 @@ final class AcquireRound {
 
 		private final long expiresAt;
 
-		AcquireExit(RawArgument key, RawArgument value, boolean fenced, long expiresAt) {
+		private final NodeJudge judge;
+
+		AcquireExit(RawArgument key, RawArgument value, boolean fenced, long expiresAt, long ttlNanos) {
 			this.key = key;
 			this.value = value;
 			this.fenced = fenced;
 			this.expiresAt = expiresAt;
+			this.judge = new NodeJudge(AcquireRound.this.group, ttlNanos);
+		}
+
+		/**
+		 * How many of the replies read so far are grants that count: a quarantined node's
+		 * do not, nor those of a node whose clock or marker the reply proves may have
+		 * forgotten, nor, for a fenced lock, those whose counter no quorum confirmed
+		 * since the node last forgot.
+		 */
+		int granted(NodeReply[] replies) {
+			int granted = 0;
+			for (NodeReply reply : replies) {
+				if (countingGrant(reply, replies)) {
+					granted++;
+				}
+			}
+			return granted;
+		}
+
+		boolean countingGrant(@Nullable NodeReply reply, NodeReply[] replies) {
+			// a quarantined node may have forgotten a lock someone else still holds: its
+			// grant proves nothing
+			return reply != null && reply.isGrant(this.fenced) && AcquireRound.this.group.counts(reply.node())
+					&& this.judge.trusts(reply, replies) && (!this.fenced || this.judge.confirmedCounter(reply));
 		}
 
 		@Override
 		public boolean settled(NodeReply[] replies) {
-			int granted = granted(replies, this.fenced);
+			int granted = granted(replies);
 			int answered = 0;
 			for (NodeReply reply : replies) {
 				if (reply != null) {
@@ -314,7 +319,7 @@ final class AcquireRound {
 
 		@Override
 		public @Nullable CommandArguments toNotAwaited(NodeReply[] replies) {
-			if (granted(replies, this.fenced) >= AcquireRound.this.group.quorum()) {
+			if (granted(replies) >= AcquireRound.this.group.quorum()) {
 				// won: the lease's release goes to every node
 				return null;
 			}
@@ -327,7 +332,7 @@ final class AcquireRound {
 		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
 			AcquireRound.this.group.events()
 				.nodeReplies(NodeCommand.ACQUIRE, new NodeReply[] { reply }, grants(this.fenced));
-			if (followUp != null && !reply.isNil() && !followUp.isDefinite()) {
+			if (followUp != null && !reply.isRefused() && !followUp.isDefinite()) {
 				// a lost round's release did not reach a node that may hold our value (a
 				// won round's lease releases
 				// on every node itself)

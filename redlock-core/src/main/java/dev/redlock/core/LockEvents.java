@@ -17,6 +17,7 @@ import dev.redlock.core.RedlockListener.LeaseLostEvent;
 import dev.redlock.core.RedlockListener.NodeCommand;
 import dev.redlock.core.RedlockListener.NodeOutcome;
 import dev.redlock.core.RedlockListener.NodeRequestEvent;
+import dev.redlock.core.RedlockListener.NodeQuarantineEvent;
 import dev.redlock.core.RedlockListener.ReleaseEvent;
 
 /**
@@ -99,6 +100,13 @@ final class LockEvents {
 
 	void leaseLost(LeaseLostEvent event) {
 		emit((listener) -> listener.leaseLost(event));
+	}
+
+	void nodeQuarantined(int node, QuarantineReason reason, Duration duration) {
+		if (!this.listeners.isEmpty()) {
+			NodeQuarantineEvent event = new NodeQuarantineEvent(this.nodes.get(node).hostAndPort(), reason, duration);
+			emit((listener) -> listener.nodeQuarantined(event));
+		}
 	}
 
 	/**

@@ -66,30 +66,75 @@ final class LockScripts {
 			""");
 
 	/**
-	 * Fenced acquisition: {@code SET KEYS[1] ARGV[1] NX PX ARGV[2]} and, if it was set,
-	 * {@code INCR} of the resource's counter KEYS[2] (no TTL). Returns the counter's new
-	 * value, or nil when the lock was taken.
+	 * Acquisition: {@code SET KEYS[1] ARGV[1] NX PX ARGV[2]}, with the node's clock and
+	 * its {@link NodeMarker marker} read in the same step, since they judge whether this
+	 * very grant may count. Returns {@code {granted (1 or 0), seconds, microseconds,
+	 * marker or nil}}. The marker is not a declared key but read by name with
+	 * {@code pcall}, so that an ACL user who may not read it still locks (without that
+	 * check): it then reads {@code -}.
+	 */
+	static final Script ACQUIRE = new Script("""
+			local time = redis.call('time')
+			local marker = redis.pcall('get', '{fence}')
+			if type(marker) == 'table' then marker = '-' end
+			local granted = redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0
+			return {granted, time[1], time[2], marker}
+			""");
+
+	/**
+	 * Fenced acquisition: {@link #ACQUIRE} and, if the lock was set, the increment of the
+	 * resource's counter KEYS[2] (no TTL), whose value is {@code <count>} or
+	 * {@code <count> <generation>}: the generation of the node's marker when a quorum
+	 * last confirmed it. Returns {@code {count or 0, seconds, microseconds, marker or
+	 * nil, generation or ''}}.
 	 */
 	static final Script ACQUIRE_FENCED = new Script("""
-			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-			  return redis.call('incr', KEYS[2])
+			local time = redis.call('time')
+			local marker = redis.pcall('get', '{fence}')
+			if type(marker) == 'table' then marker = '-' end
+			if not redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+			  return {0, time[1], time[2], marker}
 			end
-			return false
+			local stored = redis.call('get', KEYS[2]) or '0'
+			local space = string.find(stored, ' ', 1, true)
+			local count = tonumber(space and string.sub(stored, 1, space - 1) or stored) + 1
+			local generation = space and string.sub(stored, space + 1) or ''
+			redis.call('set', KEYS[2], (generation == '') and tostring(count) or (count .. ' ' .. generation))
+			return {count, time[1], time[2], marker, generation}
 			""");
 
 	/**
 	 * The second round of a fenced acquisition: if KEYS[1] holds ARGV[1], raises the
-	 * counter KEYS[2] to at least the token ARGV[2] and returns 1; else 0.
+	 * counter KEYS[2] to at least the token ARGV[2], records the generation of the node's
+	 * marker with it (the counter is now confirmed by a quorum for that generation) and
+	 * returns 1; else 0.
 	 */
 	static final Script RAISE_FENCE = new Script("""
 			if redis.call('get', KEYS[1]) == ARGV[1] then
-			  local token = tonumber(ARGV[2])
-			  if (tonumber(redis.call('get', KEYS[2])) or 0) < token then
-			    redis.call('set', KEYS[2], ARGV[2])
-			  end
+			  local stored = redis.call('get', KEYS[2]) or '0'
+			  local space = string.find(stored, ' ', 1, true)
+			  local count = tonumber(space and string.sub(stored, 1, space - 1) or stored)
+			  local token = math.max(count, tonumber(ARGV[2]))
+			  local marker = redis.pcall('get', '{fence}')
+			  local generation = (type(marker) == 'string') and string.match(marker, '^%S+ %S+ (%S+)') or nil
+			  redis.call('set', KEYS[2], generation and (token .. ' ' .. generation) or tostring(token))
 			  return 1
 			end
 			return 0
+			""");
+
+	/**
+	 * Records a failover in a node's marker KEYS[1], unless it records this one already:
+	 * sets it to ARGV[2] when the replication id it names is not ARGV[1]. Returns the
+	 * marker in place afterwards.
+	 */
+	static final Script RECORD_FAILOVER = new Script("""
+			local marker = redis.call('get', KEYS[1])
+			if marker and string.match(marker, '^%S+ %S+ %S+ (%S+)$') == ARGV[1] then
+			  return marker
+			end
+			redis.call('set', KEYS[1], ARGV[2])
+			return ARGV[2]
 			""");
 
 	/**
@@ -102,7 +147,7 @@ final class LockScripts {
 	/** The scripts run by digest ({@code EVALSHA}), loaded on every new connection. */
 	static final List<Script> CACHED = List.of(RELEASE, DISCARD, EXTEND);
 
-	/** The number of keys the fencing scripts take. */
+	/** The number of keys the fencing scripts take: the lock and its counter. */
 	static final RawArgument TWO_KEYS = RawArgument.of(2);
 
 	private LockScripts() {

@@ -43,6 +43,13 @@ final class LockWaiters implements AutoCloseable {
 	/** The longest a release holds this instance's threads back for waiters elsewhere. */
 	private static final long MAX_YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
+	/**
+	 * Split votes in a row that are retried within a couple of rounds: a real one is over
+	 * by then; a previous holder's key expiring unevenly across the nodes would otherwise
+	 * be hammered until its last copy expires.
+	 */
+	private static final int MAX_QUICK_SPLIT_VOTE_RETRIES = 2;
+
 	/** Above this many yields remembered, those that ended are dropped. */
 	private static final int YIELDS_TO_SWEEP = 1_000;
 
@@ -131,7 +138,11 @@ final class LockWaiters implements AutoCloseable {
 				}
 				long now = this.ticker.getAsLong();
 				me.pollAt = now + nextRetryDelayNanos();
-				if (last.splitVote()) {
+				me.splitVotes = last.splitVote() ? me.splitVotes + 1 : 0;
+				// a previous holder's key that expires unevenly across the nodes looks
+				// the
+				// same as a split vote: after a couple of quick tries, the retry delay
+				if (last.splitVote() && me.splitVotes <= MAX_QUICK_SPLIT_VOTE_RETRIES) {
 					// others took part of the nodes at the same moment, and may all have
 					// lost: their clean-up announces
 					// nothing, so try again after a random pause of up to two rounds, in
@@ -277,6 +288,9 @@ final class LockWaiters implements AutoCloseable {
 
 		/** Before when it does not try, even when signalled: after a split vote. */
 		private long notBefore;
+
+		/** Split votes in a row, the last attempts' outcome. */
+		private int splitVotes;
 
 		Waiter(KeyQueue queue) {
 			this.queue = queue;

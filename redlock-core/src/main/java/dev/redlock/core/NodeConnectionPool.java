@@ -43,6 +43,13 @@ import redis.clients.jedis.exceptions.JedisDataException;
  */
 final class NodeConnectionPool implements AutoCloseable {
 
+	/**
+	 * How long an idle connection beyond those kept warm stays open unused: a burst's
+	 * connections close once the work no longer needs them. A hundred node timeouts (10 s
+	 * by default), between 1 s and 30 s.
+	 */
+	private final long idleTimeoutNanos;
+
 	private final RedisNodeUri uri;
 
 	private final HostAndPort hostAndPort;
@@ -114,12 +121,15 @@ final class NodeConnectionPool implements AutoCloseable {
 			NodeQuarantine quarantine, TlsSettings tls, WarmUp warmUp) {
 		this(uri, settings.poolMaxTotal(), settings.poolMaxIdle(),
 				Math.min(settings.poolMinIdle(), settings.poolMaxIdle()), settings.clientName(), reconnectBackoffNanos,
-				quarantine, tls, warmUp);
+				quarantine, tls, warmUp, Math.min(TimeUnit.SECONDS.toNanos(30),
+						Math.max(TimeUnit.SECONDS.toNanos(1), 100 * settings.nodeTimeout().toNanos())));
 	}
 
 	private NodeConnectionPool(RedisNodeUri uri, int maxTotal, int maxIdle, int minIdle, String clientName,
-			long reconnectBackoffNanos, NodeQuarantine quarantine, TlsSettings tls, WarmUp warmUp) {
+			long reconnectBackoffNanos, NodeQuarantine quarantine, TlsSettings tls, WarmUp warmUp,
+			long idleTimeoutNanos) {
 		this.uri = uri;
+		this.idleTimeoutNanos = idleTimeoutNanos;
 		this.tls = tls;
 		this.quarantine = quarantine;
 		this.hostAndPort = new HostAndPort(uri.host(), uri.port());
@@ -138,6 +148,34 @@ final class NodeConnectionPool implements AutoCloseable {
 		});
 		this.connector.allowCoreThreadTimeOut(true);
 		this.lateReplies = new OnDemandThread(OnDemandThread.LATE_REPLIES + uri.hostAndPort());
+		quarantine.markers().repairWith(this::repairMarker);
+	}
+
+	/**
+	 * Opens a connection in the background, whose greeting writes the node's marker anew:
+	 * a round found it gone.
+	 */
+	private void repairMarker() {
+		try {
+			this.connector.execute(() -> {
+				try {
+					if (!this.closed && downFailure() == null) {
+						PipelinedConnection connection = connectAndGreet(WarmUp.CONNECT_TIMEOUT_MILLIS);
+						this.openOrOpening.incrementAndGet();
+						keep(connection);
+					}
+				}
+				catch (RuntimeException ex) {
+					failedToConnect(ex);
+				}
+				finally {
+					this.quarantine.markers().repairEnded();
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			this.quarantine.markers().repairEnded();
+		}
 	}
 
 	/**
@@ -221,6 +259,7 @@ final class NodeConnectionPool implements AutoCloseable {
 		boolean kept = false;
 		synchronized (this.idle) {
 			if (!this.closed && this.idle.size() < this.maxIdle) {
+				connection.idleSince = System.nanoTime();
 				this.idle.offerFirst(connection);
 				kept = true;
 			}
@@ -334,32 +373,41 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	private CompletableFuture<PipelinedConnection> openInBackground(int timeoutMillis) {
 		CompletableFuture<PipelinedConnection> result = new CompletableFuture<>();
-		// done ones are dropped by the next give-back
+		// a borrower served by a connection given back meanwhile leaves the queue then;
+		// every other one when its own attempt ends, so that a node down for good queues
+		// nothing
 		this.awaitingOpen.add(result);
 		try {
 			this.connector.execute(() -> {
-				JedisConnectionException down = this.closed ? new JedisConnectionException("Redlock has been closed")
-						: downFailure();
-				if (down != null) {
-					this.permits.release();
-					result.completeExceptionally(down);
-					return;
-				}
 				try {
-					PipelinedConnection connection = open(timeoutMillis);
-					if (!result.complete(connection)) {
-						// the borrower stopped waiting: keep it for the next
-						giveBack(connection);
+					JedisConnectionException down = this.closed
+							? new JedisConnectionException("Redlock has been closed") : downFailure();
+					if (down != null) {
+						this.permits.release();
+						result.completeExceptionally(down);
+						return;
+					}
+					try {
+						PipelinedConnection connection = open(timeoutMillis);
+						if (!result.complete(connection)) {
+							// the borrower stopped waiting, or was served already: keep
+							// it
+							giveBack(connection);
+						}
+					}
+					catch (RuntimeException ex) {
+						failedToConnect(ex);
+						this.permits.release();
+						result.completeExceptionally(ex);
 					}
 				}
-				catch (RuntimeException ex) {
-					failedToConnect(ex);
-					this.permits.release();
-					result.completeExceptionally(ex);
+				finally {
+					this.awaitingOpen.remove(result);
 				}
 			});
 		}
 		catch (RejectedExecutionException ex) {
+			this.awaitingOpen.remove(result);
 			this.permits.release();
 			result.completeExceptionally(new JedisConnectionException("Redlock has been closed", ex));
 		}
@@ -430,16 +478,29 @@ final class NodeConnectionPool implements AutoCloseable {
 		}
 		try {
 			boolean kept = false;
+			PipelinedConnection unused = null;
 			if (!this.closed && connection.isReusable()) {
+				long now = System.nanoTime();
 				synchronized (this.idle) {
 					if (this.idle.size() < this.maxIdle) {
+						connection.idleSince = now;
 						this.idle.offerFirst(connection);
 						kept = true;
+					}
+					// the least recently used, unused for a while: connections follow the
+					// work, down to those kept warm
+					PipelinedConnection oldest = this.idle.peekLast();
+					if (this.idle.size() > this.minIdle && oldest != null
+							&& now - oldest.idleSince > this.idleTimeoutNanos) {
+						unused = this.idle.pollLast();
 					}
 				}
 			}
 			if (!kept) {
 				discard(connection);
+			}
+			if (unused != null) {
+				discard(unused);
 			}
 			else if (this.closed) {
 				// closed meanwhile: close() may have emptied the idle list before this
@@ -480,7 +541,7 @@ final class NodeConnectionPool implements AutoCloseable {
 	private PipelinedConnection connectAndGreet(int timeoutMillis) {
 		PipelinedConnection connection = connect(timeoutMillis);
 		try {
-			this.quarantine.observe(NodeGreeting.exchange(connection, this::replied));
+			NodeGreeting.exchange(connection, this::replied, this.quarantine);
 		}
 		catch (RuntimeException ex) {
 			closeQuietly(connection);
@@ -511,6 +572,11 @@ final class NodeConnectionPool implements AutoCloseable {
 	/** How many connections are borrowed now: in a round, or waiting for late replies. */
 	int connectionsInUse() {
 		return this.maxTotal - this.permits.availablePermits();
+	}
+
+	/** How many borrowers wait for a connection being opened, for tests. */
+	int awaitingOpen() {
+		return this.awaitingOpen.size();
 	}
 
 	/** How many idle connections are kept now. */

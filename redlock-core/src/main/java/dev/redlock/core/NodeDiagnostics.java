@@ -51,11 +51,13 @@ final class NodeDiagnostics {
 				quarantine.observe(fields);
 				String uptime = fields.get("uptime_in_seconds");
 				statuses.add(new NodeStatus(node, true, latency, fields.get("redis_version"), fields.get("role"),
-						seconds(uptime), quarantine.remaining(), null));
+						seconds(uptime), quarantine.remaining(), quarantine.reason(), quarantine.clockRunsFast(),
+						null));
 			}
 			else {
-				statuses.add(new NodeStatus(node, false, latency, null, null, null,
-						this.group.quarantine(reply.node()).remaining(), reply.describeFailure()));
+				NodeQuarantine quarantine = this.group.quarantine(reply.node());
+				statuses.add(new NodeStatus(node, false, latency, null, null, null, quarantine.remaining(),
+						quarantine.reason(), quarantine.clockRunsFast(), reply.describeFailure()));
 			}
 		}
 		return statuses;

@@ -56,7 +56,8 @@ final class NodeGroup implements AutoCloseable {
 		this.warmUp = (Math.min(settings.poolMinIdle(), settings.poolMaxIdle()) > 0)
 				? new WarmUp(nodes.size(), this.quorum) : WarmUp.none();
 		for (RedisNodeUri node : nodes) {
-			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine());
+			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine(),
+					settings.clockDriftFactor());
 			quarantines.add(quarantine);
 			pools.add(new NodeConnectionPool(node, settings, reconnectBackoff(settings).toNanos(), quarantine, tls,
 					this.warmUp));
@@ -66,7 +67,13 @@ final class NodeGroup implements AutoCloseable {
 		if (!settings.restartQuarantine().isZero()) {
 			QuarantineNotice notice = new QuarantineNotice(this.quarantines, this.quorum, settings.restartQuarantine(),
 					"Redlock" + nodes.stream().map(RedisNodeUri::redacted).toList());
-			this.quarantines.forEach((quarantine) -> quarantine.onQuarantined(notice::nodeQuarantined));
+			for (int i = 0; i < this.quarantines.size(); i++) {
+				int node = i;
+				this.quarantines.get(i).onQuarantined((quarantine, reason, duration) -> {
+					this.events.nodeQuarantined(node, reason, duration);
+					notice.nodeQuarantined();
+				});
+			}
 		}
 		this.fanout = new Fanout(this.pools, settings.nodeTimeout().toNanos());
 		this.cleanup = new ValueCleanup(new Fanout(this.pools, settings.nodeTimeout().toNanos(), true), this.pools,
@@ -264,6 +271,14 @@ final class NodeGroup implements AutoCloseable {
 		}
 		this.events.nodeReplies(command, replies, NodeReply::isConfirmed);
 		return replies;
+	}
+
+	/**
+	 * An early exit for a round of a confirming script: settled once a quorum of counting
+	 * nodes confirmed, or can no longer.
+	 */
+	EarlyExit quorumExit(NodeCommand command) {
+		return new QuorumExit(command, true, null);
 	}
 
 	/**

@@ -97,11 +97,11 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 
 	/**
 	 * Whether the node may hold what the command wrote, with nothing sent yet to remove
-	 * it: it was written, not refused with nil, and no follow-up went behind it.
+	 * it: it was written, not refused, and no follow-up went behind it.
 	 * @return {@code true} if a clean-up must still reach the node
 	 */
 	boolean mayHoldWrite() {
-		return this.written && !this.followedUp && !isNil();
+		return this.written && !this.followedUp && !isRefused();
 	}
 
 	/**
@@ -129,28 +129,28 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 		return Kind.UNREACHABLE;
 	}
 
-	boolean isOk() {
-		return this.kind == Kind.REPLIED && this.value instanceof byte[] bytes && bytes.length == 2 && bytes[0] == 'O'
-				&& bytes[1] == 'K';
-	}
-
 	/**
-	 * Whether the node granted a lock, checked against the command that was sent:
-	 * {@code OK} answers {@code SET … NX}, a positive counter the fenced script. Any
-	 * other reply is no grant, whatever it is.
-	 * @param fenced whether the fenced acquisition script was sent rather than
-	 * {@code SET … NX}
+	 * Whether the node granted a lock, checked against the command that was sent: the
+	 * acquisition script answers {@code {1, …}}, the fenced one {@code {counter, …}} with
+	 * a counter of at least 1. Any other reply is no grant, whatever it is.
+	 * @param fenced whether the fenced acquisition script was sent
 	 * @return {@code true} for a grant
 	 */
 	boolean isGrant(boolean fenced) {
-		if (fenced) {
-			return this.kind == Kind.REPLIED && this.value instanceof Long counter && counter > 0;
+		if (this.kind != Kind.REPLIED) {
+			return false;
 		}
-		return isOk();
+		long grant = AcquireReply.grant(this.value);
+		return fenced ? grant > 0 : grant == 1;
 	}
 
-	boolean isNil() {
-		return this.kind == Kind.REPLIED && this.value == null;
+	/**
+	 * Whether the node refused what was asked, leaving nothing of ours there: nil, or an
+	 * acquisition script's {@code {0, …}} (the lock was taken).
+	 */
+	boolean isRefused() {
+		return this.kind == Kind.REPLIED && (this.value == null
+				|| (AcquireReply.isAcquireReply(this.value) && AcquireReply.grant(this.value) == 0));
 	}
 
 	/**

@@ -15,11 +15,16 @@ import org.jspecify.annotations.Nullable;
  * should not be listed as a Redlock node), when reachable
  * @param uptime its {@code uptime_in_seconds}, when reachable
  * @param quarantineRemaining how long it still does not count towards a quorum because it
- * restarted recently ({@link RedlockSettings#restartQuarantine()}); zero when it counts
+ * may have forgotten locks ({@link RedlockSettings#restartQuarantine()}); zero when it
+ * counts
+ * @param quarantineReason why it is in quarantine, {@code null} when it counts
+ * @param clockRunsFast whether its clock was found to run faster than the clock drift
+ * factor allows
  * @param error why it could not be checked, when not reachable
  */
 public record NodeStatus(String node, boolean reachable, Duration latency, @Nullable String version,
-		@Nullable String role, @Nullable Duration uptime, Duration quarantineRemaining, @Nullable String error) {
+		@Nullable String role, @Nullable Duration uptime, Duration quarantineRemaining,
+		@Nullable QuarantineReason quarantineReason, boolean clockRunsFast, @Nullable String error) {
 
 	/**
 	 * Returns whether the node's grants count towards a quorum now: a reachable master

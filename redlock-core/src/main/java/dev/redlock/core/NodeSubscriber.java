@@ -84,9 +84,19 @@ final class NodeSubscriber implements AutoCloseable {
 
 	private @Nullable PipelinedConnection connection;
 
+	/** The writes of the current connection; guarded by {@link #lock}. */
+	private @Nullable NoticeWrites writes;
+
+	private final long timeoutNanos;
+
 	private @Nullable Thread reader;
 
 	private long idleSince;
+
+	/**
+	 * Whether a task to close the idle connection is scheduled; guarded by {@link #lock}.
+	 */
+	private boolean closeScheduled;
 
 	private boolean closed;
 
@@ -106,6 +116,7 @@ final class NodeSubscriber implements AutoCloseable {
 		this.node = node;
 		this.pool = pool;
 		this.timeoutMillis = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
+		this.timeoutNanos = timeoutNanos;
 		this.backoffNanos = backoffNanos;
 		this.scheduler = scheduler;
 	}
@@ -120,6 +131,7 @@ final class NodeSubscriber implements AutoCloseable {
 	 */
 	void subscribe(String key, Listener listener) {
 		boolean alreadyConfirmed;
+		NoticeWrites toFlush = null;
 		this.lock.lock();
 		try {
 			if (this.closed) {
@@ -129,7 +141,7 @@ final class NodeSubscriber implements AutoCloseable {
 			alreadyConfirmed = previous != null && this.confirmed.contains(key);
 			if (previous == null) {
 				if (this.connection != null) {
-					send(new CommandArguments(Command.SUBSCRIBE).add(channel(key)));
+					toFlush = queue(new CommandArguments(Command.SUBSCRIBE).add(channel(key)));
 				}
 				else if (this.reader == null) {
 					Thread thread = new Thread(this::read, THREAD_NAME_PREFIX + this.pool.uri().hostAndPort());
@@ -142,6 +154,9 @@ final class NodeSubscriber implements AutoCloseable {
 		finally {
 			this.lock.unlock();
 		}
+		if (toFlush != null) {
+			toFlush.flush();
+		}
 		if (alreadyConfirmed) {
 			listener.subscribed(this.node);
 		}
@@ -153,6 +168,7 @@ final class NodeSubscriber implements AutoCloseable {
 	 * @param listener the listener given to {@link #subscribe}
 	 */
 	void unsubscribe(String key, Listener listener) {
+		NoticeWrites toFlush = null;
 		this.lock.lock();
 		try {
 			if (!this.wanted.remove(key, listener)) {
@@ -160,15 +176,21 @@ final class NodeSubscriber implements AutoCloseable {
 			}
 			this.confirmed.remove(key);
 			if (this.connection != null) {
-				send(new CommandArguments(Command.UNSUBSCRIBE).add(channel(key)));
+				toFlush = queue(new CommandArguments(Command.UNSUBSCRIBE).add(channel(key)));
 			}
 			if (this.wanted.isEmpty()) {
 				this.idleSince = System.nanoTime();
-				closeWhenIdle(LINGER_NANOS);
+				if (!this.closeScheduled) {
+					this.closeScheduled = true;
+					closeWhenIdle(LINGER_NANOS);
+				}
 			}
 		}
 		finally {
 			this.lock.unlock();
+		}
+		if (toFlush != null) {
+			toFlush.flush();
 		}
 	}
 
@@ -195,15 +217,19 @@ final class NodeSubscriber implements AutoCloseable {
 				this.lock.lock();
 				try {
 					long idleFor = System.nanoTime() - this.idleSince;
-					if (!this.wanted.isEmpty() || this.connection == null) {
-						return;
-					}
-					if (idleFor < LINGER_NANOS) {
+					if (this.wanted.isEmpty() && this.connection != null && idleFor < LINGER_NANOS) {
+						// waited for again and left since: one task per subscriber, never
+						// more
 						closeWhenIdle(LINGER_NANOS - idleFor);
 						return;
 					}
-					NodeConnectionPool.closeQuietly(this.connection);
+					this.closeScheduled = false;
+					if (!this.wanted.isEmpty() || this.connection == null) {
+						return;
+					}
+					this.connection.abort();
 					this.connection = null;
+					this.writes = null;
 				}
 				finally {
 					this.lock.unlock();
@@ -212,23 +238,18 @@ final class NodeSubscriber implements AutoCloseable {
 		}
 		catch (IllegalStateException ex) {
 			// the Redlock is closing: close() ends the connection
+			this.closeScheduled = false;
 		}
 	}
 
 	/**
-	 * Writes a command on the current connection; the caller holds the lock. A failed
-	 * write ends the connection.
+	 * Queues a command for the current connection; the caller holds the lock, and flushes
+	 * the returned writes after letting it go.
 	 */
-	private void send(CommandArguments command) {
-		PipelinedConnection current = this.connection;
-		try {
-			current.send(command);
-			current.flushNow();
-		}
-		catch (RuntimeException ex) {
-			// the reader sees the connection end, and subscribes again on a new one
-			NodeConnectionPool.closeQuietly(current);
-		}
+	private NoticeWrites queue(CommandArguments command) {
+		NoticeWrites current = this.writes;
+		current.queue(command);
+		return current;
 	}
 
 	/**
@@ -249,13 +270,14 @@ final class NodeSubscriber implements AutoCloseable {
 			try {
 				if (this.connection == current) {
 					this.connection = null;
+					this.writes = null;
 					this.confirmed.clear();
 				}
 			}
 			finally {
 				this.lock.unlock();
 			}
-			NodeConnectionPool.closeQuietly(current);
+			current.abort();
 		}
 	}
 
@@ -272,22 +294,25 @@ final class NodeSubscriber implements AutoCloseable {
 				PipelinedConnection opened = this.pool.connect(this.timeoutMillis);
 				// a subscriber waits for messages as long as it takes
 				opened.setSoTimeout(0);
+				NoticeWrites toFlush;
 				this.lock.lock();
 				try {
 					if (this.closed || this.wanted.isEmpty()) {
 						this.reader = null;
-						NodeConnectionPool.closeQuietly(opened);
+						opened.abort();
 						return null;
 					}
 					this.connection = opened;
+					this.writes = new NoticeWrites(opened, this.scheduler, this.timeoutNanos);
 					List<String> keys = new ArrayList<>(this.wanted.keySet());
 					CommandArguments subscribe = new CommandArguments(Command.SUBSCRIBE);
 					keys.forEach((key) -> subscribe.add(channel(key)));
-					send(subscribe);
+					toFlush = queue(subscribe);
 				}
 				finally {
 					this.lock.unlock();
 				}
+				toFlush.flush();
 				return opened;
 			}
 			catch (RuntimeException ex) {
@@ -370,8 +395,9 @@ final class NodeSubscriber implements AutoCloseable {
 		try {
 			this.closed = true;
 			if (this.connection != null) {
-				NodeConnectionPool.closeQuietly(this.connection);
+				this.connection.abort();
 				this.connection = null;
+				this.writes = null;
 			}
 			thread = this.reader;
 		}

@@ -35,6 +35,12 @@ final class PipelinedConnection extends Connection {
 	}
 
 	/**
+	 * {@link System#nanoTime()} when it was last given back idle: its pool closes it
+	 * after a while unused.
+	 */
+	long idleSince;
+
+	/**
 	 * The read timeout last set, so an unchanged one is not set again (each call boxes
 	 * it, above 127 ms).
 	 */
@@ -134,14 +140,34 @@ final class PipelinedConnection extends Connection {
 	}
 
 	/**
-	 * Keeps the input stream of the socket Jedis opens, which {@link Connection} does not
-	 * expose.
+	 * Closes the socket at once, without flushing what is buffered (a close that flushes
+	 * blocks as long as a write does when the node stopped reading): a write blocked on
+	 * it fails, and the connection is broken.
+	 */
+	void abort() {
+		setBroken();
+		Socket socket = this.capture.socket;
+		if (socket != null) {
+			try {
+				socket.close();
+			}
+			catch (IOException ex) {
+				// closed already
+			}
+		}
+	}
+
+	/**
+	 * Keeps the socket Jedis opens and its input stream, which {@link Connection} does
+	 * not expose.
 	 */
 	private static final class SocketCapture implements JedisSocketFactory {
 
 		private final JedisSocketFactory delegate;
 
 		private volatile @Nullable InputStream input;
+
+		private volatile @Nullable Socket socket;
 
 		SocketCapture(JedisSocketFactory delegate) {
 			this.delegate = delegate;
@@ -150,6 +176,7 @@ final class PipelinedConnection extends Connection {
 		@Override
 		public Socket createSocket() {
 			Socket socket = this.delegate.createSocket();
+			this.socket = socket;
 			try {
 				this.input = socket.getInputStream();
 			}

@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
@@ -65,13 +67,13 @@ final class QuarantineNotice {
 		Instant at = Instant.now().plusMillis(waitMillis).truncatedTo(ChronoUnit.SECONDS);
 		String warning = "No lock can be acquired from " + this.redlock + " until about " + at + " (in "
 				+ (waitMillis + 999) / 1000 + " s): " + quarantined(now) + " of " + this.quarantines.size()
-				+ " nodes are in restart quarantine and a lock needs " + this.quorum
-				+ ". A node that started less than the restart quarantine (" + this.quarantine
-				+ ") ago may have forgotten locks it granted, so it does not count towards a quorum until then. "
-				+ "Nodes created just now hold no locks: to use them at once, turn the quarantine off "
-				+ "(restartQuarantine 0, redlock.restart-quarantine=0s in Spring Boot) and run Redis with "
-				+ "appendfsync always, or a node that restarts will count at once (see the restart quarantine in "
-				+ "docs/guarantees.md)";
+				+ " nodes are in quarantine (" + reasons(now) + ") and a lock needs " + this.quorum
+				+ ". A node that may have forgotten locks it granted (it started less than the restart quarantine ("
+				+ this.quarantine + ") ago, its clock stepped, a replica replaced it, it lost data) does not count "
+				+ "towards a quorum until then. Nodes created just now hold no locks: to use them at once, turn the "
+				+ "quarantine off (restartQuarantine 0, redlock.restart-quarantine=0s in Spring Boot) and run Redis "
+				+ "with appendfsync always, or a node that restarts will count at once (see the restart quarantine "
+				+ "in docs/guarantees.md)";
 		logger.warn(warning);
 		return warning;
 	}
@@ -85,6 +87,18 @@ final class QuarantineNotice {
 		}
 		Arrays.sort(countsAt);
 		return now + countsAt[this.quorum - 1];
+	}
+
+	/** The reasons of the nodes in quarantine, e.g. {@code restart}. */
+	private String reasons(long now) {
+		Set<String> reasons = new TreeSet<>();
+		for (NodeQuarantine node : this.quarantines) {
+			QuarantineReason reason = node.reason();
+			if (node.remainingNanosAt(now) > 0 && reason != null) {
+				reasons.add(reason.words());
+			}
+		}
+		return String.join(", ", reasons);
 	}
 
 	private int quarantined(long now) {

@@ -27,6 +27,16 @@ record RedlockInternals(NodeGroup group, AcquireRound round, HeldLeases<Lease> h
 		return this.group.pools().get(node).idleCount();
 	}
 
+	/** How many borrowers of a node wait for a connection being opened. */
+	int awaitingOpen(int node) {
+		return this.group.pools().get(node).awaitingOpen();
+	}
+
+	/** How many runs the renewal thread has scheduled. */
+	int scheduledRuns() {
+		return this.renewals.scheduledRuns();
+	}
+
 	/** How long each node is expected to take to answer, in milliseconds. */
 	List<Double> expectedLatencies() {
 		return this.group.pools().stream().map((pool) -> pool.expectedLatencyNanos() / 1e6).toList();

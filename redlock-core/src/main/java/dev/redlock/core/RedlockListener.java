@@ -54,6 +54,14 @@ public interface RedlockListener {
 	}
 
 	/**
+	 * Called when a node is found to have possibly forgotten locks it granted, and so
+	 * stops counting towards a quorum for a while (or longer than it already did).
+	 * @param event the node, why, and for how long
+	 */
+	default void nodeQuarantined(NodeQuarantineEvent event) {
+	}
+
+	/**
 	 * The end of an acquisition.
 	 *
 	 * @param lockName the lock's name (bounded)
@@ -110,9 +118,19 @@ public interface RedlockListener {
 	 * @param command what was asked
 	 * @param outcome how it answered
 	 * @param duration from the start of the round until its reply was read (replies are
-	 * read in node order, so a fast node read after a slow one shows the slow one's time)
+	 * read in the order they arrive)
 	 */
 	record NodeRequestEvent(String node, NodeCommand command, NodeOutcome outcome, Duration duration) {
+	}
+
+	/**
+	 * A node put in quarantine: it does not count towards a quorum for a while.
+	 *
+	 * @param node the node's {@code host:port}, without credentials
+	 * @param reason why it may have forgotten locks
+	 * @param duration how long it does not count from now
+	 */
+	record NodeQuarantineEvent(String node, QuarantineReason reason, Duration duration) {
 	}
 
 	/** How an acquisition ended. */

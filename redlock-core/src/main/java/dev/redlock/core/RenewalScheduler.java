@@ -63,6 +63,11 @@ final class RenewalScheduler implements AutoCloseable {
 		return this.executor.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
 	}
 
+	/** How many runs are scheduled now, for tests that watch for a pile-up. */
+	synchronized int scheduledRuns() {
+		return (this.executor != null) ? this.executor.getQueue().size() : 0;
+	}
+
 	/**
 	 * Returns the name of the thread, whether started or not.
 	 * @return e.g. {@code redlock-renewal-1}

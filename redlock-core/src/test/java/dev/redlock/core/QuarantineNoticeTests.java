@@ -33,7 +33,7 @@ class QuarantineNoticeTests {
 		this.nodes.get(1).observe("run-b", 11L, now);
 		String warning = this.notice.nodeQuarantined();
 		assertThat(warning).contains("No lock can be acquired from Redlock[redis://127.0.0.1:7001",
-				"2 of 3 nodes are in restart quarantine and a lock needs 2", "(in 50 s)", "restart quarantine (PT1M)",
+				"2 of 3 nodes are in quarantine (restart) and a lock needs 2", "(in 50 s)", "restart quarantine (PT1M)",
 				"redlock.restart-quarantine=0s", "appendfsync always", "docs/guarantees.md");
 	}
 

@@ -82,17 +82,29 @@ class StaleReplyTests {
 
 	@Test
 	void aReplyIsAGrantOnlyIfItAnswersTheCommandSent() {
-		NodeReply ok = NodeReply.replied(0, "OK".getBytes(), 1);
+		NodeReply granted = NodeReply.replied(0, acquireReply(1), 1);
+		NodeReply taken = NodeReply.replied(0, acquireReply(0), 1);
+		NodeReply counter = NodeReply.replied(0, acquireReply(7), 1);
 		NodeReply one = NodeReply.replied(0, 1L, 1);
-		NodeReply zero = NodeReply.replied(0, 0L, 1);
+		NodeReply ok = NodeReply.replied(0, "OK".getBytes(), 1);
 		NodeReply nil = NodeReply.replied(0, null, 1);
-		assertThat(ok.isGrant(false)).isTrue();
-		assertThat(one.isGrant(false)).as("an integer never answers SET NX").isFalse();
+		assertThat(granted.isGrant(false)).isTrue();
+		assertThat(taken.isGrant(false)).isFalse();
+		assertThat(taken.isRefused()).isTrue();
+		assertThat(counter.isGrant(false)).as("a counter answers the fenced script, not the plain one").isFalse();
+		assertThat(one.isGrant(false)).as("an integer never answers the acquisition script").isFalse();
+		assertThat(ok.isGrant(false)).as("a SET's OK never answers it either").isFalse();
 		assertThat(nil.isGrant(false)).isFalse();
-		assertThat(one.isGrant(true)).isTrue();
-		assertThat(zero.isGrant(true)).as("counters start at 1").isFalse();
-		assertThat(ok.isGrant(true)).as("the fenced script answers with a counter").isFalse();
+		assertThat(counter.isGrant(true)).isTrue();
+		assertThat(granted.isGrant(true)).as("counters start at 1").isTrue();
+		assertThat(taken.isGrant(true)).isFalse();
+		assertThat(one.isGrant(true)).as("a release's 1 never answers the fenced script").isFalse();
 		assertThat(nil.isGrant(true)).isFalse();
+	}
+
+	/** What the acquisition scripts answer: the grant, the node's clock, its marker. */
+	private static List<Object> acquireReply(long grant) {
+		return List.of(grant, "1795685657".getBytes(), "727606".getBytes(), "0 clean 00 -".getBytes());
 	}
 
 }

@@ -7,20 +7,23 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 import dev.redlock.core.NodeStatus;
+import dev.redlock.core.QuarantineReason;
 import dev.redlock.core.Redlock;
 
 /**
  * Health of the Redis nodes of a {@link Redlock}: {@code UP} while at least a quorum of
  * nodes answer as masters and count towards a quorum, {@code OUT_OF_SERVICE} when enough
- * masters answer but some of them are in their restart quarantine (they restarted
- * recently and may have forgotten locks, so locks cannot be acquired until the quarantine
- * ends), {@code DOWN} otherwise.
+ * masters answer but some of them are in quarantine (they may have forgotten locks: a
+ * restart, a clock step, a failover, a loss of data; locks cannot be acquired until the
+ * quarantine ends), {@code DOWN} otherwise.
  *
  * <p>
  * Every node is checked at once with one {@code INFO} round
@@ -37,10 +40,12 @@ import dev.redlock.core.Redlock;
  * <li>{@code nodes}: per node, in configuration order, {@code node} (its address without
  * credentials), {@code reachable}, {@code latencyMs}, and when it answered
  * {@code version}, {@code role} and {@code uptimeSeconds}, or when it did not
- * {@code error}; a node in restart quarantine also has {@code quarantineRemainingMs}, how
- * long until it counts again. A node that answered in a role other than {@code master} (a
- * replica listed as a node) carries a {@code problem}: it is a misconfiguration, and the
- * node does not count towards the quorum.</li>
+ * {@code error}; a node in quarantine also has {@code quarantineRemainingMs}, how long
+ * until it counts again, and {@code quarantineReason} ({@code restart},
+ * {@code clock_step}, {@code failover} or {@code data_loss}): why it may have forgotten
+ * locks. A node that answered in a role other than {@code master} (a replica listed as a
+ * node) carries a {@code problem}: it is a misconfiguration, and the node does not count
+ * towards the quorum.</li>
  * </ul>
  */
 public class RedlockHealthIndicator extends AbstractHealthIndicator {
@@ -100,11 +105,19 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 			.sorted()
 			.toList();
 		Duration wait = remaining.get(quorum - counting - 1);
-		return remaining.size() + " of " + statuses.size() + " nodes are in restart quarantine and a lock needs "
-				+ quorum + ": no lock can be acquired for another " + (wait.toMillis() + 999) / 1000 + " s. A node "
-				+ "that started less than redlock.restart-quarantine ago may have forgotten locks it granted; for "
-				+ "nodes created just now, which hold none, set redlock.restart-quarantine=0s (and run Redis with "
-				+ "appendfsync always)";
+		String reasons = statuses.stream()
+			.map(NodeStatus::quarantineReason)
+			.filter(Objects::nonNull)
+			.map(QuarantineReason::words)
+			.distinct()
+			.sorted()
+			.collect(Collectors.joining(", "));
+		return remaining.size() + " of " + statuses.size() + " nodes are in quarantine (" + reasons
+				+ ") and a lock needs " + quorum + ": no lock can be acquired for another "
+				+ (wait.toMillis() + 999) / 1000 + " s. A node that may have forgotten locks it granted (it started "
+				+ "less than redlock.restart-quarantine ago, its clock stepped, a replica replaced it, it lost data) "
+				+ "does not count until they have expired; for nodes created just now, which hold none, set "
+				+ "redlock.restart-quarantine=0s (and run Redis with appendfsync always)";
 	}
 
 	private static Map<String, Object> describe(NodeStatus status) {
@@ -114,6 +127,13 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 		node.put("latencyMs", millis(status.latency()));
 		if (!status.quarantineRemaining().isZero()) {
 			node.put("quarantineRemainingMs", status.quarantineRemaining().toMillis());
+			if (status.quarantineReason() != null) {
+				node.put("quarantineReason", status.quarantineReason().tag());
+			}
+		}
+		if (status.clockRunsFast()) {
+			node.put("problem", "its clock runs faster than redlock.clock-drift-factor allows: keys expire early "
+					+ "there; fix its time synchronisation");
 		}
 		if (status.reachable()) {
 			putIfPresent(node, "version", status.version());

@@ -91,6 +91,14 @@ import dev.redlock.core.ReleaseOutcome;
  * <td>each node's part in each round</td>
  * </tr>
  * <tr>
+ * <td>{@code redlock.node.quarantines}</td>
+ * <td>Counter</td>
+ * <td>{@code node} = {@code host:port}, {@code reason} = {@code restart} |
+ * {@code clock_step} | {@code failover} | {@code data_loss}</td>
+ * <td>times a node was put in quarantine (or its quarantine extended) because it may have
+ * forgotten locks it granted; health shows which nodes are in quarantine now</td>
+ * </tr>
+ * <tr>
  * <td>{@code redlock.held}</td>
  * <td>Gauge</td>
  * <td>none</td>
@@ -179,6 +187,16 @@ public final class RedlockMetricsListener implements RedlockListener {
 			timers.set(index, timer);
 		}
 		timer.record(event.duration());
+	}
+
+	@Override
+	public void nodeQuarantined(NodeQuarantineEvent event) {
+		Counter.builder("redlock.node.quarantines")
+			.description("Times a node was put in quarantine because it may have forgotten locks it granted")
+			.tag("node", event.node())
+			.tag("reason", event.reason().tag())
+			.register(this.registry)
+			.increment();
 	}
 
 	private LockMeters lock(String name) {

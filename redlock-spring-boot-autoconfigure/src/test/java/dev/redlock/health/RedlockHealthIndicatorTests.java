@@ -70,7 +70,7 @@ class RedlockHealthIndicatorTests {
 			assertThat(outOfService.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
 			assertThat(outOfService.getDetails()).containsEntry("quorum", 2).containsEntry("counting", 1);
 			assertThat(outOfService.getDetails().get("reason")).asString()
-				.contains("2 of 3 nodes are in restart quarantine and a lock needs 2",
+				.contains("2 of 3 nodes are in quarantine (restart) and a lock needs 2",
 						"no lock can be acquired for another", "redlock.restart-quarantine=0s");
 			List<Map<String, Object>> details = nodeDetails(outOfService);
 			for (int restarted : new int[] { 0, 1 }) {

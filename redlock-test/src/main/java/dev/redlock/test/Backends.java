@@ -24,6 +24,9 @@ final class Backends {
 	static final String PATH = "path";
 	static final String EMBEDDED = "embedded";
 
+	/** The embedded binary under libfaketime: never chosen, only asked for by name. */
+	static final String STEPPABLE_CLOCK = "embedded-steppable-clock";
+
 	static final String HOW_TO_GET_REDIS = "install redis-server (e.g. apt-get install redis-server), "
 			+ "or keep com.github.codemonstur:embedded-redis on the test classpath, or start a Docker engine";
 
@@ -126,6 +129,8 @@ final class Backends {
 				return ProcessRedisNode.start(requireNonNull(choice.executable()), tls);
 			case EMBEDDED:
 				return ProcessRedisNode.start(extractEmbedded(requireNonNull(choice.resource())), tls);
+			case STEPPABLE_CLOCK:
+				return ProcessRedisNode.start(extractEmbedded(requireNonNull(choice.resource())), tls, true);
 			default:
 				throw new IllegalStateException("unknown backend " + choice.name());
 		}

@@ -45,9 +45,9 @@ public final class LatencyProxy implements AutoCloseable {
 	/** Marks the end of a stream in a direction's queue. */
 	private static final Chunk END = new Chunk(0, new byte[0]);
 
-	private final String targetHost;
+	private volatile String targetHost;
 
-	private final int targetPort;
+	private volatile int targetPort;
 
 	private final ServerSocket server;
 
@@ -101,6 +101,20 @@ public final class LatencyProxy implements AutoCloseable {
 		}
 		catch (IOException e) {
 			throw new java.io.UncheckedIOException("could not bind a loopback port for a latency proxy", e);
+		}
+	}
+
+	/**
+	 * Sends the connections opened from now on to another node, and closes those open
+	 * now: what clients see when a replica is promoted behind a master's address (a
+	 * virtual IP, a DNS name, a managed service's endpoint) after the master died.
+	 * @param node the node to forward to from now on
+	 */
+	public void retarget(RedisNode node) {
+		this.targetHost = node.host();
+		this.targetPort = node.port();
+		for (Socket socket : this.sockets) {
+			closeQuietly(socket);
 		}
 	}
 

@@ -62,12 +62,17 @@ final class ProcessRedisNode implements ManagedNode {
 
 	private boolean stopped;
 
-	private ProcessRedisNode(Path executable, Path dir, int port, @Nullable TestCertificates tls, int tlsPort) {
+	/** The wall clock the server sees, when it can be stepped; else the real one. */
+	private final @Nullable FakeClock clock;
+
+	private ProcessRedisNode(Path executable, Path dir, int port, @Nullable TestCertificates tls, int tlsPort,
+			boolean steppableClock) {
 		this.executable = executable;
 		this.dir = dir;
 		this.port = port;
 		this.tls = tls;
 		this.tlsPort = tlsPort;
+		this.clock = steppableClock ? FakeClock.in(dir) : null;
 	}
 
 	/**
@@ -83,10 +88,18 @@ final class ProcessRedisNode implements ManagedNode {
 	 * second free port.
 	 */
 	static ProcessRedisNode start(Path executable, @Nullable TestCertificates tls) {
+		return start(executable, tls, false);
+	}
+
+	/**
+	 * Starts a server on a free loopback port; with certificates, it also serves TLS on a
+	 * second free port; with a steppable clock, it runs under libfaketime.
+	 */
+	static ProcessRedisNode start(Path executable, @Nullable TestCertificates tls, boolean steppableClock) {
 		PortInUseException last = null;
 		for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
 			ProcessRedisNode node = new ProcessRedisNode(executable, createDir(), freePort(), tls,
-					(tls != null) ? freePort() : -1);
+					(tls != null) ? freePort() : -1, steppableClock);
 			Cleanup.track(node);
 			try {
 				node.launch();
@@ -103,6 +116,15 @@ final class ProcessRedisNode implements ManagedNode {
 		}
 		throw new IllegalStateException(
 				"could not find a free port for redis-server after " + PORT_ATTEMPTS + " attempts", last);
+	}
+
+	@Override
+	public void stepClock(Duration forward) {
+		if (clock == null) {
+			ManagedNode.super.stepClock(forward);
+			return;
+		}
+		clock.step(forward);
 	}
 
 	@Override
@@ -256,10 +278,13 @@ final class ProcessRedisNode implements ManagedNode {
 		}
 		Process p;
 		try {
-			p = new ProcessBuilder(cmd).directory(dir.toFile())
+			ProcessBuilder builder = new ProcessBuilder(cmd).directory(dir.toFile())
 				.redirectErrorStream(true)
-				.redirectOutput(log.toFile())
-				.start();
+				.redirectOutput(log.toFile());
+			if (clock != null) {
+				builder.environment().putAll(clock.environment());
+			}
+			p = builder.start();
 			p.getOutputStream().close();
 		}
 		catch (IOException e) {

@@ -165,4 +165,17 @@ public interface RedisNode {
 		return Resp.render(Resp.call(host(), port(), timeout, args));
 	}
 
+	/**
+	 * Steps the server's wall clock, as an NTP step, a manual {@code date} or a virtual
+	 * machine resumed after a pause would: Redis expires keys by that clock, and its
+	 * {@code TIME} reads it. Only for nodes started by
+	 * {@link RedisNodes#startWithSteppableClocks(int)}.
+	 * @param forward how far forward (backward when negative), in whole seconds
+	 * @throws IllegalStateException if the node's clock cannot be stepped
+	 */
+	default void stepClock(Duration forward) {
+		throw new IllegalStateException(
+				"node " + uri() + " was not started with a steppable clock " + "(RedisNodes.startWithSteppableClocks)");
+	}
+
 }

@@ -1,5 +1,6 @@
 package dev.redlock.test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -42,6 +43,9 @@ public final class RedisNodes implements AutoCloseable {
 	 */
 	public static final String BACKEND_PROPERTY = "redlock.test.backend";
 
+	/** The key where Redlock keeps a node's marker, which a reset keeps. */
+	static final String REDLOCK_MARKER = "{fence}";
+
 	private static final AtomicInteger THREADS = new AtomicInteger();
 
 	private final String backend;
@@ -82,11 +86,33 @@ public final class RedisNodes implements AutoCloseable {
 		return start(count, TestCertificates.get());
 	}
 
+	/**
+	 * Starts {@code count} empty Redis servers whose wall clocks can be stepped
+	 * ({@link RedisNode#stepClock(Duration)}): each runs the embedded Redis 6.2 binary
+	 * under libfaketime, which needs Debian's {@code faketime} package (or the library
+	 * named by the system property {@value FakeClock#LIBRARY_PROPERTY}).
+	 * @param count how many servers, at least 1
+	 * @return the running servers; close them when done
+	 * @throws IllegalStateException if libfaketime or the embedded binary is missing
+	 */
+	public static RedisNodes startWithSteppableClocks(int count) {
+		FakeClock.library();
+		String resource = Backends.embeddedResource(System.getProperty("os.name", ""),
+				System.getProperty("os.arch", ""));
+		if (resource == null) {
+			throw new IllegalStateException("Steppable clocks need the embedded-redis binary for this platform");
+		}
+		return start(count, null, new Backends.Choice(Backends.STEPPABLE_CLOCK, null, resource));
+	}
+
 	private static RedisNodes start(int count, @Nullable TestCertificates tls) {
+		return start(count, tls, Backends.select());
+	}
+
+	private static RedisNodes start(int count, @Nullable TestCertificates tls, Backends.Choice choice) {
 		if (count < 1) {
 			throw new IllegalArgumentException("count must be at least 1, was " + count);
 		}
-		Backends.Choice choice = Backends.select();
 		ExecutorService pool = Executors.newFixedThreadPool(count, task -> {
 			Thread thread = new Thread(task, "redlock-test-redis-start-" + THREADS.incrementAndGet());
 			thread.setDaemon(true);
@@ -200,8 +226,10 @@ public final class RedisNodes implements AutoCloseable {
 	/**
 	 * Restores every node for the next test: resumes paused nodes, restarts killed or
 	 * stopped ones, then lifts any {@code CLIENT PAUSE} and runs {@code FLUSHALL} on
-	 * every node. A node that refuses those commands (left with a password, or as a
-	 * replica) is restarted: fresh and empty. Other settings a test changed stay.
+	 * every node, keeping only the node's Redlock marker (the key
+	 * {@value #REDLOCK_MARKER}, which tells Redlock clients that the node lost no data).
+	 * A node that refuses those commands (left with a password, or as a replica) is
+	 * restarted: fresh and empty. Other settings a test changed stay.
 	 * {@link WithRedisNodes} calls this before each test.
 	 * @throws IllegalStateException if these nodes were closed, or a node cannot be
 	 * brought back
@@ -221,7 +249,13 @@ public final class RedisNodes implements AutoCloseable {
 		for (ManagedNode node : nodes) {
 			try {
 				node.unpauseClients();
+				// the node's Redlock marker survives: a reset between tests is no loss of
+				// data that the next test's clients should wait out in quarantine
+				String marker = node.command("GET", REDLOCK_MARKER);
 				node.command("FLUSHALL");
+				if (marker != null) {
+					node.command("SET", REDLOCK_MARKER, marker);
+				}
 			}
 			catch (IllegalStateException refused) {
 				// an error reply (NOAUTH, READONLY, ...): a fresh server has none of that

@@ -496,7 +496,7 @@ class FaultInjectionTests {
 						}
 					}
 					catch (LockNotAcquiredException ex) {
-						if (ex.failedNodes().stream().anyMatch((failed) -> failed.contains("restart quarantine"))) {
+						if (ex.failedNodes().stream().anyMatch((failed) -> failed.contains("in quarantine"))) {
 							trials.quarantineRejections++;
 						}
 					}

@@ -1,0 +1,182 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.core.RedlockListener.NodeRequestEvent;
+import dev.redlock.test.LatencyProxy;
+import dev.redlock.test.RedisNode;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Faults that show only over time: a node down for good, subscriptions that come and go,
+ * a slow node under fenced locks, a previous holder's key expiring unevenly, bursts of
+ * connections, a slow listener.
+ */
+@WithRedisNodes(count = 5)
+class LongFaultTests {
+
+	private static final Duration TTL = Duration.ofSeconds(10);
+
+	@Test
+	void aNodeDownForGoodLeavesNothingQueuedBehindItsConnectionAttempts(RedisNodes nodes) {
+		nodes.node(4).kill();
+		// a short node timeout, so that its connection is attempted often
+		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(30));
+		try (Redlock redlock = TestSupport.redlock(nodes, settings)) {
+			long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+			int locked = 0;
+			while (System.nanoTime() - end < 0) {
+				try {
+					redlock.acquire("down-for-good", TTL, Duration.ofSeconds(1)).release();
+					locked++;
+				}
+				catch (LockNotAcquiredException ex) {
+					// a busy machine: the next one
+				}
+			}
+			assertThat(locked).isPositive();
+			TestSupport.awaitTrue("nothing waits for a connection to the dead node", Duration.ofSeconds(5),
+					() -> redlock.internals().awaitingOpen(4) == 0);
+		}
+	}
+
+	@Test
+	void subscriptionsThatComeAndGoScheduleOneIdleCloseNotOneEach(RedisNodes nodes) {
+		try (Redlock holder = TestSupport.redlock(nodes, TestSupport.SETTINGS);
+				Redlock waiter = TestSupport.redlock(nodes, TestSupport.SETTINGS)) {
+			Lease held = holder.acquire("churn", TTL, Duration.ZERO);
+			for (int i = 0; i < 300; i++) {
+				// each wait subscribes to the key's releases, each end of it unsubscribes
+				assertThatExceptionOfType(LockNotAcquiredException.class)
+					.isThrownBy(() -> waiter.acquire("churn", TTL, Duration.ofMillis(1)));
+			}
+			// one task per node to close its idle subscription, and nothing piling up
+			assertThat(waiter.internals().scheduledRuns()).isLessThanOrEqualTo(nodes.size());
+			held.release();
+		}
+	}
+
+	@Test
+	void aFencedLockDoesNotWaitForASlowNode(RedisNodes nodes) {
+		Duration oneWay = Duration.ofMillis(750);
+		try (LatencyProxy slow = LatencyProxy.to(nodes.node(4), Duration.ZERO)) {
+			List<String> uris = new ArrayList<>(nodes.uris());
+			uris.set(4, slow.uri());
+			RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(5));
+			try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).build()) {
+				redlock.acquire(LockRequest.of("fenced-warm-up", TTL).fenced(), Duration.ZERO).release();
+				slow.delay(oneWay);
+				// waited for in full once, while it still looked fast: from now on it is
+				// known to lag
+				redlock.acquire(LockRequest.of("fenced-measure", TTL).fenced(), Duration.ZERO).release();
+				long slowest = 0;
+				for (int i = 0; i < 5; i++) {
+					long start = System.nanoTime();
+					Lease lease = redlock.acquire(LockRequest.of("fenced-slow-" + i, TTL).fenced(), Duration.ZERO);
+					slowest = Math.max(slowest, System.nanoTime() - start);
+					assertThat(lease.fencingToken()).isPresent();
+					lease.release();
+				}
+				// a round that waited for the slow node would take its round trip, twice
+				// this
+				assertThat(Duration.ofNanos(slowest)).as("slowest fenced acquisition").isLessThan(oneWay);
+			}
+		}
+	}
+
+	@Test
+	void aPreviousHoldersKeyExpiringUnevenlyIsWaitedForNotHammered(RedisNodes nodes) {
+		RedlockSettings settings = TestSupport.SETTINGS.withRetryDelay(Duration.ofMillis(100));
+		AtomicInteger attempts = new AtomicInteger();
+		try (Redlock a = TestSupport.redlock(nodes, settings);
+				Redlock b = Redlock.builder()
+					.nodes(nodes.uris())
+					.settings(settings)
+					.listener(TestSupport.onAcquireFinished((event) -> attempts.addAndGet(event.attempts())))
+					.build()) {
+			Duration held = Duration.ofSeconds(2);
+			a.acquire("uneven", held, Duration.ZERO);
+			// the key runs out early on two nodes: every round of B then gets two grants
+			// and three refusals, as in a split vote, until the last copies expire
+			for (RedisNode node : nodes.nodes(0, 1)) {
+				node.command("PEXPIRE", TestSupport.PREFIX + "uneven", "1");
+			}
+			long start = System.nanoTime();
+			b.acquire("uneven", TTL, Duration.ofSeconds(5)).release();
+			Duration waited = Duration.ofNanos(System.nanoTime() - start);
+			// about one attempt per retry delay (100 ms, drawn from 50 to 150), and a few
+			// quick ones
+			long expected = waited.toMillis() / 50 + 5;
+			assertThat(attempts.get()).as("B's attempts in %d ms", waited.toMillis())
+				.isLessThanOrEqualTo((int) expected);
+		}
+	}
+
+	@Test
+	void connectionsOpenedForABurstCloseOnceUnused(RedisNodes nodes) throws Exception {
+		// idle connections close after 100 node timeouts: 2 s here
+		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(20));
+		try (Redlock redlock = TestSupport.redlock(nodes, settings)) {
+			List<TestThreads.Running<Integer>> burst = new ArrayList<>();
+			for (int t = 0; t < 24; t++) {
+				String keys = "burst-" + t + "-";
+				burst.add(TestThreads.start(false, () -> {
+					for (int i = 0; i < 20; i++) {
+						redlock.acquire(keys + i, TTL, Duration.ofSeconds(5)).release();
+					}
+					return 20;
+				}));
+			}
+			for (TestThreads.Running<Integer> thread : burst) {
+				thread.await(Duration.ofSeconds(60));
+			}
+			int afterBurst = redlock.internals().idleConnections(0);
+			// one thread goes on locking now and then: the unused ones close as it gives
+			// back
+			long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+			while (redlock.internals().idleConnections(0) > settings.poolMinIdle() + 1 && System.nanoTime() - end < 0) {
+				redlock.acquire("trickle", TTL, Duration.ofSeconds(5)).release();
+				LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+			}
+			System.out.printf("[connections] idle on node 0: %d after the burst, %d once unused%n", afterBurst,
+					redlock.internals().idleConnections(0));
+			assertThat(afterBurst).isGreaterThan(settings.poolMinIdle() + 1);
+			assertThat(redlock.internals().idleConnections(0)).isLessThanOrEqualTo(settings.poolMinIdle() + 1);
+		}
+	}
+
+	@Test
+	void timeASlowListenerTakesCountsInTheValidity(RedisNodes nodes) {
+		Duration ttl = Duration.ofMillis(500);
+		RedlockListener slow = new RedlockListener() {
+			@Override
+			public void nodeRequestFinished(NodeRequestEvent event) {
+				if (event.command() == NodeCommand.ACQUIRE) {
+					LockSupport.parkNanos(ttl.toNanos());
+				}
+			}
+		};
+		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS, slow)) {
+			// the listener outlasts the TTL: the lease must not be handed out spent
+			try {
+				Lease lease = redlock.acquire("slow-listener", ttl, Duration.ZERO);
+				assertThat(lease.isValid()).as("a lease handed out").isTrue();
+				lease.release();
+			}
+			catch (LockNotAcquiredException ex) {
+				assertThat(ex.reason()).isEqualTo(LockNotAcquiredException.Reason.VALIDITY_EXHAUSTED);
+			}
+		}
+	}
+
+}
