@@ -14,9 +14,14 @@ public final class TestRedlocks {
 
 	/**
 	 * The defaults with the restart quarantine off: the kit's nodes were started moments
-	 * ago (a short uptime), and hold nobody's locks.
+	 * ago (a short uptime), and hold nobody's locks. The node timeout is 1 s instead of
+	 * 100 ms: a single attempt, an extension or a release must hear from a quorum within
+	 * it, and on a loaded machine a healthy node can be descheduled for longer than 100
+	 * ms. Tests about timeouts set their own.
 	 */
-	public static final RedlockSettings SETTINGS = RedlockSettings.defaults().withRestartQuarantine(Duration.ZERO);
+	public static final RedlockSettings SETTINGS = RedlockSettings.defaults()
+		.withRestartQuarantine(Duration.ZERO)
+		.withNodeTimeout(Duration.ofSeconds(1));
 
 	private TestRedlocks() {
 	}

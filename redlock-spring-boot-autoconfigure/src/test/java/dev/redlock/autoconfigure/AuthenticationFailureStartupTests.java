@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,9 +39,11 @@ class AuthenticationFailureStartupTests {
 
 	private static final String WRONG = "Wrong-pw-1187";
 
+	// a node timeout of 1 s: the single attempt and the checks must hear from the nodes
+	// within it on a loaded machine
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class))
-		.withPropertyValues("redlock.restart-quarantine=0s");
+		.withPropertyValues("redlock.restart-quarantine=0s", "redlock.node-timeout=1s");
 
 	private RedisNodes nodes;
 
@@ -58,9 +62,18 @@ class AuthenticationFailureStartupTests {
 			try (Lease lease = redlock.acquire("auth", Duration.ofSeconds(5), Duration.ZERO)) {
 				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 			}
-			Health health = new RedlockHealthIndicator(redlock).health();
-			@SuppressWarnings("unchecked")
-			List<Map<String, Object>> details = (List<Map<String, Object>>) health.getDetails().get("nodes");
+			// a check does not wait for a connection still opening: poll until the node
+			// with the wrong password has refused it (a connection that failed otherwise
+			// is tried again after a back-off of 4 node timeouts)
+			RedlockHealthIndicator indicator = new RedlockHealthIndicator(redlock);
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+			Health health = indicator.health();
+			while (!String.valueOf(nodeDetails(health).get(4).get("error")).contains("WRONGPASS")
+					&& System.nanoTime() - deadline < 0) {
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+				health = indicator.health();
+			}
+			List<Map<String, Object>> details = nodeDetails(health);
 			assertThat(details.get(4)).containsEntry("reachable", false);
 			assertThat(details.get(4).get("error")).asString().contains("authentication failed", "WRONGPASS");
 			assertThat(health.toString()).doesNotContain(WRONG, PASSWORD);
@@ -86,6 +99,11 @@ class AuthenticationFailureStartupTests {
 				.doesNotContain(WRONG, PASSWORD);
 		});
 		assertThat(output).doesNotContain(WRONG, PASSWORD);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static List<Map<String, Object>> nodeDetails(Health health) {
+		return (List<Map<String, Object>>) health.getDetails().get("nodes");
 	}
 
 	/** {@code redlock.nodes[i]}: the last {@code wrong} nodes with a wrong password. */

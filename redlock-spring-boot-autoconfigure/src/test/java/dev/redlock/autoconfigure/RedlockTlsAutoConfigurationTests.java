@@ -13,6 +13,7 @@ import org.springframework.boot.ssl.SslOptions;
 import org.springframework.boot.ssl.SslStoreBundle;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import dev.redlock.NodeKeys;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.Redlock;
@@ -46,7 +47,8 @@ class RedlockTlsAutoConfigurationTests {
 				Redlock redlock = context.getBean(Redlock.class);
 				try (Lease lease = redlock.acquire("tls", Duration.ofSeconds(5), Duration.ZERO)) {
 					assertThat(lease.isValid()).isTrue();
-					assertThat(nodes.node(1).command("EXISTS", "redlock:tls")).isEqualTo("1");
+					// a quorum: the round returned once two nodes had granted it
+					assertThat(NodeKeys.holding(nodes, "redlock:tls")).isGreaterThanOrEqualTo(2);
 				}
 			});
 	}
@@ -57,7 +59,8 @@ class RedlockTlsAutoConfigurationTests {
 			assertThat(context).hasNotFailed();
 			assertThatExceptionOfType(LockNotAcquiredException.class)
 				.isThrownBy(() -> context.getBean(Redlock.class).acquire("tls", Duration.ofSeconds(5), Duration.ZERO))
-				.satisfies((ex) -> assertThat(ex.failedNodes()).hasSize(3));
+				// the round ends once a quorum has failed: the last node may be left out
+				.satisfies((ex) -> assertThat(ex.failedNodes()).hasSizeBetween(2, 3));
 		});
 	}
 
@@ -144,7 +147,9 @@ class RedlockTlsAutoConfigurationTests {
 			properties.add("redlock.nodes[" + i + "]=" + nodes.node(i).tlsUri());
 		}
 		properties.add("redlock.restart-quarantine=0s");
-		properties.add("redlock.node-timeout=300ms");
+		// TLS handshakes take longer on a loaded machine: single attempts are to succeed
+		// or fail for the reason under test, not time out
+		properties.add("redlock.node-timeout=1s");
 		return properties.toArray(String[]::new);
 	}
 

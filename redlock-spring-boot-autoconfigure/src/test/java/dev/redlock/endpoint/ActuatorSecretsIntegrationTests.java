@@ -7,6 +7,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -55,6 +58,8 @@ class ActuatorSecretsIntegrationTests {
 
 	private static final List<String> SECRETS = List.of(PASSWORD, ACL_PASSWORD, WRONG_PASSWORD);
 
+	private static final String REACHABLE_TWO = "\"redlock\":{\"details\":{\"quorum\":2,\"reachable\":2";
+
 	private static RedisNodes nodes;
 
 	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -90,7 +95,10 @@ class ActuatorSecretsIntegrationTests {
 
 	@Test
 	void noResponseAndNoLogLineCarriesAPassword(CapturedOutput output) throws Exception {
-		String health = get("/actuator/health");
+		// a check does not wait for the first connections: poll until both good nodes
+		// have one and the wrong password has been refused
+		String health = awaitBody("/actuator/health",
+				(body) -> body.contains(REACHABLE_TWO) && body.contains("WRONGPASS"));
 		String redlockWhileHeld;
 		try (Lease lease = this.redlock.acquire(LockRequest.of("order:1", Duration.ofSeconds(10)).named("secrets"),
 				Duration.ZERO)) {
@@ -105,8 +113,7 @@ class ActuatorSecretsIntegrationTests {
 
 		// the responses are the real ones: they name the nodes, and show the
 		// authentication error
-		assertThat(health).contains("\"redlock\":{\"details\":{\"quorum\":2,\"reachable\":2",
-				hostAndPort(nodes.node(2)), "WRONGPASS");
+		assertThat(health).contains(REACHABLE_TWO, hostAndPort(nodes.node(2)), "WRONGPASS");
 		assertThat(redlockWhileHeld).contains("\"resource\":\"order:1\"", hostAndPort(nodes.node(0)));
 		assertThat(configprops).contains("redis://******@" + hostAndPort(nodes.node(0)));
 		assertThat(env).contains("redis://******@" + hostAndPort(nodes.node(1)));
@@ -132,6 +139,17 @@ class ActuatorSecretsIntegrationTests {
 			nodes.node(1).restart();
 			nodes.node(1).command("ACL", "SETUSER", "locker", "on", ">" + ACL_PASSWORD, "~*", "+@all");
 		}
+	}
+
+	/** Gets the path until its body matches, for at most 5 s; returns the last body. */
+	private String awaitBody(String path, Predicate<String> expected) throws IOException, InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		String body = get(path);
+		while (!expected.test(body) && System.nanoTime() - deadline < 0) {
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+			body = get(path);
+		}
+		return body;
 	}
 
 	private String get(String path) throws IOException, InterruptedException {

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.Show;
 
+import dev.redlock.NodeKeys;
 import dev.redlock.TestRedlocks;
 import dev.redlock.core.LockRequest;
 import dev.redlock.core.Lease;
@@ -38,9 +39,11 @@ class RedlockEndpointTests {
 	@BeforeEach
 	void buildRedlock(RedisNodes nodes) {
 		this.nodes = nodes;
+		// a node timeout of 1 s: single attempts must hear from a quorum within it on a
+		// loaded machine, and a late reply within it counts as the node's answer
 		this.redlock = TestRedlocks.on(nodes,
 				new RedlockSettings("shop:", Duration.ofSeconds(20), Duration.ofMillis(1500), Duration.ofMillis(40),
-						Duration.ofMillis(150), 0.02, 7, 8, 2, 1, "endpoint-test", Duration.ZERO, 1024,
+						Duration.ofSeconds(1), 0.02, 7, 8, 2, 1, "endpoint-test", Duration.ZERO, 1024,
 						Duration.ofMinutes(10), false));
 		this.endpoint = new RedlockEndpoint(this.redlock, Show.ALWAYS);
 	}
@@ -74,7 +77,7 @@ class RedlockEndpointTests {
 		assertThat(settings.defaultTtl()).isEqualTo("PT20S");
 		assertThat(settings.defaultWaitTime()).isEqualTo("PT1.5S");
 		assertThat(settings.retryDelay()).isEqualTo("PT0.04S");
-		assertThat(settings.nodeTimeout()).isEqualTo("PT0.15S");
+		assertThat(settings.nodeTimeout()).isEqualTo("PT1S");
 		assertThat(settings.clockDriftFactor()).isEqualTo(0.02);
 		assertThat(settings.maxExtensions()).isEqualTo(7);
 	}
@@ -91,6 +94,12 @@ class RedlockEndpointTests {
 		}
 		assertThat(this.endpoint.redlock().nodes()).extracting(NodeStatistics::node)
 			.containsExactlyElementsOf(this.nodes.uris());
+		// a round returns once its outcome is known: a reply that came later (node 0's
+		// refusal, once node 1's had decided) is counted a moment after
+		NodeKeys.awaitTrue("node 0's three replies counted",
+				() -> answers(this.endpoint.redlock().nodes().get(0)) >= 3);
+		NodeKeys.awaitTrue("the killed node's failure counted",
+				() -> answers(this.endpoint.redlock().nodes().get(2)) >= 1);
 		NodeStatistics first = this.endpoint.redlock().nodes().get(0);
 		// granted the lease and released it; refused the second attempt (the other
 		// instance has its own counters)
@@ -100,6 +109,10 @@ class RedlockEndpointTests {
 		NodeStatistics killed = this.endpoint.redlock().nodes().get(2);
 		assertThat(killed.ok()).isZero();
 		assertThat(killed.timeouts() + killed.errors()).isPositive();
+	}
+
+	private static long answers(NodeStatistics node) {
+		return node.ok() + node.rejected() + node.timeouts() + node.errors();
 	}
 
 }

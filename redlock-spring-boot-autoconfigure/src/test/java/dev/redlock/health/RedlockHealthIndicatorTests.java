@@ -28,12 +28,19 @@ import static org.assertj.core.api.Assertions.fail;
 @WithRedisNodes(count = 3)
 class RedlockHealthIndicatorTests {
 
-	private static final Duration NODE_TIMEOUT = Duration.ofMillis(200);
+	/**
+	 * Long enough for a healthy node to answer within it on a loaded machine, where it
+	 * can be descheduled for hundreds of milliseconds: the exact counts below need every
+	 * node that runs to answer in the one check.
+	 */
+	private static final Duration NODE_TIMEOUT = Duration.ofSeconds(1);
 
 	/**
-	 * Allowance on top of the node timeout for scheduling and parsing on a busy machine.
+	 * Allowance on top of the node timeout for scheduling and parsing on a busy machine;
+	 * with the node timeout, still below the 2 s a new connection is given to open, so a
+	 * check that waited for one would be caught.
 	 */
-	private static final Duration MARGIN = Duration.ofMillis(600);
+	private static final Duration MARGIN = Duration.ofMillis(900);
 
 	private RedisNodes nodes;
 
@@ -47,13 +54,20 @@ class RedlockHealthIndicatorTests {
 		this.nodes = nodes;
 		this.redlock = TestRedlocks.on(nodes, TestRedlocks.SETTINGS.withNodeTimeout(NODE_TIMEOUT));
 		this.indicator = new RedlockHealthIndicator(this.redlock);
+		// a check does not wait for the first connections: wait until every node has one,
+		// so that the checks below see what the test did, not a connection still opening
+		awaitHealth((health) -> Integer.valueOf(3).equals(health.getDetails().get("reachable")), Duration.ofSeconds(5));
 	}
 
 	@Test
 	void outOfServiceWhileAQuorumAnswersOnlyCountingNodesInRestartQuarantine() {
-		Duration quarantine = Duration.ofSeconds(2);
+		// 3 s: both restarted nodes must be seen again within it of each other, on a
+		// loaded machine too
+		Duration quarantine = Duration.ofSeconds(3);
+		// checks are polled here, so a short node timeout costs nothing; it keeps the
+		// back-off after the restarts' refused connections short (4 node timeouts)
 		RedlockSettings settings = RedlockSettings.defaults()
-			.withNodeTimeout(NODE_TIMEOUT)
+			.withNodeTimeout(Duration.ofMillis(200))
 			.withDefaultTtl(quarantine)
 			.withRestartQuarantine(quarantine);
 		try (Redlock quarantining = TestRedlocks.on(this.nodes, settings)) {
@@ -65,8 +79,10 @@ class RedlockHealthIndicatorTests {
 			this.nodes.node(0).restart();
 			this.nodes.node(1).restart();
 
+			// a restarted node's quarantine starts when it is seen again, so waiting for
+			// both takes nothing from it
 			Health outOfService = awaitHealth(
-					(health) -> Integer.valueOf(3).equals(health.getDetails().get("reachable")), Duration.ofSeconds(1));
+					(health) -> Integer.valueOf(3).equals(health.getDetails().get("reachable")), Duration.ofSeconds(5));
 			assertThat(outOfService.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
 			assertThat(outOfService.getDetails()).containsEntry("quorum", 2).containsEntry("counting", 1);
 			assertThat(outOfService.getDetails().get("reason")).asString()
@@ -115,35 +131,49 @@ class RedlockHealthIndicatorTests {
 
 	@Test
 	void downWhenAMajorityIsKilledAndUpAgainAfterRestart() {
-		this.nodes.node(0).kill();
-		this.nodes.node(2).kill();
-		Health down = this.indicator.health();
-		assertThat(down.getStatus()).isEqualTo(Status.DOWN);
-		assertThat(down.getDetails()).containsEntry("quorum", 2).containsEntry("reachable", 1);
-		List<Map<String, Object>> details = nodeDetails(down);
-		for (int killed : new int[] { 0, 2 }) {
-			assertThat(details.get(killed)).containsEntry("node", this.nodes.node(killed).uri())
-				.containsEntry("reachable", false)
-				.containsKeys("error", "latencyMs")
-				.doesNotContainKeys("version", "role", "uptimeSeconds");
-		}
-		assertThat(details.get(1)).containsEntry("reachable", true);
+		// a node that refused a connection is left alone for a back-off of 4 node
+		// timeouts: a short node timeout keeps the wait for the restarted nodes short,
+		// and costs nothing else, as these checks are polled
+		try (Redlock quick = TestRedlocks.on(this.nodes,
+				TestRedlocks.SETTINGS.withNodeTimeout(Duration.ofMillis(250)))) {
+			this.indicator = new RedlockHealthIndicator(quick);
+			awaitHealth((health) -> Integer.valueOf(3).equals(health.getDetails().get("reachable")),
+					Duration.ofSeconds(5));
+			this.nodes.node(0).kill();
+			this.nodes.node(2).kill();
+			Health down = awaitHealth((health) -> Integer.valueOf(1).equals(health.getDetails().get("reachable")),
+					Duration.ofSeconds(5));
+			assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(down.getDetails()).containsEntry("quorum", 2).containsEntry("reachable", 1);
+			List<Map<String, Object>> details = nodeDetails(down);
+			for (int killed : new int[] { 0, 2 }) {
+				assertThat(details.get(killed)).containsEntry("node", this.nodes.node(killed).uri())
+					.containsEntry("reachable", false)
+					.containsKeys("error", "latencyMs")
+					.doesNotContainKeys("version", "role", "uptimeSeconds");
+			}
+			assertThat(details.get(1)).containsEntry("reachable", true);
 
-		this.nodes.node(0).restart();
-		this.nodes.node(2).restart();
-		// a node that refused a connection is left alone for a short backoff before the
-		// next attempt
-		Health up = awaitHealth((health) -> Integer.valueOf(3).equals(health.getDetails().get("reachable")),
-				Duration.ofSeconds(5));
-		assertThat(up.getStatus()).isEqualTo(Status.UP);
+			this.nodes.node(0).restart();
+			this.nodes.node(2).restart();
+			Health up = awaitHealth((health) -> Integer.valueOf(3).equals(health.getDetails().get("reachable")),
+					Duration.ofSeconds(5));
+			assertThat(up.getStatus()).isEqualTo(Status.UP);
+		}
 	}
 
 	@Test
 	void pausedNodeIsUnreachableAndTheCheckReturnsWithinTheNodeTimeout() {
+		// every node has a connection (see buildRedlock): the frozen node gets a request
 		RedisNode frozen = this.nodes.node(1);
-		this.indicator.health(); // open a connection to every node first: the frozen node
-									// then gets a request
-		Health health = healthWhilePaused(frozen);
+		frozen.pause();
+		Health health;
+		try {
+			health = timedHealth(this.indicator);
+		}
+		finally {
+			frozen.resume();
+		}
 		assertThat(health.getStatus()).isEqualTo(Status.UP);
 		assertThat(health.getDetails()).containsEntry("reachable", 2);
 		assertThat(nodeDetails(health).get(1)).containsEntry("node", frozen.uri())
@@ -154,7 +184,15 @@ class RedlockHealthIndicatorTests {
 	@Test
 	void pausedNodeWithoutAnOpenConnectionDoesNotHoldUpTheCheck() {
 		RedisNode frozen = this.nodes.node(0);
-		Health health = healthWhilePaused(frozen);
+		frozen.pause();
+		Health health;
+		// built while the node is frozen: its first connection cannot open
+		try (Redlock cold = TestRedlocks.on(this.nodes, TestRedlocks.SETTINGS.withNodeTimeout(NODE_TIMEOUT))) {
+			health = timedHealth(new RedlockHealthIndicator(cold));
+		}
+		finally {
+			frozen.resume();
+		}
 		assertThat(health.getStatus()).isEqualTo(Status.UP);
 		assertThat(nodeDetails(health).get(0)).containsEntry("reachable", false).containsKey("error");
 	}
@@ -195,20 +233,13 @@ class RedlockHealthIndicatorTests {
 	}
 
 	/**
-	 * Checks the health with the node paused, asserting that the check returns within the
-	 * node timeout; the node runs again afterwards.
+	 * Checks the health, asserting that the check returns within the node timeout.
 	 */
-	private Health healthWhilePaused(RedisNode frozen) {
-		frozen.pause();
-		try {
-			long start = System.nanoTime();
-			Health health = this.indicator.health();
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(NODE_TIMEOUT.plus(MARGIN));
-			return health;
-		}
-		finally {
-			frozen.resume();
-		}
+	private static Health timedHealth(RedlockHealthIndicator indicator) {
+		long start = System.nanoTime();
+		Health health = indicator.health();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(NODE_TIMEOUT.plus(MARGIN));
+		return health;
 	}
 
 	@SuppressWarnings("unchecked")

@@ -21,6 +21,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.task.AsyncTaskExecutor;
 import org.springframework.integration.support.locks.LockRegistry;
 
+import dev.redlock.NodeKeys;
 import dev.redlock.TestRedlocks;
 import dev.redlock.core.Redlock;
 import dev.redlock.interceptor.CriticalSection;
@@ -96,7 +97,9 @@ class RedlockLockRegistryVirtualThreadTests {
 		long tookMillis = VirtualThreads.openAndAwait(start, done, Duration.ofSeconds(90), "ran on a virtual thread");
 		assertThat(section.count()).as("no update lost").isEqualTo(tasks);
 		assertThat(section.maxInside()).as("most holders at once").isEqualTo(1);
-		assertThat(keysOnNodes(KEY + "vt")).isZero();
+		// the last unlock returned once a quorum had deleted the key; the last node a
+		// moment later
+		NodeKeys.awaitReleased(this.nodes, KEY + "vt");
 		System.out.printf(
 				"[virtual threads] lock registry: %d lock/unlock from %d virtual threads in 2 processes: " + "%d ms%n",
 				tasks, tasks, tookMillis);
@@ -113,17 +116,19 @@ class RedlockLockRegistryVirtualThreadTests {
 					.get(10, TimeUnit.SECONDS);
 				boolean elsewhere = new RedlockLockRegistry(this.elsewhere).obtain("reentrant").tryLock();
 				lock.unlock();
-				int onNodes = keysOnNodes(KEY + "reentrant");
+				// still held: on a quorum of the nodes (a release would have left at most
+				// one); the lock returned once a quorum had granted it
+				boolean onQuorum = keysOnNodes(KEY + "reentrant") >= 2;
 				return "again: " + again + ", other virtual thread: " + other + ", other process: " + elsewhere
-						+ ", on nodes after one unlock: " + onNodes;
+						+ ", on a quorum after one unlock: " + onQuorum;
 			}
 			finally {
 				lock.unlock();
 			}
 		}).get(30, TimeUnit.SECONDS);
-		assertThat(seen)
-			.isEqualTo("again: true, other virtual thread: false, other process: false, on nodes after one unlock: 3");
-		assertThat(keysOnNodes(KEY + "reentrant")).isZero();
+		assertThat(seen).isEqualTo(
+				"again: true, other virtual thread: false, other process: false, on a quorum after one unlock: true");
+		NodeKeys.awaitReleased(this.nodes, KEY + "reentrant");
 	}
 
 	@Test

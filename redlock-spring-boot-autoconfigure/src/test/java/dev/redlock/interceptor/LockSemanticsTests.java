@@ -112,8 +112,8 @@ class LockSemanticsTests {
 		CompletableFuture<String> work = new CompletableFuture<>();
 		CompletableFuture<String> returned = this.shop.export("5", work);
 		assertThat(returned).isSameAs(work);
-		// the method has returned, the work goes on: the lock is still held
-		assertThat(lockKeys("redlock:export:5")).isEqualTo(3);
+		// the method has returned, the work goes on: the lock is still held, on a quorum
+		assertThat(lockKeys("redlock:export:5")).isGreaterThanOrEqualTo(2);
 		assertThatExceptionOfType(LockNotAcquiredException.class)
 			.isThrownBy(() -> this.shop.export("5", new CompletableFuture<>()));
 		work.complete("done");
@@ -127,7 +127,7 @@ class LockSemanticsTests {
 	@Test
 	void aCancelledFutureReleasesTheLock() {
 		CompletableFuture<String> work = this.shop.export("6", new CompletableFuture<>());
-		assertThat(lockKeys("redlock:export:6")).isEqualTo(3);
+		assertThat(lockKeys("redlock:export:6")).isGreaterThanOrEqualTo(2);
 		work.cancel(true);
 		NodeKeys.awaitTrue("released when the future was cancelled", () -> lockKeys("redlock:export:6") == 0);
 		assertThat(this.shop.export("6", CompletableFuture.completedFuture("again"))).isCompletedWithValue("again");
@@ -138,15 +138,15 @@ class LockSemanticsTests {
 		// outer and inner are different beans, both locking 'doc:' + id; a wait of 0 s
 		// would fail if inner waited
 		List<String> seen = this.outer.edit("7");
-		assertThat(seen).containsExactly("outer holds 1", "inner holds 2", "after inner: still on 3 nodes");
-		assertThat(lockKeys("redlock:doc:7")).isZero();
+		assertThat(seen).containsExactly("outer holds 1", "inner holds 2", "after inner: still on a quorum of nodes");
+		NodeKeys.awaitReleased(this.nodes, "redlock:doc:7");
 	}
 
 	@Test
 	void aTaskHandedTheContextJoinsTheLockAndOneWithoutItWaitsForIt() throws Exception {
 		assertThat(this.outer.handOff("8", true)).isEqualTo("joined");
 		assertThat(this.outer.handOff("8", false)).isEqualTo("refused: CONTENDED");
-		assertThat(lockKeys("redlock:doc:8")).isZero();
+		NodeKeys.awaitReleased(this.nodes, "redlock:doc:8");
 	}
 
 	@Test
@@ -213,7 +213,7 @@ class LockSemanticsTests {
 				.isThrownBy(() -> this.bank.transferNow("C", "D", 10))
 				.satisfies((ex) -> assertThat(ex.resource()).isEqualTo("acct:D"));
 			// acct:C, acquired first in canonical order, was released again
-			assertThat(lockKeys("redlock:acct:C")).isZero();
+			NodeKeys.awaitReleased(this.nodes, "redlock:acct:C");
 		}
 		this.bank.transferNow("C", "D", 10);
 		assertThat(this.bank.balance("D")).isEqualTo(110);
@@ -348,11 +348,13 @@ class LockSemanticsTests {
 			Lease lease = LockContext.currentLease().orElseThrow();
 			seen.add("outer holds " + LockContext.holdCount(lease));
 			seen.add(this.inner.edit(id));
+			// a release would have left the key on one node at most; the lock was taken
+			// once a quorum granted it, the last node may never have been written
 			long onNodes = this.nodes.nodes()
 				.stream()
 				.filter((node) -> "1".equals(node.command("EXISTS", lease.redisKey())))
 				.count();
-			seen.add("after inner: still on " + onNodes + " nodes");
+			seen.add("after inner: still on " + ((onNodes >= 2) ? "a quorum of" : onNodes) + " nodes");
 			return seen;
 		}
 

@@ -51,7 +51,8 @@ class ReactiveLockTests {
 		Mono<String> report = this.reports.build("1", result.asMono());
 		assertThat(lockKeys("redlock:report:1")).as("nothing is locked before the subscription").isZero();
 		CompletableFuture<String> running = report.toFuture();
-		NodeKeys.awaitTrue("locked once subscribed", () -> lockKeys("redlock:report:1") == 3);
+		// a quorum: the lock is taken once two nodes granted it, the last may not be
+		NodeKeys.awaitTrue("locked once subscribed", () -> lockKeys("redlock:report:1") >= 2);
 		assertThatExceptionOfType(LockNotAcquiredException.class)
 			.isThrownBy(() -> this.reports.build("1", Mono.just("second")).block(Duration.ofSeconds(5)));
 		result.tryEmitValue("done");
@@ -70,7 +71,7 @@ class ReactiveLockTests {
 			.build("2", Mono.<String>never().doOnSubscribe((s) -> running.countDown()))
 			.subscribe();
 		assertThat(running.await(5, TimeUnit.SECONDS)).as("the work starts once the lock is held").isTrue();
-		assertThat(lockKeys("redlock:report:2")).isEqualTo(3);
+		assertThat(lockKeys("redlock:report:2")).as("nodes holding the lock").isGreaterThanOrEqualTo(2);
 		subscription.dispose();
 		NodeKeys.awaitTrue("released on cancellation", () -> lockKeys("redlock:report:2") == 0);
 	}

@@ -51,7 +51,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 @EnabledForJreRange(min = JRE.JAVA_21)
 class VirtualThreadLockTests {
 
-	private static final Duration SHORT_TTL = Duration.ofMillis(300);
+	/**
+	 * The TTL of renewed leases: a renewal is due after a third of it, and the two thirds
+	 * left must hold a round of up to a node timeout (1 s in these tests) and a renewal
+	 * thread that a loaded machine runs late.
+	 */
+	private static final Duration SHORT_TTL = Duration.ofSeconds(3);
+
+	/** How many TTLs the renewed leases are held for. */
+	private static final int TTLS_HELD = 2;
 
 	@Autowired
 	private Counter counter;
@@ -97,7 +105,7 @@ class VirtualThreadLockTests {
 	}
 
 	@Test
-	void aRenewedMethodOnAVirtualThreadKeepsItsLeaseForFiveTtlsAndReleasesIt() throws Exception {
+	void aRenewedMethodOnAVirtualThreadKeepsItsLeaseForTwoTtlsAndReleasesIt() throws Exception {
 		AtomicBoolean running = new AtomicBoolean();
 		AtomicBoolean lost = new AtomicBoolean();
 		Future<Lease> job = this.executor.submit(() -> this.jobs.renewed("b", running, lost));
@@ -105,9 +113,11 @@ class VirtualThreadLockTests {
 		// the next try once the job has ended, or 20 ms from now
 		int refused = Contention.refusalsWhile(running, () -> this.jobs.contender("b"),
 				() -> awaitQuietly(job, Duration.ofMillis(20)));
-		Lease lease = job.get(10, TimeUnit.SECONDS);
-		assertThat(lease.heldFor()).isGreaterThanOrEqualTo(SHORT_TTL.multipliedBy(5));
-		assertThat(lease.extensionAttempts()).isGreaterThanOrEqualTo(12);
+		Lease lease = job.get(30, TimeUnit.SECONDS);
+		assertThat(lease.heldFor()).isGreaterThanOrEqualTo(SHORT_TTL.multipliedBy(TTLS_HELD));
+		// one every third of the TTL: 6 in two TTLs, 4 if they ran two thirds of a TTL
+		// late in all; fewer than 2 could not have kept it
+		assertThat(lease.extensionAttempts()).isGreaterThanOrEqualTo(4);
 		assertThat(lease.isReleased()).isTrue();
 		assertThat(lease.isLost()).isFalse();
 		assertThat(lost).as("onLost ran").isFalse();
@@ -132,15 +142,15 @@ class VirtualThreadLockTests {
 							lost.incrementAndGet();
 							lossSignal.countDown();
 						});
-						long end = System.nanoTime() + SHORT_TTL.multipliedBy(5).toNanos();
+						long end = System.nanoTime() + SHORT_TTL.multipliedBy(TTLS_HELD).toNanos();
 						while (System.nanoTime() - end < 0) {
 							if (!lease.isValid() || NodeKeys.holding(this.nodes, lease.redisKey()) < 2) {
 								throw new IllegalStateException("not held while renewed: " + lease);
 							}
-							// parks the virtual thread until the lease is lost or 50 ms
-							// have passed: the renewal
-							// does not need it
-							if (lossSignal.await(50, TimeUnit.MILLISECONDS)) {
+							// parks the virtual thread until the lease is lost or 200 ms
+							// have passed: the renewal does not need it. Not more often:
+							// each look at the nodes opens a connection to each of them
+							if (lossSignal.await(200, TimeUnit.MILLISECONDS)) {
 								throw new IllegalStateException("lost while renewed: " + lease);
 							}
 						}
@@ -150,7 +160,7 @@ class VirtualThreadLockTests {
 			}
 			for (Future<Lease> future : held) {
 				Lease lease = future.get(30, TimeUnit.SECONDS);
-				assertThat(lease.heldFor()).isGreaterThanOrEqualTo(SHORT_TTL.multipliedBy(5));
+				assertThat(lease.heldFor()).isGreaterThanOrEqualTo(SHORT_TTL.multipliedBy(TTLS_HELD));
 				assertThat(lease.isReleased()).isTrue();
 				assertThat(lease.isLost()).isFalse();
 				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
@@ -241,7 +251,8 @@ class VirtualThreadLockTests {
 			assertThat(Duration.ofNanos(System.nanoTime() - interruptedAt)).isLessThan(Duration.ofSeconds(1));
 			assertThat(this.jobs.calls()).hasValue(0);
 			assertThat(held.isValid()).isTrue();
-			assertThat(NodeKeys.holding(this.nodes, held.redisKey())).isEqualTo(3);
+			// a quorum: the round returned once two nodes had granted it
+			assertThat(NodeKeys.holding(this.nodes, held.redisKey())).isGreaterThanOrEqualTo(2);
 		}
 		NodeKeys.awaitReleased(this.nodes, "redlock:interrupted:e");
 	}
@@ -297,7 +308,7 @@ class VirtualThreadLockTests {
 
 		private final AtomicInteger calls = new AtomicInteger();
 
-		@DistributedLock(key = "'renewed:' + #id", ttl = "300ms", autoRenew = Renewal.ON)
+		@DistributedLock(key = "'renewed:' + #id", ttl = "3s", autoRenew = Renewal.ON)
 		public Lease renewed(String id, AtomicBoolean running, AtomicBoolean lost) throws InterruptedException {
 			Lease lease = LockContext.currentLease().orElseThrow();
 			CountDownLatch lossSignal = new CountDownLatch(1);
@@ -310,7 +321,7 @@ class VirtualThreadLockTests {
 			}
 			running.set(true);
 			try {
-				long end = System.nanoTime() + SHORT_TTL.multipliedBy(5).toNanos();
+				long end = System.nanoTime() + SHORT_TTL.multipliedBy(TTLS_HELD).toNanos();
 				while (System.nanoTime() - end < 0) {
 					if (!lease.isValid() || lossSignal.await(10, TimeUnit.MILLISECONDS)) {
 						throw new IllegalStateException("lease not valid while renewed: " + lease);
@@ -323,7 +334,7 @@ class VirtualThreadLockTests {
 			}
 		}
 
-		@DistributedLock(key = "'renewed:' + #id", ttl = "300ms")
+		@DistributedLock(key = "'renewed:' + #id", ttl = "3s")
 		public void contender(String id) {
 			this.calls.incrementAndGet();
 		}

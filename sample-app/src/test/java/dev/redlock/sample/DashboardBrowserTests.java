@@ -25,8 +25,6 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * The live dashboard in a real headless Chromium (Debian's {@code chromium} and
  * {@code chromium-driver}; nothing is downloaded): it loads, shows three green nodes,
@@ -86,8 +84,9 @@ class DashboardBrowserTests {
 		WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
 		browser.get("http://127.0.0.1:" + this.port + "/");
 
-		wait.until((page) -> page.findElements(By.cssSelector("#nodes .node.up")).size() == 3);
-		assertThat(browser.findElements(By.cssSelector("#nodes .node.down"))).isEmpty();
+		// the page refreshes on its own: what it shows is waited for, never read once
+		wait.until((page) -> page.findElements(By.cssSelector("#nodes .node.up")).size() == 3
+				&& page.findElements(By.cssSelector("#nodes .node.down")).isEmpty());
 		wait.until((page) -> page.findElements(By.cssSelector("#stock tr")).size() == 3);
 
 		long before = acquiredTotal();
@@ -98,8 +97,8 @@ class DashboardBrowserTests {
 		saveScreenshot("dashboard.png");
 
 		click(wait, By.cssSelector("#nodes .node:nth-child(2) button"));
-		wait.until((page) -> page.findElements(By.cssSelector("#nodes .node.down")).size() == 1);
-		assertThat(browser.findElements(By.cssSelector("#nodes .node.up"))).hasSize(2);
+		wait.until((page) -> page.findElements(By.cssSelector("#nodes .node.down")).size() == 1
+				&& page.findElements(By.cssSelector("#nodes .node.up")).size() == 2);
 		saveScreenshot("dashboard-node-down.png");
 
 		click(wait, By.cssSelector("#nodes .node.down button"));

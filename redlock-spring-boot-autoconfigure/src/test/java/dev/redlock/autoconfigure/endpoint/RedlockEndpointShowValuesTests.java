@@ -52,10 +52,13 @@ class RedlockEndpointShowValuesTests {
 
 	private static final String ROLES = "management.endpoint.redlock.roles=";
 
+	// a node timeout of 1 s: the single attempt must hear from a quorum within it on a
+	// loaded machine
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(
 				AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockEndpointAutoConfiguration.class))
-		.withPropertyValues("management.endpoints.web.exposure.include=redlock", "redlock.restart-quarantine=0s");
+		.withPropertyValues("management.endpoints.web.exposure.include=redlock", "redlock.restart-quarantine=0s",
+				"redlock.node-timeout=1s");
 
 	static Stream<Arguments> showValuesAndRoles() {
 		return Stream.of(
