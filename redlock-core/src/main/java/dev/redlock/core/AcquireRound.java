@@ -13,6 +13,7 @@ import dev.redlock.core.LockScripts.Script;
 import dev.redlock.core.RedlockListener.NodeCommand;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
+import redis.clients.jedis.Protocol.Keyword;
 
 /**
  * One acquisition attempt of the Redlock algorithm: a random value written with
@@ -41,6 +42,12 @@ final class AcquireRound {
 	private volatile @Nullable TtlArgument lastTtl;
 
 	/**
+	 * Whether rounds read the nodes' clocks and markers (the restart quarantine is on):
+	 * only then does a plain {@code SET} not do.
+	 */
+	private final boolean judged;
+
+	/**
 	 * Whether fenced acquisitions confirm their token on a quorum (the second round); off
 	 * only in the test that shows why it is needed.
 	 */
@@ -50,6 +57,7 @@ final class AcquireRound {
 		this.group = group;
 		this.settings = settings;
 		this.ticker = ticker;
+		this.judged = !settings.restartQuarantine().isZero();
 	}
 
 	/**
@@ -63,10 +71,24 @@ final class AcquireRound {
 	 */
 	AcquireAttempt attempt(String resource, RawArgument key, Duration ttl, boolean fenced) {
 		RawArgument value = LockValues.next();
-		// by source, not digest: a node that lost its script cache still answers at once
-		CommandArguments acquire = fenced
-				? fencingScript(LockScripts.ACQUIRE_FENCED, key, value, ttlArgument(ttl.toMillis()))
-				: LockScripts.call(Command.EVAL, LockScripts.ACQUIRE.source(), key, value, ttlArgument(ttl.toMillis()));
+		CommandArguments acquire;
+		if (fenced) {
+			acquire = fencingScript(LockScripts.ACQUIRE_FENCED, key, value, ttlArgument(ttl.toMillis()));
+		}
+		else if (this.judged) {
+			// by source, not digest: a node that lost its script cache still answers at
+			// once
+			acquire = LockScripts.call(Command.EVAL, LockScripts.ACQUIRE.source(), key, value,
+					ttlArgument(ttl.toMillis()));
+		}
+		else {
+			// no quarantine: nothing judges the nodes' clocks and markers
+			acquire = new CommandArguments(Command.SET).add(key)
+				.add(value)
+				.add(Keyword.NX)
+				.add(Keyword.PX)
+				.add(ttlArgument(ttl.toMillis()));
+		}
 		long start = this.ticker.getAsLong();
 		long expiresAt = System.nanoTime() + ttl.toNanos();
 		AcquireExit exit = new AcquireExit(key, value, fenced, expiresAt, ttl.toNanos());

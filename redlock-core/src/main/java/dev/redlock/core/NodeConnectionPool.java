@@ -67,8 +67,11 @@ final class NodeConnectionPool implements AutoCloseable {
 	 */
 	private final AtomicInteger openOrOpening = new AtomicInteger();
 
-	/** Told when the first warm-up attempt ends; {@code null} once told. */
+	/** Told when the warm-up ends here; {@code null} once told. */
 	private volatile @Nullable WarmUp warmUp;
+
+	/** Connections opened to be kept, while the warm-up lasts. */
+	private final AtomicInteger warmOpened = new AtomicInteger();
 
 	private final long reconnectBackoffNanos;
 
@@ -233,12 +236,18 @@ final class NodeConnectionPool implements AutoCloseable {
 		finally {
 			if (!opened) {
 				this.openOrOpening.decrementAndGet();
+				warmUpEnded(false);
 			}
-			warmUpEnded(opened);
+			else if (this.warmOpened.incrementAndGet() >= this.minIdle) {
+				warmUpEnded(true);
+			}
 		}
 	}
 
-	/** Tells the warm-up, once, how the first attempt ended. */
+	/**
+	 * Tells the warm-up, once, how it ended here: every connection kept warm opened, or
+	 * an attempt failed.
+	 */
 	private void warmUpEnded(boolean opened) {
 		WarmUp told = this.warmUp;
 		if (told != null) {

@@ -51,10 +51,14 @@ final class NodeGreeting {
 	 */
 	static void exchange(PipelinedConnection connection, LongConsumer roundTrip, NodeQuarantine quarantine) {
 		long sent = System.nanoTime();
+		boolean watched = quarantine.isOn();
 		connection.send(new CommandArguments(Command.INFO).add("server"));
-		connection.send(new CommandArguments(Command.INFO).add("replication"));
-		connection.send(new CommandArguments(Command.TIME));
-		connection.send(new CommandArguments(Command.GET).add(NodeMarker.KEY));
+		if (watched) {
+			// only the quarantine's detectors need these
+			connection.send(new CommandArguments(Command.INFO).add("replication"));
+			connection.send(new CommandArguments(Command.TIME));
+			connection.send(new CommandArguments(Command.GET).add(NodeMarker.KEY));
+		}
 		for (LockScripts.Script script : LockScripts.CACHED) {
 			connection.send(new CommandArguments(Command.SCRIPT).add("LOAD").add(script.source()));
 		}
@@ -62,17 +66,18 @@ final class NodeGreeting {
 		Map<String, String> server = info(connection, true);
 		long received = System.nanoTime();
 		roundTrip.accept(received - sent);
-		Map<String, String> replication = info(connection, false);
-		long nodeMicros = time(connection);
-		Object marker;
+		Map<String, String> replication = watched ? info(connection, false) : Map.of();
+		long nodeMicros = watched ? time(connection) : -1;
+		Object marker = null;
 		boolean markerReadable = true;
-		try {
-			marker = connection.readReply();
-		}
-		catch (JedisDataException ex) {
-			// an ACL user who may not read it: locks go on without that check
-			marker = null;
-			markerReadable = false;
+		if (watched) {
+			try {
+				marker = connection.readReply();
+			}
+			catch (JedisDataException ex) {
+				// an ACL user who may not read it: locks go on without that check
+				markerReadable = false;
+			}
 		}
 		for (int i = 0; i < LockScripts.CACHED.size(); i++) {
 			try {

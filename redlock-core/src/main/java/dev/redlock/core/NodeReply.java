@@ -131,8 +131,9 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 
 	/**
 	 * Whether the node granted a lock, checked against the command that was sent: the
-	 * acquisition script answers {@code {1, …}}, the fenced one {@code {counter, …}} with
-	 * a counter of at least 1. Any other reply is no grant, whatever it is.
+	 * acquisition script answers {@code {1, …}} ({@code SET NX}, without quarantine,
+	 * {@code OK}), the fenced one {@code {counter, …}} with a counter of at least 1. Any
+	 * other reply is no grant, whatever it is.
 	 * @param fenced whether the fenced acquisition script was sent
 	 * @return {@code true} for a grant
 	 */
@@ -141,7 +142,14 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 			return false;
 		}
 		long grant = AcquireReply.grant(this.value);
-		return fenced ? grant > 0 : grant == 1;
+		return fenced ? grant > 0 : (grant == 1 || isOk());
+	}
+
+	/**
+	 * Whether it is the {@code OK} of a {@code SET} (an acquisition without quarantine).
+	 */
+	private boolean isOk() {
+		return this.value instanceof byte[] bytes && bytes.length == 2 && bytes[0] == 'O' && bytes[1] == 'K';
 	}
 
 	/**

@@ -198,6 +198,23 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
+	 * Returns what this instance holds on to now: connections, queued clean-ups,
+	 * scheduled tasks, waiting threads and held leases. None of it grows without bound,
+	 * whatever the nodes do; watch it over a long run.
+	 * @return a snapshot
+	 */
+	public RedlockFootprint footprint() {
+		List<Integer> connections = new ArrayList<>(this.group.pools().size());
+		List<Integer> idle = new ArrayList<>(this.group.pools().size());
+		for (NodeConnectionPool pool : this.group.pools()) {
+			connections.add(pool.openConnections());
+			idle.add(pool.idleCount());
+		}
+		return new RedlockFootprint(List.copyOf(connections), List.copyOf(idle), this.group.cleanup().queued(),
+				this.renewals.scheduledRuns(), this.waiters.waiting(), this.held.size());
+	}
+
+	/**
 	 * Returns the settings this instance was built with.
 	 * @return the settings
 	 */

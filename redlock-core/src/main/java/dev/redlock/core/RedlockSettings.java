@@ -82,7 +82,7 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	/**
 	 * Returns the defaults: prefix {@code redlock:}, TTL 30 s, wait 5 s, retry delay 100
 	 * ms, node timeout 100 ms, drift factor 0.01, 100 extensions, at most 64 connections
-	 * and 64 idle ones per node, 4 of them opened at once and kept, client name
+	 * and 64 idle ones per node, 8 of them opened at once and kept, client name
 	 * {@code redlock}, restart quarantine 60 s, keys up to 1,024 bytes, automatic renewal
 	 * off and bounded to 10 min.
 	 * @return the default settings
@@ -221,7 +221,7 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 
 		private int poolMaxIdle = 64;
 
-		private int poolMinIdle = 4;
+		private int poolMinIdle = 8;
 
 		private String clientName = "redlock";
 

@@ -178,6 +178,11 @@ final class ValueCleanup {
 	}
 
 	/** The values waiting for one node. */
+	/** How many values wait to be removed, over every node. */
+	int queued() {
+		return this.queues.stream().mapToInt((queue) -> queue.size.get()).sum();
+	}
+
 	private static final class NodeQueue {
 
 		private final int node;

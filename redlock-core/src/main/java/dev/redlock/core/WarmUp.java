@@ -7,9 +7,10 @@ import java.util.concurrent.TimeUnit;
  * The first connections of a new {@link Redlock}, opened in the background as soon as it
  * is built: calls made before they are open wait for them, so that a service's first
  * calls after a deploy are not spent connecting (and loading the client's classes) within
- * the node timeout. It is over once a quorum of nodes has a connection open, or every
- * node's first attempt has ended, or {@link #CONNECT_TIMEOUT_MILLIS} after the start,
- * whichever comes first; after that it costs nothing.
+ * the node timeout. It is over once a quorum of nodes has every connection it keeps warm
+ * open, or every node's warm-up has ended (opened, or an attempt failed), or
+ * {@link #CONNECT_TIMEOUT_MILLIS} after the start, whichever comes first; after that it
+ * costs nothing.
  */
 final class WarmUp {
 
@@ -54,8 +55,8 @@ final class WarmUp {
 	}
 
 	/**
-	 * A node's first attempt has ended.
-	 * @param connected whether it opened a connection
+	 * A node's warm-up has ended.
+	 * @param connected whether it opened every connection it keeps warm
 	 */
 	synchronized void nodeDone(boolean connected) {
 		this.ended++;

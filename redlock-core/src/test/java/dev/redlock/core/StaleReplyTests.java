@@ -93,7 +93,8 @@ class StaleReplyTests {
 		assertThat(taken.isRefused()).isTrue();
 		assertThat(counter.isGrant(false)).as("a counter answers the fenced script, not the plain one").isFalse();
 		assertThat(one.isGrant(false)).as("an integer never answers the acquisition script").isFalse();
-		assertThat(ok.isGrant(false)).as("a SET's OK never answers it either").isFalse();
+		assertThat(ok.isGrant(false)).as("a SET's OK answers a plain SET NX (no quarantine)").isTrue();
+		assertThat(ok.isGrant(true)).as("but never the fenced script").isFalse();
 		assertThat(nil.isGrant(false)).isFalse();
 		assertThat(counter.isGrant(true)).isTrue();
 		assertThat(granted.isGrant(true)).as("counters start at 1").isTrue();

@@ -97,7 +97,7 @@ public record RedlockProperties(@DefaultValue("true") boolean enabled, @DefaultV
 	 * connection on demand.
 	 */
 	public record Pool(@DefaultValue("64") int maxTotal, @DefaultValue("64") int maxIdle,
-			@DefaultValue("4") int minIdle) {
+			@DefaultValue("8") int minIdle) {
 	}
 
 }
