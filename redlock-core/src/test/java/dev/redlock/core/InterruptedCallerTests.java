@@ -39,7 +39,10 @@ class InterruptedCallerTests {
 			proxies.add(LatencyProxy.to(node, Duration.ofMillis(3)));
 		}
 		List<String> uris = proxies.stream().map(LatencyProxy::uri).toList();
-		try (Redlock redlock = Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build()) {
+		// a node timeout far above the proxies' few milliseconds and what a busy
+		// machine adds to them
+		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(2));
+		try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).build()) {
 			redlock.acquire("warm-up", TTL, Duration.ZERO).release();
 			TestSupport.awaitWarmPools(redlock);
 			int[] idleBefore = idleConnections(redlock, nodes.size());
@@ -78,6 +81,9 @@ class InterruptedCallerTests {
 		try (LatencyProxy slow = LatencyProxy.to(nodes.node(4), Duration.ZERO)) {
 			List<String> uris = List.of(nodes.node(0).uri(), nodes.node(1).uri(), nodes.node(2).uri(),
 					nodes.node(3).uri(), slow.uri());
+			// the slow node's reply takes 1.2 s: long enough for the test to see the
+			// release wait for it on a busy machine, well within the node timeout
+			Duration oneWay = Duration.ofMillis(600);
 			RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(2));
 			try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).build()) {
 				// rounds from two threads at once until the node has two connections: one
@@ -101,7 +107,7 @@ class InterruptedCallerTests {
 				}
 				assertThat(redlock.internals().idleConnections(4)).isGreaterThanOrEqualTo(2);
 				Lease victim = redlock.acquire("victim", TTL, Duration.ZERO);
-				slow.delay(Duration.ofMillis(300));
+				slow.delay(oneWay);
 				TestThreads.Running<Outcome> releasing = TestThreads.start(true, () -> {
 					ReleaseOutcome released = victim.release();
 					return new Outcome(true, released, Thread.currentThread().isInterrupted(), victim.isLost());
