@@ -3,6 +3,7 @@ package dev.redlock.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -25,6 +26,13 @@ class AuthenticationFailureTests {
 
 	private static final String WRONG = "Wrong-pw-4410";
 
+	/**
+	 * The defaults, restart quarantine on, with the shared test node timeout: on a busy
+	 * machine a healthy node's first answer can take longer than 100 ms.
+	 */
+	private static final RedlockSettings DEFAULTS = RedlockSettings.defaults()
+		.withNodeTimeout(TestSupport.SETTINGS.nodeTimeout());
+
 	private RedisNodes nodes;
 
 	@AfterEach
@@ -37,7 +45,7 @@ class AuthenticationFailureTests {
 		List<String> uris = urisWithWrongPasswords(nodes, 1);
 		// the restart quarantine on, as by default: the node is not mistaken for one that
 		// refuses INFO
-		try (Redlock checked = Redlock.builder().nodes(uris).settings(RedlockSettings.defaults()).build()) {
+		try (Redlock checked = Redlock.builder().nodes(uris).settings(DEFAULTS).build()) {
 			List<NodeFinding> findings = checked.verifyNodes();
 			assertThat(findings).noneMatch((finding) -> finding.severity() == NodeFinding.Severity.ERROR);
 			assertThat(findings).filteredOn((finding) -> Integer.valueOf(4).equals(finding.node()))
@@ -51,7 +59,9 @@ class AuthenticationFailureTests {
 				assertThat(lease.isValid()).isTrue();
 				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 			}
-			NodeStatus status = redlock.checkNodes().get(4);
+			// a check opens a connection where none is open and does not wait for the
+			// first connections: looked at until the node has answered
+			NodeStatus status = awaitAnswered(redlock, 4);
 			assertThat(status.reachable()).isFalse();
 			assertThat(status.error()).contains("authentication failed", "WRONGPASS").doesNotContain(WRONG, PASSWORD);
 		}
@@ -59,10 +69,7 @@ class AuthenticationFailureTests {
 
 	@Test
 	void aQuorumsWorthOfNodesRefusingOurPasswordsIsAnErrorNamingThem(RedisNodes nodes) {
-		try (Redlock redlock = Redlock.builder()
-			.nodes(urisWithWrongPasswords(nodes, 3))
-			.settings(RedlockSettings.defaults())
-			.build()) {
+		try (Redlock redlock = Redlock.builder().nodes(urisWithWrongPasswords(nodes, 3)).settings(DEFAULTS).build()) {
 			assertThat(redlock.verifyNodes()).filteredOn((finding) -> finding.severity() == NodeFinding.Severity.ERROR)
 				.singleElement()
 				.satisfies((finding) -> assertThat(finding.message())
@@ -77,12 +84,25 @@ class AuthenticationFailureTests {
 		TestSupport.createAclUser(nodes, PASSWORD, "~*", "+@all");
 		nodes.node(0).command("ACL", "SETUSER", "default", "resetpass", ">" + PASSWORD);
 		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(TestSupport.SETTINGS).build()) {
-			assertThat(redlock.checkNodes().get(0).error()).contains("authentication failed", "NOAUTH");
+			assertThat(awaitAnswered(redlock, 0).error()).contains("authentication failed", "NOAUTH");
 		}
 		finally {
 			// the kit talks to its nodes without a password: give it a fresh node
 			nodes.node(0).restart();
 		}
+	}
+
+	/**
+	 * Checks the nodes until the given node has answered, even if only to refuse us: not
+	 * a timeout of a connection still being opened on a busy machine.
+	 */
+	private static NodeStatus awaitAnswered(Redlock redlock, int node) {
+		AtomicReference<NodeStatus> status = new AtomicReference<>();
+		TestSupport.awaitTrue("node " + node + " answered a check", Duration.ofSeconds(5), () -> {
+			status.set(redlock.checkNodes().get(node));
+			return status.get().reachable() || String.valueOf(status.get().error()).contains("authentication failed");
+		});
+		return status.get();
 	}
 
 	/**

@@ -69,9 +69,13 @@ class ClosedRedlockTests {
 	 */
 	@Test
 	void closingRightAfterALostAcquisitionStillRemovesItsValueFromASlowNode(RedisNodes nodes) {
+		// 300 ms each way: the lost round's value stays on the slow node for
+		// about 600 ms before its clean-up lands, long enough for the test to see
+		// it there on a busy machine
+		Duration oneWay = Duration.ofMillis(300);
 		try (LatencyProxy slow = LatencyProxy.to(nodes.node(2), Duration.ZERO)) {
 			List<String> uris = List.of(nodes.node(0).uri(), nodes.node(1).uri(), slow.uri());
-			RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(1));
+			RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(3));
 			// every reading of the ticker moves it on by the step: 11 s of a 10 s TTL
 			// once armed
 			AtomicLong now = new AtomicLong();
@@ -82,18 +86,19 @@ class ClosedRedlockTests {
 				.ticker(() -> now.getAndAdd(step.get()))
 				.build();
 			redlock.acquire("warm-up", TTL, Duration.ZERO).release();
-			slow.delay(Duration.ofMillis(30));
+			slow.delay(oneWay);
 			// waited for in full once: from now on the slow node is known to lag, and a
 			// quorum is not kept waiting
 			redlock.acquire("measured", TTL, Duration.ZERO).release();
-			TestSupport.awaitTrue("the release's late reply from the slow node was read", Duration.ofSeconds(3),
+			TestSupport.awaitTrue("the release's late reply from the slow node was read", Duration.ofSeconds(10),
 					() -> redlock.internals().idleConnections(2) > 0);
 			step.set(Duration.ofSeconds(11).toNanos());
 			assertThat(redlock.tryAcquire("lost", TTL)).isEmpty();
-			TestSupport.awaitTrue("the lost round's SET reached the slow node", Duration.ofSeconds(3),
+			TestSupport.awaitTrue("the lost round's SET reached the slow node", Duration.ofSeconds(5),
 					() -> nodes.node(2).command("EXISTS", TestSupport.PREFIX + "lost").equals("1"));
 			redlock.close();
-			TestSupport.awaitTrue("the lost round's value is gone from the slow node", Duration.ofSeconds(3),
+			// well within the TTL: gone by the clean-up, not by expiry
+			TestSupport.awaitTrue("the lost round's value is gone from the slow node", Duration.ofSeconds(5),
 					() -> nodes.node(2).command("EXISTS", TestSupport.PREFIX + "lost").equals("0"));
 		}
 	}

@@ -11,6 +11,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.RedlockListener.LeaseLostEvent;
+import dev.redlock.core.TestSupport.ManualTicker;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
@@ -30,10 +31,16 @@ class LeaseLostTests {
 	@Test
 	void leaseThatOutlivesItsValidityIsSignalledWithoutAnyoneAsking(RedisNodes nodes) {
 		List<String> threads = new CopyOnWriteArrayList<>();
-		try (Redlock redlock = redlock(nodes, this.settings)) {
+		// the lease's clock stands still until the callback is registered: on a busy
+		// machine the validity could otherwise run out before, and the callback would run
+		// at once on the calling thread
+		ManualTicker ticker = new ManualTicker();
+		try (Redlock redlock = redlock(nodes, this.settings, ticker)) {
 			Lease lease = redlock.acquire("outlived", Duration.ofMillis(200), Duration.ZERO);
 			lease.onLost(() -> threads.add(Thread.currentThread().getName()));
-			TestSupport.awaitTrue("the loss was signalled", Duration.ofSeconds(2), () -> !threads.isEmpty());
+			assertThat(threads).isEmpty();
+			ticker.advance(Duration.ofSeconds(1));
+			TestSupport.awaitTrue("the loss was signalled", Duration.ofSeconds(5), () -> !threads.isEmpty());
 			assertThat(threads).containsExactly(redlock.internals().lossCallbacks().threadName());
 			assertThat(lease.isLost()).isTrue();
 			assertThat(lease.lossReason()).contains(LossReason.VALIDITY_RAN_OUT);
@@ -46,9 +53,14 @@ class LeaseLostTests {
 
 	@Test
 	void callbackRegisteredAfterTheLossRunsAtOnceOnTheCallingThread(RedisNodes nodes) {
-		try (Redlock redlock = redlock(nodes, this.settings)) {
+		// the validity runs out when the test moves the clock on, not while the single
+		// attempt is still being made on a busy machine
+		ManualTicker ticker = new ManualTicker();
+		try (Redlock redlock = redlock(nodes, this.settings, ticker)) {
 			Lease lease = redlock.acquire("late", Duration.ofMillis(100), Duration.ZERO);
-			TestSupport.awaitTrue("the validity ran out", Duration.ofSeconds(2), () -> !lease.isValid());
+			assertThat(lease.isValid()).isTrue();
+			ticker.advance(Duration.ofSeconds(1));
+			assertThat(lease.isValid()).isFalse();
 			assertThat(lease.isLost()).isTrue();
 			List<String> threads = new CopyOnWriteArrayList<>();
 			lease.onLost(() -> threads.add(Thread.currentThread().getName()));
@@ -70,7 +82,8 @@ class LeaseLostTests {
 			Lease lease = frozen.acquire("paused", Duration.ofMillis(200), Duration.ZERO);
 			AtomicInteger callbacks = new AtomicInteger();
 			lease.onLost(callbacks::incrementAndGet);
-			TestSupport.awaitTrue("the keys expired", Duration.ofSeconds(2), () -> TestSupport.keysOnNodes(nodes) == 0);
+			TestSupport.awaitTrue("the keys expired", Duration.ofSeconds(5),
+					() -> TestSupport.nodesWithKey(nodes, TestSupport.PREFIX + "paused") == 0);
 			assertThat(lease.isLost()).isFalse();
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.EXPIRED);
 			assertThat(lease.isLost()).isTrue();
@@ -100,12 +113,20 @@ class LeaseLostTests {
 	@Test
 	void leaseReleasedInTimeIsNeverLost(RedisNodes nodes) {
 		AtomicInteger callbacks = new AtomicInteger();
-		try (Redlock redlock = redlock(nodes, this.settings)) {
-			Lease lease = redlock.acquire("in-time", Duration.ofMillis(200), Duration.ZERO);
+		// the lease's clock stands still until it is released, so that the
+		// release is in time however long the machine keeps the test from
+		// running; it is then moved past the validity, for a watch left behind to
+		// find the lease run out
+		ManualTicker ticker = new ManualTicker();
+		Duration ttl = Duration.ofSeconds(1);
+		try (Redlock redlock = redlock(nodes, this.settings, ticker)) {
+			Lease lease = redlock.acquire("in-time", ttl, Duration.ZERO);
 			lease.onLost(callbacks::incrementAndGet);
+			long watchedAt = System.nanoTime();
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
-			// past the end of the validity the watch would have fired
-			long end = System.nanoTime() + Duration.ofMillis(300).toNanos();
+			ticker.advance(ttl.multipliedBy(2));
+			// past the moment the watch would have fired: a TTL after it was set
+			long end = watchedAt + ttl.plusMillis(300).toNanos();
 			while (System.nanoTime() - end < 0) {
 				LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
 			}
@@ -133,6 +154,15 @@ class LeaseLostTests {
 
 	private Redlock redlock(RedisNodes nodes, RedlockSettings settings) {
 		return TestSupport.redlock(nodes, settings, TestSupport.onLeaseLost(this.events::add));
+	}
+
+	private Redlock redlock(RedisNodes nodes, RedlockSettings settings, ManualTicker ticker) {
+		return Redlock.builder()
+			.nodes(nodes.uris())
+			.settings(settings)
+			.ticker(ticker)
+			.listener(TestSupport.onLeaseLost(this.events::add))
+			.build();
 	}
 
 }

@@ -3,6 +3,7 @@ package dev.redlock.core;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletableFuture;
 import java.time.Duration;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -23,16 +24,24 @@ class LeaseTests {
 
 	@Test
 	void aMinimumHoldLeavesTheLockToExpireThenInsteadOfDeletingIt(RedisNodes nodes) {
+		// a minimum hold of seconds: what is left of it when the nodes and the second
+		// attempt are looked at is still far more than a busy machine's delays
+		Duration minHold = Duration.ofSeconds(1);
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
 			Lease lease = redlock.acquire("held-at-least", Duration.ofSeconds(10), Duration.ZERO);
-			assertThat(lease.release(Duration.ofMillis(400))).isEqualTo(ReleaseOutcome.RELEASED);
+			assertThat(lease.release(minHold)).isEqualTo(ReleaseOutcome.RELEASED);
 			assertThat(lease.isReleased()).isTrue();
-			for (int i = 0; i < nodes.size(); i++) {
-				long pttl = Long.parseLong(nodes.node(i).command("PTTL", "redlock:held-at-least"));
-				assertThat(pttl).as("PTTL on node %d", i).isPositive().isLessThanOrEqualTo(400);
-			}
+			// the release returns on a quorum: a quorum keeps the lock for what is
+			// left of the minimum hold; the other node too once its late command
+			// lands, unless the acquisition never reached it
+			assertThat(pttls(nodes, "redlock:held-at-least"))
+				.filteredOn((pttl) -> pttl > 0 && pttl <= minHold.toMillis())
+				.hasSizeGreaterThanOrEqualTo(redlock.quorum());
+			TestSupport.awaitTrue("every node keeps the lock at most for the minimum hold", Duration.ofSeconds(5),
+					() -> pttls(nodes, "redlock:held-at-least").stream()
+						.allMatch((pttl) -> pttl == -2 || (pttl > 0 && pttl <= minHold.toMillis())));
 			assertThat(redlock.tryAcquire("held-at-least", Duration.ofSeconds(10))).isEmpty();
-			TestSupport.awaitTrue("the lock runs out at the end of the minimum hold", Duration.ofSeconds(5),
+			TestSupport.awaitTrue("the lock runs out at the end of the minimum hold", Duration.ofSeconds(10),
 					() -> redlock.tryAcquire("held-at-least", Duration.ofSeconds(10)).map(Lease::release).isPresent());
 			// held longer than the minimum already: deleted at once
 			Lease later = redlock.acquire("held-long-enough", Duration.ofSeconds(10), Duration.ZERO);
@@ -44,10 +53,14 @@ class LeaseTests {
 	@Test
 	void closeReleasesOnceOnEveryNode(RedisNodes nodes) {
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+			// every node's connections open first, so that every node gets the SET, not
+			// only the quorum the round waits for
+			TestSupport.awaitWarmPools(redlock);
 			Lease lease = redlock.acquire("once", Duration.ofSeconds(10), Duration.ZERO);
 			assertThat(lease.resource()).isEqualTo("once");
 			assertThat(lease.redisKey()).isEqualTo("redlock:once");
-			assertThat(TestSupport.keysOnNodes(nodes)).isEqualTo(3);
+			// the round returns on a quorum; the last node's SET lands a moment later
+			awaitOnEveryNode(nodes, "redlock:once");
 			lease.close();
 			assertThat(lease.isReleased()).isTrue();
 			assertThat(lease.isValid()).isFalse();
@@ -55,9 +68,10 @@ class LeaseTests {
 			// a second holder takes the lock; closing the first lease again must not
 			// touch it
 			Lease next = redlock.acquire("once", Duration.ofSeconds(10), Duration.ZERO);
+			awaitOnEveryNode(nodes, "redlock:once");
 			lease.close();
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
-			assertThat(TestSupport.keysOnNodes(nodes)).isEqualTo(3);
+			assertThat(TestSupport.nodesWithKey(nodes, "redlock:once")).isEqualTo(3);
 			assertThat(next.release()).isEqualTo(ReleaseOutcome.RELEASED);
 		}
 	}
@@ -68,15 +82,23 @@ class LeaseTests {
 				Redlock other = TestSupport.redlock(nodes, this.settings)) {
 			try (Lease held = redlock.acquire("busy", Duration.ofSeconds(10), Duration.ZERO)) {
 				assertThat(other.tryAcquire("busy", Duration.ofSeconds(10))).isEmpty();
+				// long enough for a second attempt even when the subscription to the
+				// release notices is slow to be confirmed: the waiter then tries again
+				// after a node timeout
+				Duration wait = Duration.ofMillis(1500);
 				assertThatExceptionOfType(LockNotAcquiredException.class)
-					.isThrownBy(() -> other.acquire("busy", Duration.ofSeconds(10), Duration.ofMillis(200)))
+					.isThrownBy(() -> other.acquire("busy", Duration.ofSeconds(10), wait))
 					.satisfies((ex) -> {
 						assertThat(ex.reason()).isEqualTo(Reason.CONTENDED);
 						assertThat(ex.resource()).isEqualTo("busy");
-						assertThat(ex.heldElsewhere()).containsExactlyElementsOf(nodes.uris());
+						// settled once a quorum refused: the last node's answer may
+						// come after
+						assertThat(ex.heldElsewhere()).hasSizeGreaterThanOrEqualTo(other.quorum())
+							.doesNotHaveDuplicates()
+							.isSubsetOf(nodes.uris());
 						assertThat(ex.failedNodes()).isEmpty();
 						assertThat(ex.attempts()).isGreaterThan(1);
-						assertThat(ex.waited()).isGreaterThanOrEqualTo(Duration.ofMillis(200));
+						assertThat(ex.waited()).isGreaterThanOrEqualTo(wait);
 						assertThat(ex.getMessage()).contains("held by another owner");
 					});
 				assertThat(held.isValid()).isTrue();
@@ -106,6 +128,8 @@ class LeaseTests {
 			Lease stale = frozen.acquire("expiry", Duration.ofMillis(300), Duration.ZERO);
 			TestSupport.awaitTrue("the first lease's keys expired", Duration.ofSeconds(5),
 					() -> TestSupport.keysOnNodes(nodes) == 0);
+			// every node's connections open, so that every node gets the new holder's SET
+			TestSupport.awaitWarmPools(redlock);
 			Lease current = redlock.acquire("expiry", Duration.ofSeconds(30), Duration.ZERO);
 			// the acquisition returns on a quorum; the last node's SET may land a little
 			// later
@@ -216,6 +240,17 @@ class LeaseTests {
 				.withMessageContaining("wait time");
 		}
 		TestSupport.awaitNoKeys(nodes);
+	}
+
+	/** Waits until the key is on every node. */
+	private static void awaitOnEveryNode(RedisNodes nodes, String key) {
+		TestSupport.awaitTrue(key + " is on every node", Duration.ofSeconds(5),
+				() -> TestSupport.nodesWithKey(nodes, key) == nodes.size());
+	}
+
+	/** The key's PTTL on every node, in milliseconds: -2 where it does not exist. */
+	private static List<Long> pttls(RedisNodes nodes, String key) {
+		return nodes.nodes().stream().map((node) -> Long.parseLong(node.command("PTTL", key))).toList();
 	}
 
 	private static void flushScripts(RedisNodes nodes) {

@@ -22,7 +22,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 @WithRedisNodes(count = 5)
 class NodeFailureTests {
 
-	private static final Duration NODE_TIMEOUT = Duration.ofMillis(100);
+	/**
+	 * Long enough for a healthy node's reply that waited for a CPU on a busy machine:
+	 * with three of five nodes left, every one of them must answer in time. The bounds
+	 * below are in node timeouts, and a hang would cost far more.
+	 */
+	private static final Duration NODE_TIMEOUT = Duration.ofSeconds(1);
 
 	private static final Duration RETRY_DELAY = Duration.ofMillis(100);
 
@@ -51,11 +56,11 @@ class NodeFailureTests {
 			try (Lease lease = redlock.acquire("paused", Duration.ofSeconds(10), Duration.ZERO)) {
 				assertThat(lease.isValid()).isTrue();
 				// the paused nodes cost nothing: the round ends once the three others
-				// have granted, without waiting for
-				// the frozen nodes' connections until the node timeout (opening the three
-				// others' is all it waits for)
+				// have granted, without waiting for the frozen nodes' connections until
+				// the node timeout (opening the three others' is all it waits for); half
+				// a node timeout is room for a busy machine
 				Duration ttlLessDrift = Duration.ofSeconds(10).minus(Duration.ofMillis(102));
-				assertThat(lease.remainingValidity()).isGreaterThan(ttlLessDrift.minus(NODE_TIMEOUT));
+				assertThat(lease.remainingValidity()).isGreaterThan(ttlLessDrift.minus(NODE_TIMEOUT.dividedBy(2)));
 			}
 		}
 	}
@@ -69,7 +74,11 @@ class NodeFailureTests {
 	 */
 	@Test
 	void aSlowMinorityDelaysNeitherALockWonNorALockLost(RedisNodes nodes) throws Exception {
+		// a round, a refusal or a release that waited for a slow node took its round
+		// trip at least: the bounds below are that round trip, a second, far above what
+		// a busy machine adds to one that did not wait
 		Duration oneWay = Duration.ofMillis(500);
+		Duration roundTrip = oneWay.multipliedBy(2);
 		Duration ttl = Duration.ofSeconds(10);
 		RedlockSettings patient = this.settings.withNodeTimeout(Duration.ofSeconds(3));
 		try (LatencyProxy slow3 = LatencyProxy.to(nodes.node(3), Duration.ZERO);
@@ -97,8 +106,8 @@ class NodeFailureTests {
 
 				long start = System.nanoTime();
 				Lease lease = holder.acquire("slow-minority", ttl, Duration.ZERO);
-				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(oneWay);
-				assertThat(lease.remainingValidity()).isGreaterThan(ttl.minus(oneWay));
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(roundTrip);
+				assertThat(lease.remainingValidity()).isGreaterThan(ttl.minus(patient.driftFor(ttl)).minus(roundTrip));
 
 				long refusedAt = System.nanoTime();
 				String expectedBefore = "expected latencies (ms) before: " + other.internals().expectedLatencies()
@@ -109,7 +118,7 @@ class NodeFailureTests {
 				assertThat(Duration.ofNanos(System.nanoTime() - refusedAt))
 					.as(expectedBefore + "; after: " + other.internals().expectedLatencies() + "; node statistics: "
 							+ other.nodeStatistics())
-					.isLessThan(oneWay);
+					.isLessThan(roundTrip);
 
 				// the late "taken" from a slow node still reaches the statistics, from
 				// the late-reply thread
@@ -120,7 +129,7 @@ class NodeFailureTests {
 				// threads read what they say
 				long releasedAt = System.nanoTime();
 				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
-				assertThat(Duration.ofNanos(System.nanoTime() - releasedAt)).isLessThan(oneWay);
+				assertThat(Duration.ofNanos(System.nanoTime() - releasedAt)).isLessThan(roundTrip);
 			}
 			TestSupport.awaitTrue("nothing is left on any node", Duration.ofSeconds(5),
 					() -> TestSupport.keysOnNodes(nodes) == 0);
@@ -144,24 +153,37 @@ class NodeFailureTests {
 		}
 	}
 
+	/**
+	 * A node timeout of 250 ms: a node whose connection attempt failed is tried again
+	 * after four node timeouts, so the restarted node is back within a second. Every lock
+	 * is retried for a while, so that a healthy node's reply that waited for a CPU on a
+	 * busy machine costs a retry; a connection lost for good on a pool of one would fail
+	 * every one of them.
+	 */
 	@Test
 	void connectionsAreNotLostOverManyFailuresAndARestartedNodeRejoins(RedisNodes nodes) {
-		RedlockSettings onePerNode = this.settings.withPool(1, 1);
+		RedlockSettings onePerNode = this.settings.withNodeTimeout(Duration.ofMillis(250)).withPool(1, 1);
+		Duration wait = Duration.ofSeconds(2);
 		try (Redlock redlock = TestSupport.redlock(nodes, onePerNode);
 				Redlock other = TestSupport.redlock(nodes, onePerNode)) {
 			nodes.node(0).kill();
-			try (Lease held = other.acquire("pool", Duration.ofSeconds(10), Duration.ZERO)) {
+			try (Lease held = other.acquire("pool", Duration.ofSeconds(10), wait)) {
 				for (int i = 0; i < 30; i++) {
 					assertThat(redlock.tryAcquire("pool", Duration.ofSeconds(10))).isEmpty();
 				}
 			}
 			for (int i = 0; i < 30; i++) {
-				redlock.acquire("pool", Duration.ofSeconds(10), Duration.ZERO).release();
+				redlock.acquire("pool", Duration.ofSeconds(10), wait).release();
 			}
 			nodes.node(0).restart();
 			TestSupport.awaitTrue("the restarted node takes part again", Duration.ofSeconds(10), () -> {
 				try (Lease lease = redlock.acquire("pool", Duration.ofSeconds(10), Duration.ZERO)) {
 					return nodes.node(0).command("GET", "redlock:pool") != null;
+				}
+				catch (LockNotAcquiredException ex) {
+					// an attempt that failed while the node came back: the next one
+					// counts
+					return false;
 				}
 			});
 		}

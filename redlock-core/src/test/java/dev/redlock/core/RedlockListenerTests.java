@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 
@@ -15,6 +16,7 @@ import dev.redlock.core.RedlockListener.NodeCommand;
 import dev.redlock.core.RedlockListener.NodeOutcome;
 import dev.redlock.core.RedlockListener.NodeRequestEvent;
 import dev.redlock.core.RedlockListener.ReleaseEvent;
+import dev.redlock.core.TestSupport.ManualTicker;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
@@ -34,13 +36,10 @@ class RedlockListenerTests {
 		Recorder recorder = new Recorder();
 		try (Redlock redlock = Redlock.builder().nodes(nodes.uris()).settings(this.settings).listener(recorder).build();
 				Redlock other = TestSupport.redlock(nodes, this.settings)) {
-			// every node's connection open first: a round does not wait for a connection
-			// still being opened, so the
-			// first one could reach only a quorum
-			redlock.acquire("warm-up", Duration.ofSeconds(10), Duration.ZERO).release();
-			TestSupport.awaitTrue("a connection to every node", Duration.ofSeconds(5),
-					() -> redlock.internals().idleConnections(0) > 0 && redlock.internals().idleConnections(1) > 0
-							&& redlock.internals().idleConnections(2) > 0);
+			// every node's connections open first, in both instances: a round does not
+			// wait for a connection still being opened, so it could reach only a quorum
+			TestSupport.awaitWarmPools(redlock);
+			TestSupport.awaitWarmPools(other);
 			recorder.clear();
 			for (int i = 0; i < 5; i++) {
 				try (Lease lease = redlock.acquire(LockRequest.of("order:" + i, Duration.ofSeconds(10)).named("orders"),
@@ -53,10 +52,19 @@ class RedlockListenerTests {
 			TestSupport.awaitTrue("every node's reply reported", Duration.ofSeconds(5),
 					() -> recorder.nodeRequests.stream().filter((e) -> e.outcome() == NodeOutcome.OK).count() == 45);
 			try (Lease held = other.acquire("order:busy", Duration.ofSeconds(10), Duration.ZERO)) {
+				// the other instance's SET reaches the last node a moment after its round
+				TestSupport.awaitTrue("the busy lock is on every node", Duration.ofSeconds(5),
+						() -> TestSupport.nodesWithKey(nodes, "redlock:order:busy") == nodes.size());
 				assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> redlock.acquire(
 						LockRequest.of("order:busy", Duration.ofSeconds(10)).named("orders"), Duration.ofMillis(50)));
 				assertThat(redlock.tryAcquire(LockRequest.of("order:busy", Duration.ofSeconds(10)).named("orders")))
 					.isEmpty();
+				// a round is settled once a quorum refused: the last node's refusal is
+				// reported from its late-reply thread
+				TestSupport.awaitTrue("every node's refusal reported", Duration.ofSeconds(5),
+						() -> recorder.nodeRequests.stream()
+							.filter((e) -> e.command() == NodeCommand.ACQUIRE && e.outcome() == NodeOutcome.REJECTED)
+							.count() >= 6);
 			}
 		}
 		assertThat(recorder.acquires).hasSize(7)
@@ -134,14 +142,19 @@ class RedlockListenerTests {
 
 	@Test
 	void heldLeasesListsValidUnreleasedLeases(RedisNodes nodes) {
-		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
+		// the leases' clock stands still until the test moves it past the short
+		// lease's validity: on a busy machine that lease could otherwise run out
+		// before it is listed
+		ManualTicker ticker = new ManualTicker();
+		try (Redlock redlock = TestSupport.redlock(nodes, this.settings, ticker)) {
 			Lease first = redlock.acquire(LockRequest.of("job:1", Duration.ofSeconds(10)).named("jobs"), Duration.ZERO);
 			Lease second = redlock.acquire(LockRequest.of("job:2", Duration.ofMillis(300)).named("jobs"),
 					Duration.ZERO);
 			assertThat(redlock.heldLeases()).containsExactlyInAnyOrder(first, second);
 			first.release();
 			assertThat(redlock.heldLeases()).containsExactly(second);
-			TestSupport.awaitTrue("the short lease ran out", Duration.ofSeconds(5), () -> !second.isValid());
+			ticker.advance(Duration.ofSeconds(1));
+			assertThat(second.isValid()).as("the short lease ran out").isFalse();
 			assertThat(redlock.heldLeases()).isEmpty();
 			assertThat(first.name()).isEqualTo("jobs");
 			assertThat(first.acquiredAt()).isBeforeOrEqualTo(Instant.now());
@@ -152,7 +165,15 @@ class RedlockListenerTests {
 	void checkNodesReportsVersionRoleAndReachability(RedisNodes nodes) {
 		nodes.node(2).kill();
 		try (Redlock redlock = TestSupport.redlock(nodes, this.settings)) {
-			List<NodeStatus> statuses = redlock.checkNodes();
+			// a check opens a connection where none is open yet, without waiting for
+			// the warm-up: on a busy machine a live node may take longer than a node
+			// timeout to answer the first time
+			AtomicReference<List<NodeStatus>> checked = new AtomicReference<>();
+			TestSupport.awaitTrue("both live nodes answer a check", Duration.ofSeconds(10), () -> {
+				checked.set(redlock.checkNodes());
+				return checked.get().get(0).reachable() && checked.get().get(1).reachable();
+			});
+			List<NodeStatus> statuses = checked.get();
 			assertThat(statuses).hasSize(3);
 			assertThat(statuses.subList(0, 2)).allSatisfy((status) -> {
 				assertThat(status.reachable()).isTrue();

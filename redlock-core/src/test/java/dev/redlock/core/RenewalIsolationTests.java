@@ -25,14 +25,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 @WithRedisNodes(count = 3)
 class RenewalIsolationTests {
 
-	private static final Duration TTL = Duration.ofMillis(300);
+	/**
+	 * Leaves more than half a second between a renewal's due time and the end of the
+	 * validity: on a busy machine the renewal thread may wait for a CPU.
+	 */
+	private static final Duration TTL = Duration.ofSeconds(1);
 
 	@Test
 	void automaticRenewalIsBoundedByMaxHoldNotByMaxExtensions(RedisNodes nodes) {
-		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS.toBuilder().maxExtensions(2).build())) {
+		try (Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS.toBuilder().maxExtensions(1).build())) {
 			Lease lease = redlock.acquire("renewed", TTL, Duration.ZERO).autoRenew(Duration.ofMinutes(1));
-			TestSupport.awaitTrue("renewed more often than maxExtensions", Duration.ofSeconds(5),
-					() -> lease.extensionAttempts() > 4);
+			TestSupport.awaitTrue("renewed more often than maxExtensions", Duration.ofSeconds(10),
+					() -> lease.extensionAttempts() > 1);
 			assertThat(lease.isValid()).isTrue();
 			assertThat(lease.isAutoRenewing()).isTrue();
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
@@ -112,10 +116,10 @@ class RenewalIsolationTests {
 				for (int i = 0; i < nodes.size(); i++) {
 					nodes.node(i).command("DEL", "redlock:doomed");
 				}
-				assertThat(callbackRunning.await(5, TimeUnit.SECONDS)).as("the loss was found").isTrue();
+				assertThat(callbackRunning.await(10, TimeUnit.SECONDS)).as("the loss was found").isTrue();
 				int renewals = healthy.extensionAttempts();
-				TestSupport.awaitTrue("the other lease was renewed meanwhile", Duration.ofSeconds(3),
-						() -> healthy.extensionAttempts() >= renewals + 3);
+				TestSupport.awaitTrue("the other lease was renewed meanwhile", Duration.ofSeconds(10),
+						() -> healthy.extensionAttempts() >= renewals + 2);
 				assertThat(healthy.isValid()).isTrue();
 			}
 			finally {

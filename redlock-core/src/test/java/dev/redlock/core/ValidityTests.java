@@ -102,7 +102,12 @@ class ValidityTests {
 	@Test
 	void expiredLeaseIsNotExtendedAndNodesAreNotAsked(RedisNodes nodes) {
 		try (Redlock redlock = redlockReading(nodes, Duration.ZERO, Duration.ofMillis(1), Duration.ofSeconds(20))) {
+			// every node's connections open, so that node 0 gets the SET; and it is read
+			// once it landed, not while it may still be on its way
+			TestSupport.awaitWarmPools(redlock);
 			Lease lease = redlock.tryAcquire("validity", TTL).orElseThrow();
+			TestSupport.awaitTrue("the lock is on node 0", Duration.ofSeconds(5),
+					() -> "1".equals(nodes.node(0).command("EXISTS", TestSupport.PREFIX + "validity")));
 			String ttlBefore = nodes.node(0).command("PTTL", TestSupport.PREFIX + "validity");
 			assertThat(lease.extend(Duration.ofMinutes(5))).isFalse();
 			assertThat(Long.parseLong(nodes.node(0).command("PTTL", TestSupport.PREFIX + "validity")))
