@@ -194,12 +194,18 @@ class FencingTokenTests {
 	private static int nodeWithHighestCounter(RedisNodes nodes) {
 		int highest = 0;
 		for (int i = 1; i < nodes.size(); i++) {
-			if (Long.parseLong(nodes.node(i).command("GET", COUNTER)) > Long
-				.parseLong(nodes.node(highest).command("GET", COUNTER))) {
+			if (counter(nodes, i) > counter(nodes, highest)) {
 				highest = i;
 			}
 		}
 		return highest;
+	}
+
+	/**
+	 * A node's counter: its count, before the generation a node with a marker records.
+	 */
+	private static long counter(RedisNodes nodes, int node) {
+		return Long.parseLong(nodes.node(node).command("GET", COUNTER).split(" ")[0]);
 	}
 
 	/** {@code count} distinct random nodes of five, other than the given one. */
