@@ -130,7 +130,7 @@ final class LockScripts {
 	 */
 	static final Script RECORD_FAILOVER = new Script("""
 			local marker = redis.call('get', KEYS[1])
-			if marker and string.match(marker, '^%S+ %S+ %S+ (%S+)$') == ARGV[1] then
+			if marker and string.match(marker, '^%S+ %S+ %S+ (%S+)') == ARGV[1] then
 			  return marker
 			end
 			redis.call('set', KEYS[1], ARGV[2])
@@ -143,6 +143,39 @@ final class LockScripts {
 	 * prefix.
 	 */
 	static final String FENCE_KEY_PREFIX = "{fence}";
+
+	/**
+	 * Re-seeds fencing counters: for each counter KEYS[i] and count ARGV[i + 1], raises
+	 * the counter to at least that count with the generation ARGV[1], if the marker still
+	 * has that generation; returns how many were written, -1 when the marker changed.
+	 */
+	static final Script RESEED_COUNTERS = new Script("""
+			local marker = redis.call('get', '{fence}')
+			if not marker or string.match(marker, '^%S+ %S+ (%S+)') ~= ARGV[1] then
+			  return -1
+			end
+			for i, key in ipairs(KEYS) do
+			  local stored = redis.call('get', key) or '0'
+			  local space = string.find(stored, ' ', 1, true)
+			  local count = tonumber(space and string.sub(stored, 1, space - 1) or stored) or 0
+			  local seeded = math.max(count, tonumber(ARGV[i + 1]))
+			  redis.call('set', key, seeded .. ' ' .. ARGV[1])
+			end
+			return #KEYS
+			""");
+
+	/**
+	 * Marks a marker's counters re-seeded: sets the marker KEYS[1] to ARGV[2] if it still
+	 * has the generation ARGV[1]; returns 1 when set.
+	 */
+	static final Script COUNTERS_RESEEDED = new Script("""
+			local marker = redis.call('get', KEYS[1])
+			if marker and string.match(marker, '^%S+ %S+ (%S+)') == ARGV[1] then
+			  redis.call('set', KEYS[1], ARGV[2])
+			  return 1
+			end
+			return 0
+			""");
 
 	/** The scripts run by digest ({@code EVALSHA}), loaded on every new connection. */
 	static final List<Script> CACHED = List.of(RELEASE, DISCARD, EXTEND);

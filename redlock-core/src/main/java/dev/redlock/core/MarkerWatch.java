@@ -1,6 +1,7 @@
 package dev.redlock.core;
 
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
@@ -29,6 +30,9 @@ final class MarkerWatch {
 	private volatile Runnable repair = () -> {
 	};
 
+	private volatile Consumer<NodeMarker> reseed = (marker) -> {
+	};
+
 	MarkerWatch(Quarantining quarantine) {
 		this.quarantine = quarantine;
 	}
@@ -40,6 +44,15 @@ final class MarkerWatch {
 	 */
 	void repairWith(Runnable repair) {
 		this.repair = repair;
+	}
+
+	/**
+	 * Sets how the fencing counters of a node whose marker says they are pending get
+	 * re-seeded.
+	 * @param reseed runs in the background
+	 */
+	void reseedWith(Consumer<NodeMarker> reseed) {
+		this.reseed = reseed;
 	}
 
 	/**
@@ -77,6 +90,9 @@ final class MarkerWatch {
 	boolean observe(NodeMarker marker, long nodeMillis, long nowNanos) {
 		String previous = this.generation;
 		this.generation = marker.nonce();
+		if (!marker.countersOk()) {
+			this.reseed.accept(marker);
+		}
 		long aheadMillis = marker.countsFromMillis() - nodeMillis;
 		QuarantineReason reason = marker.quarantineReason();
 		if (aheadMillis > 0 && reason != null) {

@@ -44,6 +44,8 @@ final class NodeGroup implements AutoCloseable {
 
 	private final WarmUp warmUp;
 
+	private final CounterReseed reseed;
+
 	NodeGroup(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker, List<RedlockListener> listeners,
 			TlsSettings tls, RenewalScheduler scheduler) {
 		this.nodes = List.copyOf(nodes);
@@ -64,6 +66,12 @@ final class NodeGroup implements AutoCloseable {
 		}
 		this.pools = List.copyOf(pools);
 		this.quarantines = List.copyOf(quarantines);
+		this.reseed = new CounterReseed(this.pools, this.quorum, (int) Math.min(Integer.MAX_VALUE,
+				Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis())));
+		for (int i = 0; i < this.quarantines.size(); i++) {
+			int node = i;
+			this.quarantines.get(i).markers().reseedWith((marker) -> this.reseed.request(node, marker));
+		}
 		if (!settings.restartQuarantine().isZero()) {
 			QuarantineNotice notice = new QuarantineNotice(this.quarantines, this.quorum, settings.restartQuarantine(),
 					"Redlock" + nodes.stream().map(RedisNodeUri::redacted).toList());
@@ -350,6 +358,7 @@ final class NodeGroup implements AutoCloseable {
 		// one node timeout for a reply the late-reply thread still reads, one for the
 		// removal
 		this.cleanup.finish(this.settings.nodeTimeout().toNanos() * 2);
+		this.reseed.close();
 		this.pools.forEach(NodeConnectionPool::close);
 	}
 

@@ -126,7 +126,7 @@ final class NodeJudge {
 			return true;
 		}
 		NodeMarker marker = NodeMarker.parse(raw);
-		return marker != null && (marker.clean() || marker.nonce().equals(AcquireReply.generation(reply.value())));
+		return marker != null && (marker.countersOk() || marker.nonce().equals(AcquireReply.generation(reply.value())));
 	}
 
 }

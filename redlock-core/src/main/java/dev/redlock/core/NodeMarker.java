@@ -28,8 +28,10 @@ import org.jspecify.annotations.Nullable;
  * @param reason {@code clean} or a quarantine reason's tag
  * @param nonce the marker's generation
  * @param promotedFrom the replication id of the master the node replaced, or {@code -}
+ * @param countersOk whether the node's fencing counters can be trusted whatever
+ * generation they record
  */
-record NodeMarker(long countsFromMillis, String reason, String nonce, String promotedFrom) {
+record NodeMarker(long countsFromMillis, String reason, String nonce, String promotedFrom, boolean countersOk) {
 
 	/** The marker's key on every node. */
 	static final String KEY = LockScripts.FENCE_KEY_PREFIX;
@@ -37,6 +39,10 @@ record NodeMarker(long countsFromMillis, String reason, String nonce, String pro
 	static final String CLEAN = "clean";
 
 	static final String NOT_PROMOTED = "-";
+
+	static final String COUNTERS_OK = "ok";
+
+	static final String COUNTERS_PENDING = "pending";
 
 	private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -51,7 +57,7 @@ record NodeMarker(long countsFromMillis, String reason, String nonce, String pro
 		byte[] nonce = new byte[8];
 		RANDOM.nextBytes(nonce);
 		return new NodeMarker(countsFromMillis, (reason != null) ? reason.tag() : CLEAN,
-				HexFormat.of().formatHex(nonce), promotedFrom);
+				HexFormat.of().formatHex(nonce), promotedFrom, reason == null);
 	}
 
 	/**
@@ -64,20 +70,27 @@ record NodeMarker(long countsFromMillis, String reason, String nonce, String pro
 			return null;
 		}
 		String[] parts = new String(bytes, StandardCharsets.UTF_8).split(" ");
-		if (parts.length != 4) {
+		if (parts.length != 4 && parts.length != 5) {
 			return null;
 		}
 		try {
-			return new NodeMarker(Long.parseLong(parts[0]), parts[1], parts[2], parts[3]);
+			boolean countersOk = (parts.length == 5) ? COUNTERS_OK.equals(parts[4]) : CLEAN.equals(parts[1]);
+			return new NodeMarker(Long.parseLong(parts[0]), parts[1], parts[2], parts[3], countersOk);
 		}
 		catch (NumberFormatException ex) {
 			return null;
 		}
 	}
 
+	/** The same marker, its counters re-seeded. */
+	NodeMarker withCountersOk() {
+		return new NodeMarker(this.countsFromMillis, this.reason, this.nonce, this.promotedFrom, true);
+	}
+
 	/** The value as stored. */
 	String encode() {
-		return this.countsFromMillis + " " + this.reason + " " + this.nonce + " " + this.promotedFrom;
+		return this.countsFromMillis + " " + this.reason + " " + this.nonce + " " + this.promotedFrom + " "
+				+ (this.countersOk ? COUNTERS_OK : COUNTERS_PENDING);
 	}
 
 	/** Whether it was written without any loss known. */

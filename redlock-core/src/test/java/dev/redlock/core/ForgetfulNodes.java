@@ -47,8 +47,17 @@ final class ForgetfulNodes implements AutoCloseable {
 
 	/** A acquires once it is cut off from nodes 3 and 4: its lock is on 0, 1 and 2. */
 	Lease acquiredOnNodes012(String resource) {
+		return acquiredOnNodes012(resource, false);
+	}
+
+	/**
+	 * A acquires, fenced or not, once it is cut off from nodes 3 and 4: its lock is on 0,
+	 * 1 and 2.
+	 */
+	Lease acquiredOnNodes012(String resource, boolean fenced) {
 		this.cut.forEach(LatencyProxy::close);
-		Lease first = this.holder.acquire(resource, this.holder.settings().defaultTtl(), Duration.ofSeconds(5));
+		LockRequest request = LockRequest.of(resource, this.holder.settings().defaultTtl());
+		Lease first = this.holder.acquire(fenced ? request.fenced() : request, Duration.ofSeconds(5));
 		for (int i = 3; i <= 4; i++) {
 			assertThat(this.nodes.node(i).command("GET", TestSupport.PREFIX + resource))
 				.as("A's SET never reached node %d", i)
