@@ -69,6 +69,9 @@ final class LockWaiters implements AutoCloseable {
 
 	private final long nodeTimeoutNanos;
 
+	/** Notices of one release after which a quorum of nodes has deleted the key. */
+	private final int quorum;
+
 	private final AtomicInteger waiting = new AtomicInteger();
 
 	private volatile boolean closed;
@@ -78,6 +81,7 @@ final class LockWaiters implements AutoCloseable {
 		this.ticker = ticker;
 		this.retryDelayNanos = settings.retryDelay().toNanos();
 		this.nodeTimeoutNanos = settings.nodeTimeout().toNanos();
+		this.quorum = this.subscribers.size() / 2 + 1;
 	}
 
 	/**
@@ -292,6 +296,12 @@ final class LockWaiters implements AutoCloseable {
 		/** Split votes in a row, the last attempts' outcome. */
 		private int splitVotes;
 
+		/**
+		 * The {@link KeyQueue#releases release} heard of last when the waiter last tried:
+		 * an attempt made after its first notice may have raced it.
+		 */
+		private volatile long triedInRelease = -1;
+
 		Waiter(KeyQueue queue) {
 			this.queue = queue;
 		}
@@ -316,6 +326,12 @@ final class LockWaiters implements AutoCloseable {
 
 		/** The value of the last release a node announced. Guarded by {@link #lock}. */
 		private byte @Nullable [] lastNotice;
+
+		/** How many nodes announced the last release. Guarded by {@link #lock}. */
+		private int noticesOfLast;
+
+		/** How many releases by other instances were heard of. */
+		private volatile long releases;
 
 		/** The value this instance released last: its notices are not news. */
 		private volatile byte @Nullable [] ownRelease;
@@ -372,6 +388,7 @@ final class LockWaiters implements AutoCloseable {
 					}
 					else if (me.signalled || me.pollAt - now <= 0) {
 						me.signalled = false;
+						me.triedInRelease = this.releases;
 						return Wake.TRY;
 					}
 					else {
@@ -427,22 +444,41 @@ final class LockWaiters implements AutoCloseable {
 		/**
 		 * A node announced a release of the key by another instance: the head tries now,
 		 * and any yield ends (whoever it was left for is done). Every node announces each
-		 * release; only the first notice counts.
+		 * release, and the first notice comes while the release is still on its way to
+		 * the other nodes: a head that tried since then may have lost to the very lock
+		 * being released, so it tries again once a quorum of nodes has announced it.
+		 * Other notices are not news.
 		 */
 		@Override
 		public void released(byte[] value) {
+			boolean first;
 			this.lock.lock();
 			try {
-				if (Arrays.equals(value, this.ownRelease) || Arrays.equals(value, this.lastNotice)) {
+				if (Arrays.equals(value, this.ownRelease)) {
 					return;
 				}
-				this.lastNotice = value;
+				first = !Arrays.equals(value, this.lastNotice);
+				if (first) {
+					this.lastNotice = value;
+					this.noticesOfLast = 1;
+					this.releases++;
+				}
+				else if (++this.noticesOfLast != LockWaiters.this.quorum) {
+					return;
+				}
 			}
 			finally {
 				this.lock.unlock();
 			}
-			LockWaiters.this.yields.remove(this.id);
-			signalHead();
+			if (first) {
+				LockWaiters.this.yields.remove(this.id);
+				signalHead();
+				return;
+			}
+			Waiter current = this.head;
+			if (current != null && current.triedInRelease == this.releases) {
+				signalHead();
+			}
 		}
 
 		@Override

@@ -20,6 +20,7 @@ import dev.redlock.core.RedlockListener.NodeOutcome;
 import dev.redlock.core.RedlockListener.NodeRequestEvent;
 import dev.redlock.core.TestSupport.ManualTicker;
 import dev.redlock.core.TestThreads.Running;
+import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
@@ -189,6 +190,44 @@ class WaitingTests {
 			}
 		}
 		assertThat(toTheOtherInstance).as("releases that went to the other instance, of %d", rounds).isEqualTo(rounds);
+	}
+
+	/**
+	 * A waiter elsewhere hears of a release from the first node that deletes the key and
+	 * tries at once, while the release is still on its way to the other nodes: it loses
+	 * to the very lock being released (a couple of quick retries too, when the release is
+	 * slow), and would then sleep out the retry delay. It tries again once a quorum of
+	 * nodes has announced the release. Here the release reaches two of the three nodes a
+	 * second late; on a busy machine a releasing thread that waits for a CPU between its
+	 * writes does the same (aReleaseWaitedForElsewhereGoesToTheWaiterElsewhere failed
+	 * that way about one run in six).
+	 */
+	@Test
+	void aWaiterElsewhereThatTriedWhileTheReleaseWasUnderWayTriesAgainOnceAQuorumReleased(RedisNodes nodes)
+			throws Exception {
+		Duration late = Duration.ofSeconds(1);
+		AtomicInteger refusals = new AtomicInteger();
+		try (LatencyProxy second = LatencyProxy.to(nodes.node(1), Duration.ZERO);
+				LatencyProxy third = LatencyProxy.to(nodes.node(2), Duration.ZERO);
+				Redlock releasing = Redlock.builder()
+					.nodes(List.of(nodes.node(0).uri(), second.uri(), third.uri()))
+					.settings(NO_POLLING.withNodeTimeout(late.multipliedBy(4)))
+					.build();
+				Redlock waiter = TestSupport.redlock(nodes, NO_POLLING, refusalsCounted(refusals))) {
+			Lease held = releasing.acquire("under-way", TTL, Duration.ZERO);
+			Running<Lease> waiting = startWaiting(waiter, "under-way", Duration.ofSeconds(30));
+			awaitSubscribed(nodes, "under-way", 1);
+			// it tried once, then again once subscribed: 3 refusals each
+			TestSupport.awaitTrue("the waiter tried again once subscribed", Duration.ofSeconds(5),
+					() -> refusals.get() == 6);
+			int refusedBeforeTheRelease = refusals.get();
+			second.delay(late);
+			third.delay(late);
+			held.release();
+			waiting.await(WELL_BEFORE_A_POLL).release();
+			assertThat(refusals.get()).as("refusals of the attempts made while the release was under way")
+				.isGreaterThan(refusedBeforeTheRelease);
+		}
 	}
 
 	/** A listener that counts the nodes' refusals of acquisitions. */
