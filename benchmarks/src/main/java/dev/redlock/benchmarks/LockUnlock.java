@@ -15,7 +15,9 @@ import dev.redlock.core.Lease;
  */
 final class LockUnlock {
 
-	static final Duration TTL = Duration.ofSeconds(10);
+	static final long TTL_SECONDS = 10;
+
+	static final Duration TTL = Duration.ofSeconds(TTL_SECONDS);
 
 	static final long TTL_MILLIS = TTL.toMillis();
 

@@ -5,54 +5,99 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import redis.clients.jedis.exceptions.JedisDataException;
+
 /**
- * Reads the reply of an acquisition script ({@link LockScripts#ACQUIRE},
- * {@link LockScripts#ACQUIRE_FENCED}): {@code {granted or count, seconds, microseconds,
- * marker or nil[, generation]}}. Anything of another shape (a stale reply of another
- * command) reads as no grant and no clock.
+ * Reads the reply of an acquisition that also reads the node's clock and marker: either
+ * the fenced script's {@code {count or 0, seconds, microseconds, marker or nil,
+ * generation}} ({@link LockScripts#ACQUIRE_FENCED}), or the list of replies of
+ * {@code SET NX PX}, {@code TIME} and {@code GET {fence}} written together (see
+ * {@link AcquireRound}). Anything of another shape (a stale reply of another command)
+ * reads as no grant and no clock.
  */
 final class AcquireReply {
+
+	/** The marker as read by a client that may not read it. */
+	static final byte[] UNREADABLE = { '-' };
+
+	private static final byte[] OK = { 'O', 'K' };
 
 	private AcquireReply() {
 	}
 
 	/**
-	 * Whether the script answered in its own shape.
+	 * Whether the reply has either shape.
 	 * @param value the reply
 	 */
 	static boolean isAcquireReply(@Nullable Object value) {
+		return isScriptReply(value) || isPipelinedReply(value);
+	}
+
+	private static boolean isScriptReply(@Nullable Object value) {
 		return value instanceof List<?> list && list.size() >= 4 && list.get(0) instanceof Long
 				&& list.get(1) instanceof byte[] && list.get(2) instanceof byte[];
 	}
 
-	/**
-	 * The first element: 1 for a plain grant, the counter for a fenced one, 0 when taken.
-	 * @return the value, or 0 for a reply of another shape
-	 */
-	static long grant(@Nullable Object value) {
-		return isAcquireReply(value) ? (Long) ((List<?>) value).get(0) : 0;
+	private static boolean isPipelinedReply(@Nullable Object value) {
+		return value instanceof List<?> list && list.size() == 3
+				&& (list.get(0) == null || (list.get(0) instanceof byte[] ok && java.util.Arrays.equals(ok, OK)))
+				&& (list.get(1) instanceof List<?> || list.get(1) instanceof JedisDataException);
 	}
 
 	/**
-	 * The node's clock when it ran the script, in microseconds since the epoch.
-	 * @return the time, or -1 for a reply of another shape
+	 * The grant: 1 for a plain one, the counter for a fenced one, 0 when taken.
+	 * @return the value, or 0 for a reply of another shape
+	 */
+	static long grant(@Nullable Object value) {
+		if (isScriptReply(value)) {
+			return (Long) ((List<?>) value).get(0);
+		}
+		if (isPipelinedReply(value)) {
+			return (((List<?>) value).get(0) != null) ? 1 : 0;
+		}
+		return 0;
+	}
+
+	/**
+	 * The node's clock when it ran the command, in microseconds since the epoch.
+	 * @return the time, or -1 when it is not known (another shape, or {@code TIME}
+	 * refused)
 	 */
 	static long nodeMicros(@Nullable Object value) {
-		if (!isAcquireReply(value)) {
+		Object seconds;
+		Object micros;
+		if (isScriptReply(value)) {
+			seconds = ((List<?>) value).get(1);
+			micros = ((List<?>) value).get(2);
+		}
+		else if (isPipelinedReply(value) && ((List<?>) value).get(1) instanceof List<?> time && time.size() == 2) {
+			seconds = time.get(0);
+			micros = time.get(1);
+		}
+		else {
 			return -1;
 		}
-		List<?> list = (List<?>) value;
 		try {
-			return Long.parseLong(text(list.get(1))) * 1_000_000 + Long.parseLong(text(list.get(2)));
+			return Long.parseLong(text(seconds)) * 1_000_000 + Long.parseLong(text(micros));
 		}
 		catch (NumberFormatException ex) {
 			return -1;
 		}
 	}
 
-	/** The node's marker as read by the script: {@code byte[]}, or {@code null}. */
+	/**
+	 * The node's marker as read with the grant: its value, {@code null} when it was gone,
+	 * {@link #UNREADABLE} when this client may not read it.
+	 */
 	static @Nullable Object marker(@Nullable Object value) {
-		return isAcquireReply(value) ? ((List<?>) value).get(3) : null;
+		if (isScriptReply(value)) {
+			return ((List<?>) value).get(3);
+		}
+		if (isPipelinedReply(value)) {
+			Object marker = ((List<?>) value).get(2);
+			return (marker instanceof JedisDataException) ? UNREADABLE : marker;
+		}
+		return null;
 	}
 
 	/**

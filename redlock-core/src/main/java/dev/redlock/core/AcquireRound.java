@@ -31,6 +31,11 @@ final class AcquireRound {
 
 	private static final Predicate<NodeReply> GRANTS = (reply) -> reply.isGrant(false);
 
+	/** Read once written: never changed, so shared by every round. */
+	private static final CommandArguments READ_TIME = new CommandArguments(Command.TIME);
+
+	private static final CommandArguments READ_MARKER = new CommandArguments(Command.GET).add(NodeMarker.KEY);
+
 	private static final Predicate<NodeReply> FENCED_GRANTS = (reply) -> reply.isGrant(true);
 
 	private final NodeGroup group;
@@ -71,23 +76,22 @@ final class AcquireRound {
 	 */
 	AcquireAttempt attempt(String resource, RawArgument key, Duration ttl, boolean fenced) {
 		RawArgument value = LockValues.next();
-		CommandArguments acquire;
+		RoundCommand acquire;
 		if (fenced) {
-			acquire = fencingScript(LockScripts.ACQUIRE_FENCED, key, value, ttlArgument(ttl.toMillis()));
-		}
-		else if (this.judged) {
-			// by source, not digest: a node that lost its script cache still answers at
-			// once
-			acquire = LockScripts.call(Command.EVAL, LockScripts.ACQUIRE.source(), key, value,
-					ttlArgument(ttl.toMillis()));
+			acquire = RoundCommand
+				.of(fencingScript(LockScripts.ACQUIRE_FENCED, key, value, ttlArgument(ttl.toMillis())));
 		}
 		else {
-			// no quarantine: nothing judges the nodes' clocks and markers
-			acquire = new CommandArguments(Command.SET).add(key)
+			CommandArguments set = new CommandArguments(Command.SET).add(key)
 				.add(value)
 				.add(Keyword.NX)
 				.add(Keyword.PX)
 				.add(ttlArgument(ttl.toMillis()));
+			// with the quarantine on, the node's clock and marker are read right behind
+			// the SET, in the same round trip: they judge this very grant. Not atomic,
+			// and need not be: a flush or failover between them leaves the marker gone
+			// or new, which distrusts the node, and a restart breaks the connection
+			acquire = this.judged ? RoundCommand.pipelined(set, READ_TIME, READ_MARKER) : RoundCommand.of(set);
 		}
 		long start = this.ticker.getAsLong();
 		long expiresAt = System.nanoTime() + ttl.toNanos();

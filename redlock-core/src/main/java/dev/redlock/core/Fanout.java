@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Protocol.Command;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -33,6 +34,9 @@ import redis.clients.jedis.exceptions.JedisException;
 record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient) implements LateReader {
 
 	private static final Logger logger = LoggerFactory.getLogger(Fanout.class);
+
+	/** How an early exit's follow-up, always a single command, reads its reply. */
+	private static final RoundCommand FOLLOW_UP = RoundCommand.of(new CommandArguments(Command.PING));
 
 	Fanout(List<NodeConnectionPool> pools, long timeoutNanos) {
 		this(pools, timeoutNanos, false);
@@ -68,6 +72,14 @@ record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient
 	 * {@link NodeReply.Kind#NOT_AWAITED} for nodes whose reply was not waited for
 	 */
 	NodeReply[] execute(CommandArguments command, boolean @Nullable [] selected, @Nullable EarlyExit exit) {
+		return execute(RoundCommand.of(command), selected, exit);
+	}
+
+	/**
+	 * Runs a command, possibly compound, on the selected nodes, as
+	 * {@link #execute(CommandArguments, boolean[], EarlyExit)}.
+	 */
+	NodeReply[] execute(RoundCommand command, boolean @Nullable [] selected, @Nullable EarlyExit exit) {
 		return new FanoutRound(this.pools, this.timeoutNanos, this.patient, this, command, selected, exit).run();
 	}
 
@@ -78,11 +90,12 @@ record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient
 	 * back, closed unless every reply it owed was read.
 	 */
 	@Override
-	public void lateRead(int node, PipelinedConnection connection, long writtenAt, boolean followedUp, EarlyExit exit) {
+	public void lateRead(int node, PipelinedConnection connection, RoundCommand command, long writtenAt,
+			boolean followedUp, EarlyExit exit) {
 		NodeConnectionPool pool = this.pools.get(node);
 		pool.readLate(() -> {
 			try {
-				NodeReply reply = readLate(node, connection, writtenAt + this.timeoutNanos, writtenAt);
+				NodeReply reply = readLate(node, connection, command, writtenAt + this.timeoutNanos, writtenAt);
 				if (reply.kind() != NodeReply.Kind.UNREACHABLE) {
 					pool.replied(System.nanoTime() - writtenAt);
 				}
@@ -90,7 +103,7 @@ record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient
 				if (followedUp) {
 					followUp = connection.isBroken()
 							? NodeReply.failed(node, new JedisConnectionException("the connection broke first"), 0)
-							: readLate(node, connection, System.nanoTime() + this.timeoutNanos, writtenAt);
+							: readLate(node, connection, FOLLOW_UP, System.nanoTime() + this.timeoutNanos, writtenAt);
 				}
 				exit.lateReply(reply, followUp);
 			}
@@ -103,10 +116,11 @@ record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient
 		}, () -> pool.giveBack(connection));
 	}
 
-	private static NodeReply readLate(int node, PipelinedConnection connection, long deadline, long writtenAt) {
+	private static NodeReply readLate(int node, PipelinedConnection connection, RoundCommand command, long deadline,
+			long writtenAt) {
 		try {
 			connection.setSoTimeout(RoundTimes.millisLeft(deadline));
-			return NodeReply.replied(node, connection.readReply(), System.nanoTime() - writtenAt);
+			return NodeReply.replied(node, command.readFrom(connection), System.nanoTime() - writtenAt);
 		}
 		catch (JedisException ex) {
 			return NodeReply.failed(node, ex, System.nanoTime() - writtenAt);

@@ -26,7 +26,7 @@ final class FanoutRound {
 
 	private final LateReader lateReader;
 
-	private final CommandArguments command;
+	private final RoundCommand command;
 
 	private final boolean @Nullable [] selected;
 
@@ -58,7 +58,7 @@ final class FanoutRound {
 	private boolean interrupted;
 
 	FanoutRound(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient, LateReader lateReader,
-			CommandArguments command, boolean @Nullable [] selected, @Nullable EarlyExit exit) {
+			RoundCommand command, boolean @Nullable [] selected, @Nullable EarlyExit exit) {
 		this.pools = pools;
 		this.timeoutNanos = timeoutNanos;
 		this.patient = patient;
@@ -326,7 +326,7 @@ final class FanoutRound {
 		long readStart = System.nanoTime();
 		try {
 			connection.setSoTimeout(RoundTimes.millisLeft(this.deadline));
-			Object value = connection.readReply();
+			Object value = this.command.readFrom(connection);
 			this.replies[node] = NodeReply.replied(node, value, System.nanoTime() - this.start);
 		}
 		catch (JedisException ex) {
@@ -387,7 +387,7 @@ final class FanoutRound {
 			this.connections[i] = null;
 			this.unread--;
 			this.replies[i] = NodeReply.notAwaited(i, System.nanoTime() - this.start, true, followedUp);
-			this.lateReader.lateRead(i, connection, this.times.writtenAt(i), followedUp, this.exit);
+			this.lateReader.lateRead(i, connection, this.command, this.times.writtenAt(i), followedUp, this.exit);
 		}
 	}
 
@@ -410,7 +410,7 @@ final class FanoutRound {
 	private void write(int node, PipelinedConnection connection) {
 		deferInterrupt();
 		try {
-			connection.send(this.command);
+			this.command.writeTo(connection);
 			connection.flushNow();
 			this.connections[node] = connection;
 			this.times.written(node);

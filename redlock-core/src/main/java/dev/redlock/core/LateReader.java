@@ -11,10 +11,12 @@ interface LateReader {
 	 * Reads the owed replies off the caller's thread.
 	 * @param node the node's index
 	 * @param connection the connection that owes them
+	 * @param command what was written, which reads its reply
 	 * @param writtenAt when the command was written, for the node's latency
 	 * @param followedUp whether the early exit's follow-up was written behind it
 	 * @param exit told how the node answered
 	 */
-	void lateRead(int node, PipelinedConnection connection, long writtenAt, boolean followedUp, EarlyExit exit);
+	void lateRead(int node, PipelinedConnection connection, RoundCommand command, long writtenAt, boolean followedUp,
+			EarlyExit exit);
 
 }

@@ -66,27 +66,14 @@ final class LockScripts {
 			""");
 
 	/**
-	 * Acquisition: {@code SET KEYS[1] ARGV[1] NX PX ARGV[2]}, with the node's clock and
-	 * its {@link NodeMarker marker} read in the same step, since they judge whether this
-	 * very grant may count. Returns {@code {granted (1 or 0), seconds, microseconds,
-	 * marker or nil}}. The marker is not a declared key but read by name with
-	 * {@code pcall}, so that an ACL user who may not read it still locks (without that
-	 * check): it then reads {@code -}.
-	 */
-	static final Script ACQUIRE = new Script("""
-			local time = redis.call('time')
-			local marker = redis.pcall('get', '{fence}')
-			if type(marker) == 'table' then marker = '-' end
-			local granted = redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0
-			return {granted, time[1], time[2], marker}
-			""");
-
-	/**
-	 * Fenced acquisition: {@link #ACQUIRE} and, if the lock was set, the increment of the
-	 * resource's counter KEYS[2] (no TTL), whose value is {@code <count>} or
-	 * {@code <count> <generation>}: the generation of the node's marker when a quorum
-	 * last confirmed it. Returns {@code {count or 0, seconds, microseconds, marker or
-	 * nil, generation or ''}}.
+	 * Fenced acquisition: {@code SET KEYS[1] ARGV[1] NX PX ARGV[2]}, with the node's
+	 * clock and its {@link NodeMarker marker} read in the same step (they judge whether
+	 * this very grant may count; the marker by name, with {@code pcall}, so that an ACL
+	 * user who may not read it still locks: it then reads {@code -}), and, if the lock
+	 * was set, the increment of the resource's counter KEYS[2] (no TTL), whose value is
+	 * {@code <count>} or {@code <count> <generation>}: the generation of the node's
+	 * marker when a quorum last confirmed it. Returns {@code {count or 0, seconds,
+	 * microseconds, marker or nil, generation or ''}}.
 	 */
 	static final Script ACQUIRE_FENCED = new Script("""
 			local time = redis.call('time')

@@ -1,5 +1,6 @@
 package dev.redlock.core;
 
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -24,6 +25,9 @@ final class MarkerWatch {
 	private final AtomicBoolean repairing = new AtomicBoolean();
 
 	private volatile @Nullable String generation;
+
+	/** The marker last read and parsed: the same bytes, round after round. */
+	private volatile @Nullable ReadMarker lastRead;
 
 	private volatile boolean unreadableLogged;
 
@@ -71,7 +75,7 @@ final class MarkerWatch {
 			unreadable();
 			return true;
 		}
-		NodeMarker marker = NodeMarker.parse(raw);
+		NodeMarker marker = parse(raw);
 		if (marker == null) {
 			if (this.generation != null) {
 				this.quarantine.quarantine(QuarantineReason.DATA_LOSS, nowNanos + this.quarantine.quarantineNanos(),
@@ -81,6 +85,18 @@ final class MarkerWatch {
 			return false;
 		}
 		return observe(marker, nodeMillis, nowNanos);
+	}
+
+	private @Nullable NodeMarker parse(@Nullable Object raw) {
+		ReadMarker last = this.lastRead;
+		if (last != null && raw instanceof byte[] bytes && Arrays.equals(bytes, last.raw())) {
+			return last.marker();
+		}
+		NodeMarker marker = NodeMarker.parse(raw);
+		if (marker != null) {
+			this.lastRead = new ReadMarker((byte[]) raw, marker);
+		}
+		return marker;
 	}
 
 	/**
@@ -135,6 +151,9 @@ final class MarkerWatch {
 	/** A repair has ended, with a new marker or not: the next missing one asks again. */
 	void repairEnded() {
 		this.repairing.set(false);
+	}
+
+	private record ReadMarker(byte[] raw, NodeMarker marker) {
 	}
 
 }

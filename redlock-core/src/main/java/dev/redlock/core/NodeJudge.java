@@ -57,8 +57,15 @@ final class NodeJudge {
 		Object value = reply.value();
 		long nodeMicros = AcquireReply.nodeMicros(value);
 		if (verdict == UNJUDGED) {
-			boolean admitted = nodeMicros >= 0
-					&& quarantine.admitsClock(nodeMicros, this.roundStart, now, this.ttlNanos)
+			if (nodeMicros < 0) {
+				// a user who may not read the node's clock: the marker is judged by ours
+				quarantine.clockUnreadable();
+				boolean admitted = quarantine.markers()
+					.admits(AcquireReply.marker(value), System.currentTimeMillis(), now);
+				this.verdicts[node] = admitted ? TRUSTED : DISTRUSTED;
+				return admitted;
+			}
+			boolean admitted = quarantine.admitsClock(nodeMicros, this.roundStart, now, this.ttlNanos)
 					&& quarantine.markers().admits(AcquireReply.marker(value), nodeMicros / 1_000, now);
 			if (!admitted) {
 				this.verdicts[node] = DISTRUSTED;

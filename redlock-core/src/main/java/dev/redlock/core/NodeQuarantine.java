@@ -50,6 +50,8 @@ final class NodeQuarantine implements Quarantining {
 
 	private volatile boolean clockRateWarned;
 
+	private volatile boolean clockUnreadableLogged;
+
 	/**
 	 * {@link System#nanoTime()} from when the node counts again; meaningful only while
 	 * {@link #quarantined}.
@@ -128,6 +130,18 @@ final class NodeQuarantine implements Quarantining {
 					this.node, String.format("%.2f", fast * 100), this.clockDriftFactor);
 		}
 		return true;
+	}
+
+	/**
+	 * The node refused to tell its time (an ACL without {@code TIME}): its clock steps go
+	 * unseen, and its marker is judged by this client's clock.
+	 */
+	void clockUnreadable() {
+		if (!this.clockUnreadableLogged) {
+			this.clockUnreadableLogged = true;
+			logger.warn("Redis node {} refuses TIME to this client: a step of its clock cannot be seen; "
+					+ "allow the TIME command to the lock user", this.node);
+		}
 	}
 
 	/**
