@@ -3,6 +3,7 @@ package dev.redlock.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
@@ -203,23 +204,23 @@ final class NodeGroup implements AutoCloseable {
 		long keepMillis = (keepNanos <= 0) ? 0 : Math.max(1, (keepNanos + 999_999) / 1_000_000);
 		RawArgument key = held.key();
 		RawArgument value = held.value();
-		ValueToRemove ours = new ValueToRemove(key, value, System.nanoTime() + longestTtlNanos);
+		long now = System.nanoTime();
+		// a node that missed a release keeping the lock loses the value once the minimum
+		// hold has passed, not before
+		ValueToRemove ours = new ValueToRemove(key, value, now + longestTtlNanos,
+				now + TimeUnit.MILLISECONDS.toNanos(keepMillis));
+		QuorumExit exit = new QuorumExit(NodeCommand.RELEASE, false, ours);
 		NodeReply[] replies = (keepMillis == 0)
-				? runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, null,
-						new QuorumExit(NodeCommand.RELEASE, false, ours), value)
-				: runScript(NodeCommand.RELEASE, LockScripts.EXTEND, key, null,
-						new QuorumExit(NodeCommand.RELEASE, false, null), value, RawArgument.of(keepMillis));
-		if (keepMillis == 0) {
-			for (NodeReply reply : replies) {
-				int node = reply.node();
-				boolean failed = !reply.written()
-						|| (reply.kind() != NodeReply.Kind.NOT_AWAITED && !reply.isDefinite());
-				if ((failed && held.mayBeOn(node)) || held.answeredLateOn(node)) {
-					// not reached in time, or the SET itself may land after this release:
-					// the release is repeated
-					// from the node's late-reply thread, behind the SET's reply
-					this.cleanup.remove(node, ours.key(), ours.value(), ours.expiresAt());
-				}
+				? runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, null, exit, value) : runScript(
+						NodeCommand.RELEASE, LockScripts.EXTEND, key, null, exit, value, RawArgument.of(keepMillis));
+		for (NodeReply reply : replies) {
+			int node = reply.node();
+			boolean failed = !reply.written() || (reply.kind() != NodeReply.Kind.NOT_AWAITED && !reply.isDefinite());
+			if ((failed && held.mayBeOn(node)) || held.answeredLateOn(node)) {
+				// not reached in time, or the SET itself may land after this release: the
+				// value is removed from the node's late-reply thread, behind the SET's
+				// reply
+				removeLater(node, ours);
 			}
 		}
 		int deleted = 0;
@@ -339,18 +340,25 @@ final class NodeGroup implements AutoCloseable {
 		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
 			NodeGroup.this.events.nodeReplies(this.command, new NodeReply[] { reply }, NodeReply::isConfirmed);
 			if (this.toRemove != null && !reply.isDefinite()) {
-				NodeGroup.this.cleanup.remove(reply.node(), this.toRemove.key(), this.toRemove.value(),
-						this.toRemove.expiresAt());
+				removeLater(reply.node(), this.toRemove);
 			}
 		}
 
 	}
 
+	private void removeLater(int node, ValueToRemove value) {
+		this.cleanup.remove(node, value.key(), value.value(), value.expiresAt(), value.notBefore());
+	}
+
 	/**
 	 * A lock value to remove from the nodes a release did not reach, until it expires by
 	 * itself.
+	 *
+	 * @param expiresAt {@link System#nanoTime()} by which it has expired anyway
+	 * @param notBefore {@link System#nanoTime()} before which it must stay: the end of a
+	 * minimum hold
 	 */
-	record ValueToRemove(RawArgument key, RawArgument value, long expiresAt) {
+	record ValueToRemove(RawArgument key, RawArgument value, long expiresAt, long notBefore) {
 	}
 
 	@Override

@@ -79,6 +79,27 @@ final class ValueCleanup {
 		}
 	}
 
+	/**
+	 * Removes the value from the node like
+	 * {@link #remove(int, RawArgument, RawArgument, long)}, but not before a given time:
+	 * a release that kept the lock for a minimum hold must not end it early on the nodes
+	 * it missed.
+	 * @param notBeforeNanos {@link System#nanoTime()} from which it may be removed
+	 */
+	void remove(int node, RawArgument key, RawArgument value, long expiresAtNanos, long notBeforeNanos) {
+		long waitNanos = notBeforeNanos - System.nanoTime();
+		if (waitNanos <= 0) {
+			remove(node, key, value, expiresAtNanos);
+			return;
+		}
+		try {
+			this.scheduler.schedule(() -> remove(node, key, value, expiresAtNanos), waitNanos);
+		}
+		catch (IllegalStateException ex) {
+			// closed: the value expires with its TTL
+		}
+	}
+
 	private void schedule(NodeQueue queue, long pauseNanos) {
 		try {
 			this.scheduler.schedule(() -> this.pools.get(queue.node).readLate(() -> run(queue, pauseNanos), () -> {
@@ -177,12 +198,12 @@ final class ValueCleanup {
 		}
 	}
 
-	/** The values waiting for one node. */
 	/** How many values wait to be removed, over every node. */
 	int queued() {
 		return this.queues.stream().mapToInt((queue) -> queue.size.get()).sum();
 	}
 
+	/** The values waiting for one node. */
 	private static final class NodeQueue {
 
 		private final int node;

@@ -123,6 +123,24 @@ class LongFaultTests {
 	}
 
 	@Test
+	void aReleaseKeepingTheLockForAMinimumHoldIsFinishedOnANodeThatMissedIt(RedisNodes nodes) {
+		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(200));
+		try (Redlock redlock = TestSupport.redlock(nodes, settings)) {
+			Lease lease = redlock.acquire("kept", TTL, Duration.ZERO);
+			// node 4 holds writes for longer than the node timeout: the shortening sent
+			// to
+			// it waits, its connection is closed unanswered, and Redis drops the command
+			nodes.node(4).pauseClients(Duration.ofSeconds(1), true);
+			assertThat(lease.release(Duration.ofMillis(500))).isEqualTo(ReleaseOutcome.RELEASED);
+			// the key lives its minimum hold, not its TTL (10 s), on every node
+			TestSupport.awaitTrue("the key gone from every node well within its TTL", Duration.ofSeconds(5),
+					() -> nodes.nodes()
+						.stream()
+						.allMatch((node) -> "-2".equals(node.command("PTTL", TestSupport.PREFIX + "kept"))));
+		}
+	}
+
+	@Test
 	void connectionsOpenedForABurstCloseOnceUnused(RedisNodes nodes) throws Exception {
 		// idle connections close after 100 node timeouts: 2 s here
 		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(20));

@@ -44,7 +44,8 @@ import dev.redlock.core.RedlockSettings;
  * <li>A lock handle is single-use: after {@code unlock()} or {@code extend(...)} it
  * throws {@link IllegalStateException}. {@code extend} returns empty when the lock can no
  * longer be extended (expired, lost, or extended as often as
- * {@code redlock.max-extensions} allows).</li>
+ * {@code redlock.max-extensions} allows); in the last case the job may still be running,
+ * so its lock stays taken until the {@code lockAtMostFor} it already had.</li>
  * </ul>
  */
 public final class RedlockLockProvider implements ExtensibleLockProvider {
@@ -155,14 +156,20 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 			}
 			Duration atMost = extension.getLockAtMostFor();
 			Duration ttl = ttlFor(extension.getName(), atMost);
+			boolean renewing = this.lease.isAutoRenewing();
 			this.lease.stopAutoRenew();
 			boolean extended;
 			try {
 				extended = this.lease.extend(ttl);
 			}
 			catch (IllegalStateException ex) {
+				// extended as often as allowed: the job may still be running, so its lock
+				// stays taken until this handle's lockAtMostFor, as with any provider
 				logger.info("Lock of job '{}' cannot be extended: {}", extension.getName(), ex.getMessage());
-				extended = false;
+				if (renewing) {
+					this.lease.autoRenew(this.startedAfter.plus(this.lockConfiguration.getLockAtMostFor()));
+				}
+				return Optional.empty();
 			}
 			if (!extended) {
 				this.lease.release();

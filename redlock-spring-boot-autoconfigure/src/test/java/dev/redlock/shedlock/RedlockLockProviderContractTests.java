@@ -211,7 +211,9 @@ class RedlockLockProviderContractTests {
 			lock = lock.extend(Duration.ofSeconds(10), Duration.ZERO).orElseThrow();
 			lock = lock.extend(Duration.ofSeconds(10), Duration.ZERO).orElseThrow();
 			assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
-			assertUnlocked();
+			// the job may still run: its lock is left to expire at its lockAtMostFor
+			assertLocked();
+			assertThat(pttl()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(10).toMillis());
 		}
 	}
 
