@@ -119,11 +119,14 @@ record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient
 	private static NodeReply readLate(int node, PipelinedConnection connection, RoundCommand command, long deadline,
 			long writtenAt) {
 		try {
-			connection.setSoTimeout(RoundTimes.millisLeft(deadline));
+			connection.readBy(deadline);
 			return NodeReply.replied(node, command.readFrom(connection), System.nanoTime() - writtenAt);
 		}
 		catch (JedisException ex) {
 			return NodeReply.failed(node, ex, System.nanoTime() - writtenAt);
+		}
+		finally {
+			connection.clearDeadline();
 		}
 	}
 

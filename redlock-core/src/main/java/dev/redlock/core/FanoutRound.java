@@ -325,7 +325,7 @@ final class FanoutRound {
 		NodeConnectionPool pool = this.pools.get(node);
 		long readStart = System.nanoTime();
 		try {
-			connection.setSoTimeout(RoundTimes.millisLeft(this.deadline));
+			connection.readBy(this.deadline);
 			Object value = this.command.readFrom(connection);
 			this.replies[node] = NodeReply.replied(node, value, System.nanoTime() - this.start);
 		}
@@ -333,6 +333,7 @@ final class FanoutRound {
 			this.replies[node] = failed(node, ex);
 		}
 		finally {
+			connection.clearDeadline();
 			pool.giveBack(connection);
 		}
 		long readEnd = System.nanoTime();

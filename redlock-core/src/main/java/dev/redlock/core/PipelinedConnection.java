@@ -3,6 +3,7 @@ package dev.redlock.core;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
+import java.net.SocketException;
 
 import org.jspecify.annotations.Nullable;
 
@@ -13,6 +14,7 @@ import redis.clients.jedis.DefaultJedisSocketFactory;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisSocketFactory;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
@@ -41,16 +43,30 @@ final class PipelinedConnection extends Connection {
 	long idleSince;
 
 	/**
-	 * The read timeout last set, so an unchanged one is not set again (each call boxes
-	 * it, above 127 ms).
+	 * Bounds the reads of the next replies by a deadline, a round's, rather than by a
+	 * timeout per read (a reply trickling in would otherwise take its length times the
+	 * timeout); until {@link #clearDeadline()} or a new read timeout.
+	 * @param deadline {@link System#nanoTime()} by which reading must be done
 	 */
-	private int appliedSoTimeout = -1;
+	void readBy(long deadline) {
+		DeadlineSocket socket = this.capture.socket;
+		if (socket != null) {
+			socket.readBy(deadline);
+		}
+	}
 
-	@Override
-	public void setSoTimeout(int soTimeout) {
-		if (soTimeout != this.appliedSoTimeout) {
-			super.setSoTimeout(soTimeout);
-			this.appliedSoTimeout = soTimeout;
+	/**
+	 * Reads are bounded by the read timeout alone again; a failure breaks the connection.
+	 */
+	void clearDeadline() {
+		DeadlineSocket socket = this.capture.socket;
+		if (socket != null) {
+			try {
+				socket.clearDeadline();
+			}
+			catch (SocketException ex) {
+				setBroken();
+			}
 		}
 	}
 
@@ -158,8 +174,8 @@ final class PipelinedConnection extends Connection {
 	}
 
 	/**
-	 * Keeps the socket Jedis opens and its input stream, which {@link Connection} does
-	 * not expose.
+	 * Keeps the socket Jedis opens, wrapped so its reads can have a deadline, and its
+	 * input stream, which {@link Connection} does not expose.
 	 */
 	private static final class SocketCapture implements JedisSocketFactory {
 
@@ -167,7 +183,7 @@ final class PipelinedConnection extends Connection {
 
 		private volatile @Nullable InputStream input;
 
-		private volatile @Nullable Socket socket;
+		private volatile @Nullable DeadlineSocket socket;
 
 		SocketCapture(JedisSocketFactory delegate) {
 			this.delegate = delegate;
@@ -175,16 +191,22 @@ final class PipelinedConnection extends Connection {
 
 		@Override
 		public Socket createSocket() {
-			Socket socket = this.delegate.createSocket();
-			this.socket = socket;
+			Socket opened = this.delegate.createSocket();
+			DeadlineSocket socket;
 			try {
-				this.input = socket.getInputStream();
+				socket = new DeadlineSocket(opened);
 			}
 			catch (IOException ex) {
-				// without it every reply counts as not yet arrived: nodes are then read
-				// in order
-				this.input = null;
+				try {
+					opened.close();
+				}
+				catch (IOException closing) {
+					ex.addSuppressed(closing);
+				}
+				throw new JedisConnectionException("Failed to read the socket's settings", ex);
 			}
+			this.socket = socket;
+			this.input = socket.getInputStream();
 			return socket;
 		}
 

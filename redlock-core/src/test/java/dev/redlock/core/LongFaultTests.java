@@ -141,6 +141,47 @@ class LongFaultTests {
 	}
 
 	@Test
+	void repliesTricklingInByteByByteCostARoundItsNodeTimeoutNotOnePerRead(RedisNodes nodes) {
+		Duration nodeTimeout = Duration.ofSeconds(1);
+		List<LatencyProxy> trickling = new ArrayList<>();
+		try {
+			List<String> uris = new ArrayList<>(nodes.uris());
+			// three of five: a quorum cannot be had without reading one of them
+			for (int i = 0; i < 3; i++) {
+				LatencyProxy proxy = LatencyProxy.to(nodes.node(i), Duration.ZERO);
+				trickling.add(proxy);
+				uris.set(i, proxy.uri());
+			}
+			RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(nodeTimeout);
+			try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).build()) {
+				redlock.acquire("trickle-warm-up", TTL, Duration.ZERO).release();
+				// each byte within the node timeout: no single read times out, while a
+				// whole reply (5 bytes, "+OK\r\n") takes 4.5 s
+				trickling.forEach((proxy) -> proxy.trickle(Duration.ofMillis(900)));
+				long start = System.nanoTime();
+				Lease lease = null;
+				try {
+					lease = redlock.acquire("trickle", TTL, Duration.ZERO);
+				}
+				catch (LockNotAcquiredException ex) {
+					// no quorum in time: the expected outcome
+				}
+				Duration took = Duration.ofNanos(System.nanoTime() - start);
+				// the bound is wait (0) + 2 x node timeout; a second more for a loaded
+				// machine
+				assertThat(took).as("an acquisition against trickling replies")
+					.isLessThan(nodeTimeout.multipliedBy(2).plusSeconds(1));
+				if (lease != null) {
+					lease.release();
+				}
+			}
+		}
+		finally {
+			trickling.forEach(LatencyProxy::close);
+		}
+	}
+
+	@Test
 	void connectionsOpenedForABurstCloseOnceUnused(RedisNodes nodes) throws Exception {
 		// idle connections close after 100 node timeouts: 2 s here
 		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(20));

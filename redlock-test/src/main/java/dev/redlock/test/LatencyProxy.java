@@ -63,6 +63,8 @@ public final class LatencyProxy implements AutoCloseable {
 
 	private volatile long delayNanos;
 
+	private volatile long trickleNanos;
+
 	private final AtomicInteger accepted = new AtomicInteger();
 
 	private LatencyProxy(String targetHost, int targetPort, Duration delay) throws IOException {
@@ -161,6 +163,18 @@ public final class LatencyProxy implements AutoCloseable {
 	}
 
 	/**
+	 * Makes replies trickle in: each byte a node sends is held for this long after the
+	 * one before it (on top of the one-way delay), so a reply arrives one byte at a time
+	 * and each read of it returns quickly while the whole reply takes its length times
+	 * this. Applies to replies written from now on.
+	 * @param perByte zero (off, the default) or positive
+	 * @throws IllegalArgumentException if negative
+	 */
+	public void trickle(Duration perByte) {
+		this.trickleNanos = checked(perByte).toNanos();
+	}
+
+	/**
 	 * How many connections are open through the proxy.
 	 * @return the number of client connections not yet closed
 	 */
@@ -245,15 +259,15 @@ public final class LatencyProxy implements AutoCloseable {
 				closeQuietly(upstream);
 				return;
 			}
-			pipe(client, upstream, "request");
-			pipe(upstream, client, "reply");
+			pipe(client, upstream, "request", false);
+			pipe(upstream, client, "reply", true);
 		}
 	}
 
 	/**
 	 * Starts a reader and a delayed writer carrying bytes from one socket to the other.
 	 */
-	private void pipe(Socket from, Socket to, String direction) {
+	private void pipe(Socket from, Socket to, String direction, boolean mayTrickle) {
 		BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
 		Runnable reader = () -> {
 			byte[] buffer = new byte[16 * 1024];
@@ -285,8 +299,21 @@ public final class LatencyProxy implements AutoCloseable {
 							return;
 						}
 					}
-					out.write(chunk.bytes);
-					out.flush();
+					long trickle = mayTrickle ? trickleNanos : 0;
+					if (trickle == 0) {
+						out.write(chunk.bytes);
+						out.flush();
+					}
+					else {
+						for (byte b : chunk.bytes) {
+							LockSupport.parkNanos(trickle);
+							if (Thread.currentThread().isInterrupted()) {
+								return;
+							}
+							out.write(b);
+							out.flush();
+						}
+					}
 				}
 			}
 			catch (IOException | InterruptedException e) {
