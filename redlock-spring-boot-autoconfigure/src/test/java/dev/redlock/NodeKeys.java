@@ -46,8 +46,7 @@ public final class NodeKeys {
 		long keys = 0;
 		for (RedisNode node : nodes.nodes()) {
 			// a node's Redlock marker (written while the restart quarantine is on) is
-			// none
-			// of the locks' keys
+			// none of the locks' keys
 			keys += Long.parseLong(node.command("DBSIZE")) - Long.parseLong(node.command("EXISTS", "{fence}"));
 		}
 		return keys;

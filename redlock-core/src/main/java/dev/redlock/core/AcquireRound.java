@@ -75,6 +75,7 @@ final class AcquireRound {
 	 * @return what the attempt found
 	 */
 	AcquireAttempt attempt(String resource, RawArgument key, Duration ttl, boolean fenced) {
+		this.group.removeOwnLeftovers(key);
 		RawArgument value = LockValues.next();
 		RoundCommand acquire;
 		if (fenced) {
@@ -131,11 +132,10 @@ final class AcquireRound {
 			}
 		}
 		// Ours may have landed wherever the SET was written and not refused, even where
-		// the reply timed out. The nodes
-		// that answered get the release now; the others, slow or failed, get it off the
-		// caller's path, from their
-		// late-reply thread, after the SET's own reply (so it cannot overtake the SET),
-		// until the TTL has passed
+		// the reply timed out. The nodes that answered get the release now; the others,
+		// slow or failed, get it off the caller's path, from their late-reply thread,
+		// after the SET's own reply (so it cannot overtake the SET), until the TTL has
+		// passed
 		boolean[] answered = new boolean[replies.length];
 		boolean any = false;
 		for (int i = 0; i < replies.length; i++) {
@@ -360,8 +360,7 @@ final class AcquireRound {
 				.nodeReplies(NodeCommand.ACQUIRE, new NodeReply[] { reply }, grants(this.fenced));
 			if (followUp != null && !reply.isRefused() && !followUp.isDefinite()) {
 				// a lost round's release did not reach a node that may hold our value (a
-				// won round's lease releases
-				// on every node itself)
+				// won round's lease releases on every node itself)
 				AcquireRound.this.group.cleanup().remove(reply.node(), this.key, this.value, this.expiresAt);
 			}
 		}

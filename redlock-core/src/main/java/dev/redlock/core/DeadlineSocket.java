@@ -8,7 +8,6 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketException;
-import java.net.SocketTimeoutException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -69,12 +68,10 @@ final class DeadlineSocket extends Socket {
 		if (!this.deadlineSet) {
 			return;
 		}
+		// at least 1 ms, even past the deadline: bytes already here are still read (a
+		// busy caller may come to them late), and a timeout of 0 would mean none
 		long left = this.deadlineNanos - System.nanoTime();
-		if (left <= 0) {
-			throw new SocketTimeoutException("Read timed out (the round's deadline passed)");
-		}
-		// rounded up: a timeout of 0 would mean none
-		apply((int) Math.min(Integer.MAX_VALUE, Math.max(1, (left + 999_999) / TimeUnit.MILLISECONDS.toNanos(1))));
+		apply((int) Math.min(Integer.MAX_VALUE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))));
 	}
 
 	@Override

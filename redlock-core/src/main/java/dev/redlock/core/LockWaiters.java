@@ -144,8 +144,8 @@ final class LockWaiters implements AutoCloseable {
 				me.pollAt = now + nextRetryDelayNanos();
 				me.splitVotes = last.splitVote() ? me.splitVotes + 1 : 0;
 				// a previous holder's key that expires unevenly across the nodes looks
-				// the
-				// same as a split vote: after a couple of quick tries, the retry delay
+				// the same as a split vote: after a couple of quick tries, the retry
+				// delay
 				if (last.splitVote() && me.splitVotes <= MAX_QUICK_SPLIT_VOTE_RETRIES) {
 					// others took part of the nodes at the same moment, and may all have
 					// lost: their clean-up announces

@@ -3,6 +3,7 @@ package dev.redlock.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -344,6 +345,36 @@ final class NodeGroup implements AutoCloseable {
 			}
 		}
 
+	}
+
+	/**
+	 * Removes, on the caller's thread, values of ours for this key that still wait for
+	 * the late clean-up on so many nodes that they would deny a quorum: left by a release
+	 * or a lost round of this instance that could not be confirmed, they would refuse its
+	 * own next acquisition of the key. Costs nothing when none waits (the usual case), at
+	 * most a node timeout per such value when one does; values waiting only on a minority
+	 * (a node down or frozen) are left to the late clean-up.
+	 */
+	void removeOwnLeftovers(RawArgument key) {
+		Map<RawArgument, boolean[]> waiting = this.cleanup.waitingFor(key);
+		if (waiting.isEmpty()) {
+			return;
+		}
+		int denyingQuorum = this.pools.size() - this.quorum + 1;
+		waiting.forEach((value, nodes) -> {
+			int count = 0;
+			for (boolean on : nodes) {
+				count += on ? 1 : 0;
+			}
+			if (count >= denyingQuorum) {
+				NodeReply[] replies = runScript(NodeCommand.RELEASE, LockScripts.DISCARD, key, nodes, null, value);
+				for (int i = 0; i < nodes.length; i++) {
+					if (nodes[i] && replies[i] != null && replies[i].isDefinite()) {
+						this.cleanup.removed(i, key, value);
+					}
+				}
+			}
+		});
 	}
 
 	private void removeLater(int node, ValueToRemove value) {

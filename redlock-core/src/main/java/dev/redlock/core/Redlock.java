@@ -109,7 +109,10 @@ public final class Redlock implements AutoCloseable {
 	 * queue for the key, behind the threads that came first, trying again when the lock
 	 * is released or after the retry delay. The last attempt starts no later than the
 	 * wait time; it takes at most one node timeout, and cleaning up after it at most two
-	 * more (the second only on nodes that lost their script cache).
+	 * more (the second only on nodes that lost their script cache). When a release of the
+	 * same key by this instance could not be confirmed on a majority, its value is
+	 * removed before the attempt, so it never refuses this acquisition: one node timeout
+	 * more at most.
 	 * @param request what to lock, for how long, under which name, fenced or not
 	 * @param waitTime how long to keep trying; zero for a single attempt
 	 * @return the lease (with its {@link Lease#fencingToken() fencing token} if the

@@ -1,7 +1,11 @@
 package dev.redlock.core;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +50,12 @@ final class ValueCleanup {
 
 	private final List<NodeQueue> queues;
 
+	/**
+	 * The values waiting, by key: what a new acquisition of the key may find of ours on
+	 * the nodes.
+	 */
+	private final ConcurrentHashMap<RawArgument, Set<Value>> byKey = new ConcurrentHashMap<>();
+
 	ValueCleanup(Fanout fanout, List<NodeConnectionPool> pools, RenewalScheduler scheduler, long nodeTimeoutNanos) {
 		this.fanout = fanout;
 		this.pools = pools;
@@ -70,9 +80,15 @@ final class ValueCleanup {
 	 */
 	void remove(int node, RawArgument key, RawArgument value, long expiresAtNanos) {
 		NodeQueue queue = this.queues.get(node);
-		queue.values.add(new Value(key, value, expiresAtNanos));
-		if (queue.size.incrementAndGet() > MAX_WAITING_PER_NODE && queue.values.poll() != null) {
-			queue.size.decrementAndGet();
+		Value waiting = new Value(node, key, value, expiresAtNanos);
+		this.byKey.computeIfAbsent(key, (k) -> ConcurrentHashMap.newKeySet()).add(waiting);
+		queue.values.add(waiting);
+		if (queue.size.incrementAndGet() > MAX_WAITING_PER_NODE) {
+			Value oldest = queue.values.poll();
+			if (oldest != null) {
+				queue.size.decrementAndGet();
+				forget(oldest);
+			}
 		}
 		if (queue.scheduled.compareAndSet(false, true)) {
 			schedule(queue, this.firstPauseNanos);
@@ -134,9 +150,7 @@ final class ValueCleanup {
 					return;
 				}
 			}
-			if (queue.values.remove(value)) {
-				queue.size.decrementAndGet();
-			}
+			dequeue(queue, value);
 		}
 		queue.scheduled.set(false);
 		// a value added while the flag was still set would otherwise wait for the next
@@ -184,6 +198,7 @@ final class ValueCleanup {
 	private void removeOnce(NodeQueue queue) {
 		for (Value value = queue.values.poll(); value != null; value = queue.values.poll()) {
 			queue.size.decrementAndGet();
+			forget(value);
 			if (System.nanoTime() - value.expiresAtNanos < 0) {
 				try {
 					if (!this.fanout.execute(value.release(), queue.only)[queue.node].isDefinite()) {
@@ -196,6 +211,56 @@ final class ValueCleanup {
 				}
 			}
 		}
+	}
+
+	/**
+	 * Our values of a key still waiting to be removed, and from which nodes: those an
+	 * acquisition of the key would find in its way.
+	 * @return each value with one flag per node; empty when none waits (the usual case)
+	 */
+	Map<RawArgument, boolean[]> waitingFor(RawArgument key) {
+		Set<Value> waiting = this.byKey.get(key);
+		if (waiting == null) {
+			return Map.of();
+		}
+		Map<RawArgument, boolean[]> nodes = new HashMap<>();
+		long now = System.nanoTime();
+		for (Value value : waiting) {
+			if (now - value.expiresAtNanos < 0) {
+				nodes.computeIfAbsent(value.value, (v) -> new boolean[this.queues.size()])[value.node] = true;
+			}
+		}
+		return nodes;
+	}
+
+	/**
+	 * Stops waiting to remove a value from a node: it was removed there by other means.
+	 */
+	void removed(int node, RawArgument key, RawArgument value) {
+		Set<Value> waiting = this.byKey.get(key);
+		if (waiting == null) {
+			return;
+		}
+		NodeQueue queue = this.queues.get(node);
+		for (Value candidate : waiting) {
+			if (candidate.node == node && candidate.value.equals(value)) {
+				dequeue(queue, candidate);
+			}
+		}
+	}
+
+	private void dequeue(NodeQueue queue, Value value) {
+		if (queue.values.remove(value)) {
+			queue.size.decrementAndGet();
+		}
+		forget(value);
+	}
+
+	private void forget(Value value) {
+		this.byKey.computeIfPresent(value.key, (key, waiting) -> {
+			waiting.remove(value);
+			return waiting.isEmpty() ? null : waiting;
+		});
 	}
 
 	/** How many values wait to be removed, over every node. */
@@ -223,8 +288,26 @@ final class ValueCleanup {
 
 	}
 
-	/** A lock value to remove, and when it expires anyway. */
-	private record Value(RawArgument key, RawArgument value, long expiresAtNanos) {
+	/**
+	 * A lock value to remove from a node, and when it expires anyway; equal only to
+	 * itself, so the same value queued twice is forgotten once per entry.
+	 */
+	private static final class Value {
+
+		private final int node;
+
+		private final RawArgument key;
+
+		private final RawArgument value;
+
+		private final long expiresAtNanos;
+
+		Value(int node, RawArgument key, RawArgument value, long expiresAtNanos) {
+			this.node = node;
+			this.key = key;
+			this.value = value;
+			this.expiresAtNanos = expiresAtNanos;
+		}
 
 		CommandArguments release() {
 			return LockScripts.call(Command.EVAL, LockScripts.DISCARD.source(), this.key, this.value);

@@ -84,8 +84,7 @@ class CredentialsTests {
 				.satisfies((ex) -> {
 					assertThat(ex.reason()).isEqualTo(LockNotAcquiredException.Reason.NO_QUORUM);
 					// the round ends once no quorum is left: two refusals of three settle
-					// it,
-					// the third node may still be connecting
+					// it, the third node may still be connecting
 					assertThat(ex.failedNodes()).hasSizeGreaterThanOrEqualTo(2)
 						.allSatisfy((failed) -> assertThat(failed.toUpperCase()).contains("WRONGPASS"))
 						.allSatisfy((failed) -> assertThat(nodes.uris()).anySatisfy(failed::startsWith));

@@ -124,16 +124,17 @@ class LongFaultTests {
 
 	@Test
 	void aReleaseKeepingTheLockForAMinimumHoldIsFinishedOnANodeThatMissedIt(RedisNodes nodes) {
-		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(200));
+		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(500));
 		try (Redlock redlock = TestSupport.redlock(nodes, settings)) {
 			Lease lease = redlock.acquire("kept", TTL, Duration.ZERO);
-			// node 4 holds writes for longer than the node timeout: the shortening sent
-			// to
-			// it waits, its connection is closed unanswered, and Redis drops the command
-			nodes.node(4).pauseClients(Duration.ofSeconds(1), true);
-			assertThat(lease.release(Duration.ofMillis(500))).isEqualTo(ReleaseOutcome.RELEASED);
+			// node 4 holds writes past the node timeout: the shortening sent to it
+			// waits, its connection is closed unanswered, Redis drops the command
+			nodes.node(4).pauseClients(Duration.ofSeconds(2), true);
+			// UNKNOWN where a busy machine made more nodes miss the node timeout:
+			// either way the key must go once the minimum hold has passed
+			assertThat(lease.release(Duration.ofMillis(500))).isIn(ReleaseOutcome.RELEASED, ReleaseOutcome.UNKNOWN);
 			// the key lives its minimum hold, not its TTL (10 s), on every node
-			TestSupport.awaitTrue("the key gone from every node well within its TTL", Duration.ofSeconds(5),
+			TestSupport.awaitTrue("the key gone from every node well within its TTL", Duration.ofSeconds(7),
 					() -> nodes.nodes()
 						.stream()
 						.allMatch((node) -> "-2".equals(node.command("PTTL", TestSupport.PREFIX + "kept"))));
@@ -182,6 +183,25 @@ class LongFaultTests {
 	}
 
 	@Test
+	void ourOwnValueLeftByAnUnconfirmedReleaseDoesNotRefuseOurNextAcquisition(RedisNodes nodes) {
+		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(500));
+		try (Redlock redlock = TestSupport.redlock(nodes, settings)) {
+			Lease lease = redlock.acquire("own", TTL, Duration.ZERO);
+			// a majority holds writes past the node timeout: the release is
+			// dropped there, and its value waits for the late clean-up
+			for (RedisNode node : nodes.nodes(0, 1, 2)) {
+				node.pauseClients(Duration.ofSeconds(5), true);
+			}
+			assertThat(lease.release()).isEqualTo(ReleaseOutcome.UNKNOWN);
+			for (RedisNode node : nodes.nodes(0, 1, 2)) {
+				node.unpauseClients();
+			}
+			// at once, before the late clean-up's next try
+			redlock.acquire("own", TTL, Duration.ZERO).release();
+		}
+	}
+
+	@Test
 	void connectionsOpenedForABurstCloseOnceUnused(RedisNodes nodes) throws Exception {
 		// idle connections close after 100 node timeouts: 2 s here
 		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(20));
@@ -196,21 +216,30 @@ class LongFaultTests {
 					return 20;
 				}));
 			}
-			for (TestThreads.Running<Integer> thread : burst) {
-				thread.await(Duration.ofSeconds(60));
+			// the most connections the burst had open to node 0 at once (on a busy
+			// machine, many are being read late right after it, not yet idle)
+			int peak = 0;
+			long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+			while (!burst.stream().allMatch(TestThreads.Running::isDone) && System.nanoTime() - deadline < 0) {
+				peak = Math.max(peak, redlock.footprint().connections().get(0));
+				LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
 			}
-			int afterBurst = redlock.internals().idleConnections(0);
-			// one thread goes on locking now and then: the unused ones close as it gives
-			// back
+			for (TestThreads.Running<Integer> thread : burst) {
+				thread.await(Duration.ofSeconds(5));
+			}
+			// one thread goes on locking now and then: the unused ones close as it
+			// gives them back
 			long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-			while (redlock.internals().idleConnections(0) > settings.poolMinIdle() + 1 && System.nanoTime() - end < 0) {
+			int open = redlock.footprint().connections().get(0);
+			while (open > settings.poolMinIdle() + 1 && System.nanoTime() - end < 0) {
 				redlock.acquire("trickle", TTL, Duration.ofSeconds(5)).release();
 				LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+				open = redlock.footprint().connections().get(0);
 			}
-			System.out.printf("[connections] idle on node 0: %d after the burst, %d once unused%n", afterBurst,
-					redlock.internals().idleConnections(0));
-			assertThat(afterBurst).isGreaterThan(settings.poolMinIdle() + 1);
-			assertThat(redlock.internals().idleConnections(0)).isLessThanOrEqualTo(settings.poolMinIdle() + 1);
+			System.out.printf("[connections] open to node 0: %d at most during the burst, %d once unused%n", peak,
+					open);
+			assertThat(peak).isGreaterThan(settings.poolMinIdle() + 1);
+			assertThat(open).isLessThanOrEqualTo(settings.poolMinIdle() + 1);
 		}
 	}
 

@@ -50,8 +50,7 @@ class QuorumTests {
 					}
 					else if (lease != null) {
 						// a round returns on a quorum: a slower node gets our value a
-						// moment
-						// later, or never if its connection was not ready in time
+						// moment later, or never if its connection was not ready in time
 						assertThat(value).as("our value or none on node %d", i).isNotEqualTo("foreign");
 						ours += (value != null) ? 1 : 0;
 					}

@@ -142,8 +142,7 @@ class SlowMinorityTests {
 	@Test
 	void aFrozenMinorityDelaysNoRoundAndIsCleanedUpWhenItWakes(RedisNodes nodes) {
 		// a round that waited for a frozen node would take this long: far more than a
-		// busy
-		// CPU delays a healthy one
+		// busy CPU delays a healthy one
 		Duration nodeTimeout = Duration.ofSeconds(1);
 		RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(nodeTimeout);
 		try (Redlock redlock = TestSupport.redlock(nodes, settings)) {

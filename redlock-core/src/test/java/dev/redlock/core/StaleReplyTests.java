@@ -56,8 +56,8 @@ class StaleReplyTests {
 				// waited for in full once: from now on the slow node is known to lag
 				redlock.acquire("measured", TTL, Duration.ZERO).release();
 				// the release's late reply is read on the slow node's only connection:
-				// the
-				// round below must find it idle again, or it never writes to that node
+				// the round below must find it idle again, or it never writes to that
+				// node
 				TestSupport.awaitTrue("the slow node's connection is idle again", Duration.ofSeconds(10),
 						() -> redlock.internals().idleConnections(2) == 1);
 

@@ -62,6 +62,10 @@ final class TestThreads {
 			return this.result.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
 		}
 
+		boolean isDone() {
+			return this.result.isDone();
+		}
+
 	}
 
 }

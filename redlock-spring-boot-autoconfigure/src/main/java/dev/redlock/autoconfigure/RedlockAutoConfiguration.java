@@ -72,10 +72,9 @@ public final class RedlockAutoConfiguration {
 			LockAttributeSource redlockLockAttributeSource, ConfigurableBeanFactory beanFactory,
 			Environment environment, ObjectProvider<LockObserver> lockObserver) {
 		// both are looked up on the first call, not now (they may need beans, such as an
-		// ObservationRegistry, that
-		// must not be created before all post-processors are in place), and then kept: a
-		// lookup per call would cost
-		// more than the interceptor itself
+		// ObservationRegistry, that must not be created before all post-processors are in
+		// place), and then kept: a lookup per call would cost more than the interceptor
+		// itself
 		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(
 				SingletonSupplier.of(redlock::getObject), redlockLockAttributeSource, beanFactory,
 				SingletonSupplier.of(() -> lockObserver.getIfUnique(() -> LockObserver.NONE)));

@@ -175,9 +175,8 @@ class RedlockMetricsListenerTests {
 	void acquireTimerTakesItsDistributionFromBootProperties() {
 		this.shop.restock(300);
 		// the simple registry computes percentiles client-side; the histogram buckets
-		// that
-		// percentiles-histogram turns on are published only by registries with aggregable
-		// percentiles (Prometheus)
+		// that percentiles-histogram turns on are published only by registries with
+		// aggregable percentiles (Prometheus)
 		HistogramSnapshot snapshot = acquireTimer("restock", "acquired").takeSnapshot();
 		assertThat(snapshot.percentileValues()).extracting(ValueAtPercentile::percentile).containsExactly(0.99);
 		assertThat(this.meters.get("redlock.acquire.percentile")
