@@ -68,13 +68,12 @@ final class AcquireRound {
 	/**
 	 * Makes one attempt: one round on every node, then either a won lock or the clean-up
 	 * of every node where our value may have landed.
-	 * @param resource the resource, for the log
 	 * @param key its lock key
 	 * @param ttl the checked TTL
 	 * @param fenced whether to take a fencing token
 	 * @return what the attempt found
 	 */
-	AcquireAttempt attempt(String resource, RawArgument key, Duration ttl, boolean fenced) {
+	AcquireAttempt attempt(RawArgument key, Duration ttl, boolean fenced) {
 		this.group.removeOwnLeftovers(key);
 		RawArgument value = LockValues.next();
 		RoundCommand acquire;
@@ -99,7 +98,7 @@ final class AcquireRound {
 		AcquireExit exit = new AcquireExit(key, value, fenced, expiresAt, ttl.toNanos());
 		NodeReply[] replies = this.group.fanout().execute(acquire, null, exit);
 		try {
-			return settle(resource, key, value, ttl, fenced, replies, start, expiresAt, exit);
+			return settle(key, value, ttl, fenced, replies, start, expiresAt, exit);
 		}
 		catch (Throwable ex) {
 			// nothing of ours should fail here; if it does, our value must not stay where
@@ -113,8 +112,8 @@ final class AcquireRound {
 	 * Decides an acquisition round: a lease, or the clean-up of every node where our
 	 * value may have landed.
 	 */
-	private AcquireAttempt settle(String resource, RawArgument key, RawArgument value, Duration ttl, boolean fenced,
-			NodeReply[] replies, long start, long expiresAt, AcquireExit exit) {
+	private AcquireAttempt settle(RawArgument key, RawArgument value, Duration ttl, boolean fenced, NodeReply[] replies,
+			long start, long expiresAt, AcquireExit exit) {
 		// listeners first: the time they take counts in the validity, which is read after
 		this.group.events().nodeReplies(NodeCommand.ACQUIRE, replies, grants(fenced));
 		long end = this.ticker.getAsLong();
@@ -160,8 +159,11 @@ final class AcquireRound {
 			}
 		}
 		if (logger.isDebugEnabled()) {
-			logger.debug("Lock '{}' not acquired: granted by {} of {} nodes, quorum {}", resource, granted,
-					replies.length, this.group.quorum());
+			// never the resource: it may be what
+			// redlock.observation.include-resource=false
+			// keeps out of traces (the exception to the caller names it)
+			logger.debug("Lock not acquired: granted by {} of {} nodes, quorum {}", granted, replies.length,
+					this.group.quorum());
 		}
 		return new AcquireAttempt(this.group, false, value, 0, 0, 0, replies, granted, start, end, validUntil);
 	}

@@ -57,12 +57,10 @@ final class Acquisitions {
 		}
 		WaitOutcome outcome;
 		if (waitNanos == 0) {
-			outcome = new WaitOutcome(this.round.attempt(resource, key, lockTtl, fenced), 1, WaitOutcome.Wake.DEADLINE,
-					false);
+			outcome = new WaitOutcome(this.round.attempt(key, lockTtl, fenced), 1, WaitOutcome.Wake.DEADLINE, false);
 		}
 		else {
-			outcome = this.waiters.acquire(key, start + waitNanos,
-					() -> this.round.attempt(resource, key, lockTtl, fenced));
+			outcome = this.waiters.acquire(key, start + waitNanos, () -> this.round.attempt(key, lockTtl, fenced));
 		}
 		AcquireAttempt last = outcome.last();
 		if (last != null && last.won()) {
@@ -85,8 +83,7 @@ final class Acquisitions {
 
 	Optional<Lease> tryAcquire(LockRequest request) {
 		Checked checked = check(request);
-		AcquireAttempt attempt = this.round.attempt(request.resource(), checked.key(), checked.ttl(),
-				request.isFenced());
+		AcquireAttempt attempt = this.round.attempt(checked.key(), checked.ttl(), request.isFenced());
 		String name = request.name();
 		String resource = request.resource();
 		if (attempt.won()) {
