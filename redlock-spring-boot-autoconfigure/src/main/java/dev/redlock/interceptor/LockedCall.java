@@ -93,6 +93,11 @@ final class LockedCall {
 		return result;
 	}
 
+	/** The leases this call acquired, in canonical order. */
+	List<Lease> acquired() {
+		return this.acquired;
+	}
+
 	/**
 	 * The call goes on after the method returned on the calling thread: see
 	 * {@link LockObservation#leaveScope()}.

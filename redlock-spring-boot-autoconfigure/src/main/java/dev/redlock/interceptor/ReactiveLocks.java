@@ -20,8 +20,9 @@ import dev.redlock.core.LockNotAcquiredException;
  * Spring's {@link ReactiveAdapterRegistry} adapts): the lock is acquired when the result
  * is subscribed to, not when the method is called, and released when it completes, fails
  * or is cancelled. Acquisition and release block on the nodes, so they run on Reactor's
- * bounded elastic scheduler, never on the subscriber's thread. Loaded only when Reactor
- * is on the classpath.
+ * bounded elastic scheduler, never on the subscriber's thread. The subscription carries
+ * the leases in its context ({@link ReactiveLockContext}). Loaded only when Reactor is on
+ * the classpath.
  */
 final class ReactiveLocks {
 
@@ -69,8 +70,11 @@ final class ReactiveLocks {
 					}
 				})
 				.flatMapMany((failure) -> failure.isPresent() ? whenLocked(call, failure.get(), target, args)
-						: Flux.usingWhen(Mono.just(call), (held) -> Flux.from(source), (held) -> finish(held, null),
-								(held, error) -> finish(held, error), (held) -> finish(held, null)));
+						: Flux.usingWhen(Mono.just(call),
+								(held) -> Flux.from(source)
+									.contextWrite((context) -> ReactiveLockContext.with(context, held.acquired())),
+								(held) -> finish(held, null), (held, error) -> finish(held, error),
+								(held) -> finish(held, null)));
 		});
 		return adapter.fromPublisher(locked);
 	}

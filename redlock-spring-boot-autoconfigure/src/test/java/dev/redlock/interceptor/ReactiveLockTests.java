@@ -86,6 +86,20 @@ class ReactiveLockTests {
 		}
 	}
 
+	@Test
+	void theSubscriptionReachesItsLeaseAndFencingToken() {
+		Mono<Long> token = this.reports.fenced("4");
+		Long first = token.block(Duration.ofSeconds(5));
+		Long second = token.block(Duration.ofSeconds(5));
+		// each subscription its own lease, with a token that grows
+		assertThat(first).isNotNull().isPositive();
+		assertThat(second).isNotNull().isGreaterThan(first);
+		assertThat(this.reports.build("5", ReactiveLockContext.currentLease().map(Lease::resource))
+			.block(Duration.ofSeconds(5))).isEqualTo("report:5");
+		// outside a locked subscription, nothing
+		assertThat(ReactiveLockContext.currentLease().blockOptional(Duration.ofSeconds(5))).isEmpty();
+	}
+
 	private int lockKeys(String key) {
 		return NodeKeys.holding(this.nodes, key);
 	}
@@ -102,6 +116,11 @@ class ReactiveLockTests {
 		@DistributedLock(key = "'report:' + #id", ttl = "10s")
 		public Mono<String> build(String id, Mono<String> work) {
 			return work;
+		}
+
+		@DistributedLock(key = "'report:' + #id", ttl = "10s", fencing = true)
+		public Mono<Long> fenced(String id) {
+			return ReactiveLockContext.fencingToken();
 		}
 
 		@DistributedLock(key = "'report:' + #id", ttl = "10s", onLocked = OnLocked.SKIP)
