@@ -77,12 +77,28 @@ final class AcquireReply {
 		else {
 			return -1;
 		}
-		try {
-			return Long.parseLong(text(seconds)) * 1_000_000 + Long.parseLong(text(micros));
-		}
-		catch (NumberFormatException ex) {
+		long wholeSeconds = digits(seconds);
+		long fraction = digits(micros);
+		return (wholeSeconds < 0 || fraction < 0) ? -1 : wholeSeconds * 1_000_000 + fraction;
+	}
+
+	/**
+	 * The number a reply's ASCII digits spell, read without making a string (every
+	 * acquisition reads two per node).
+	 * @return the number, or -1 for anything else
+	 */
+	private static long digits(@Nullable Object element) {
+		if (!(element instanceof byte[] bytes) || bytes.length == 0 || bytes.length > 18) {
 			return -1;
 		}
+		long number = 0;
+		for (byte digit : bytes) {
+			if (digit < '0' || digit > '9') {
+				return -1;
+			}
+			number = number * 10 + (digit - '0');
+		}
+		return number;
 	}
 
 	/**
@@ -109,10 +125,6 @@ final class AcquireReply {
 			return new String(bytes, StandardCharsets.UTF_8);
 		}
 		return "";
-	}
-
-	private static String text(@Nullable Object element) {
-		return (element instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII) : "";
 	}
 
 }
