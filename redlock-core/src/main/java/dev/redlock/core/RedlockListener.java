@@ -9,10 +9,13 @@ import java.util.Locale;
  *
  * <p>
  * Methods are called on the thread that did the work, after it: keep them fast and
- * non-blocking. An exception thrown by a listener is logged and otherwise ignored, so it
- * can never stop an acquisition or a release. Events carry the lock <em>name</em>
- * (bounded: one per annotated method or per call site) as well as the resource (the
- * evaluated key, unbounded: do not use it as a metric tag).
+ * non-blocking. The replies of an acquisition round are reported before its validity is
+ * measured, so the time a listener takes there shortens the lease; replies that the round
+ * left to a node's late-reply thread are reported from that thread, in the order the node
+ * answers. An exception thrown by a listener is logged and otherwise ignored, so it can
+ * never stop an acquisition or a release. Events carry the lock <em>name</em> (bounded:
+ * one per annotated method or per call site) as well as the resource (the evaluated key,
+ * unbounded: do not use it as a metric tag).
  */
 public interface RedlockListener {
 
@@ -142,7 +145,10 @@ public interface RedlockListener {
 		/** Another owner held it until the wait time ran out. */
 		CONTENDED,
 
-		/** Too few nodes could be reached. */
+		/**
+		 * Too few nodes could grant it: down, timed out, answering with errors, or in
+		 * restart quarantine.
+		 */
 		NO_QUORUM,
 
 		/** Anything else: interrupted, or a quorum that answered too late. */

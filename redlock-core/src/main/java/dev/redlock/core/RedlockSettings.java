@@ -25,10 +25,12 @@ import java.time.Duration;
  * zero opens each connection on demand
  * @param clientName name given to every connection ({@code CLIENT SETNAME}), or empty for
  * none
- * @param restartQuarantine how long a node that restarted (short uptime, or a new
- * {@code run_id}) does not count towards a quorum, so that it cannot help a second holder
- * to a lock it forgot; also the longest TTL a lock may have; zero turns quarantine off
- * (then run Redis with {@code appendfsync always})
+ * @param restartQuarantine how long a node that may have forgotten locks it granted (a
+ * restart: short uptime or a new {@code run_id}; a forward step of its clock; a replica
+ * promoted in its place; a loss of data) does not count towards a quorum, from the moment
+ * the cause is seen, so that it cannot help a second holder to a lock it forgot; nodes
+ * created less than this ago are quarantined too; also the longest TTL a lock may have;
+ * zero turns quarantine off (then run Redis with {@code appendfsync always})
  * @param maxKeyLength longest lock key accepted, in UTF-8 bytes, counting the key prefix
  * and the resource name; longer ones are refused with an {@link IllegalArgumentException}
  * before any network call
@@ -367,7 +369,9 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 		}
 
 		/**
-		 * Sets how long a restarted node does not count towards a quorum, zero for never.
+		 * Sets how long a node that may have forgotten locks (a restart, a clock step, a
+		 * failover, a loss of data) does not count towards a quorum, zero for never; also
+		 * the longest TTL a lock may have.
 		 * @param restartQuarantine the value
 		 * @return this builder
 		 */

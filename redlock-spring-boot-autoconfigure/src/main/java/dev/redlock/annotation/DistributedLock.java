@@ -8,8 +8,10 @@ import java.lang.annotation.Target;
 
 /**
  * Runs the annotated method only while holding a Redlock on a quorum of the configured
- * Redis nodes. Two calls with the same key never run at the same time, in this process or
- * any other that uses the same nodes.
+ * Redis nodes. While its lease is valid (its TTL, less the time taken to acquire it and
+ * the clock drift allowance, or for as long as it is renewed), no other call with the
+ * same key runs, in this process or any other that uses the same nodes; a holder that
+ * stalls past its lease may overlap with the next one (see fencing tokens).
  *
  * <pre class="code">
  * &#64;DistributedLock(key = "'stock:' + #sku", ttl = "10s", waitTime = "2s")

@@ -15,8 +15,9 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
  * Turns failures into JSON answers. A lock held by another buyer for longer than the wait
- * time is 423 (Locked): try again. A lock that could not be taken because too few Redis
- * nodes answered is 503 (Service Unavailable).
+ * time is 423 (Locked): try again. A lock that could not be taken for any other reason
+ * (too few nodes could grant it, quarantined ones included; a quorum that answered too
+ * late; an interrupted request) is 503 (Service Unavailable).
  */
 @RestControllerAdvice
 class ShopExceptionHandler {
