@@ -66,6 +66,11 @@ class SlowMinorityTests {
 			TestSupport.awaitWarmPools(redlock);
 			proxies.forEach((proxy) -> proxy.delay(ONE_WAY));
 			redlock.acquire("measure", TTL, Duration.ZERO).release();
+			// the round that finds a node lagging may pay its round trip once (see How
+			// it behaves); its late reply measures the node, which can come after the
+			// next round began: wait for it, so that every round below knows
+			TestSupport.awaitTrue("the slow nodes measured", Duration.ofSeconds(10),
+					() -> slow.stream().allMatch((i) -> redlock.internals().expectedLatencies().get(i) > 100));
 			int acceptedBefore = accepted(proxies);
 
 			long slowest = 0;
@@ -241,6 +246,8 @@ class SlowMinorityTests {
 				redlock.acquire("warm-up", TTL, Duration.ZERO).release();
 				slow.delay(ONE_WAY);
 				redlock.acquire("measure", TTL, Duration.ZERO).release();
+				TestSupport.awaitTrue("the slow node measured", Duration.ofSeconds(10),
+						() -> redlock.internals().expectedLatencies().get(0) > 100);
 				for (int i = 0; i < 5; i++) {
 					long start = System.nanoTime();
 					// the first leaves node 0's only connection with its late-reply
