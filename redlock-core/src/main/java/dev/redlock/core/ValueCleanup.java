@@ -81,7 +81,13 @@ final class ValueCleanup {
 	void remove(int node, RawArgument key, RawArgument value, long expiresAtNanos) {
 		NodeQueue queue = this.queues.get(node);
 		Value waiting = new Value(node, key, value, expiresAtNanos);
-		this.byKey.computeIfAbsent(key, (k) -> ConcurrentHashMap.newKeySet()).add(waiting);
+		// added inside compute: a set emptied and dropped by forget() at the same moment
+		// is never added to
+		this.byKey.compute(key, (k, waitingForKey) -> {
+			Set<Value> values = (waitingForKey != null) ? waitingForKey : ConcurrentHashMap.newKeySet();
+			values.add(waiting);
+			return values;
+		});
 		queue.values.add(waiting);
 		if (queue.size.incrementAndGet() > MAX_WAITING_PER_NODE) {
 			Value oldest = queue.values.poll();
