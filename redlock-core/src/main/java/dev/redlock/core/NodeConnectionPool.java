@@ -1,95 +1,47 @@
 package dev.redlock.core;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 
-import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.exceptions.JedisConnectionException;
-import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * Connections to one node.
  *
  * <p>
- * An idle connection is handed out at once. A new one is opened on this node's own
- * connector thread, so that a node that is slow to connect (frozen, or behind a dropped
- * route) cannot eat the time of a round that other nodes need: the round waits for the
- * connection only as long as its deadline allows, and a connection that arrives later is
- * kept for the next round, or handed to the next borrower. A connection given back while
- * others are being opened goes to the oldest borrower waiting for one. Each new
- * connection first {@link NodeGreeting greets} the server, whose {@code run_id} and
- * uptime feed the {@link NodeQuarantine restart quarantine}. After a failed connection
- * attempt the node is not tried again for {@link #reconnectBackoffNanos}, so a dead node
- * costs nothing and queues nothing. Broken connections are closed, not reused. The
- * connector thread exists only while connections are being opened.
+ * An idle connection is handed out at once (see {@link IdleConnections}). A new one is
+ * opened on this node's own connector thread ({@link NodeConnector}), so that a node that
+ * is slow to connect (frozen, or behind a dropped route) cannot eat the time of a round
+ * that other nodes need: the round waits for the connection only as long as its deadline
+ * allows, and a connection that arrives later is kept for the next round, or handed to
+ * the next borrower. A connection given back while others are being opened goes to the
+ * oldest borrower waiting for one. Each new connection first {@link NodeGreeting greets}
+ * the server, whose {@code run_id} and uptime feed the {@link NodeQuarantine restart
+ * quarantine}. After a failed connection attempt the node is not tried again for a
+ * back-off, so a dead node costs nothing and queues nothing. Broken connections are
+ * closed, not reused.
  *
  * <p>
- * A warm pool keeps at least {@code minIdle} connections open: they are opened in the
- * background as soon as the pool is built, so that the first rounds of a service just
- * started find them ready, and again whenever connections were lost (a node that
- * restarted, a reset network), once the node can be reached. The first attempt's end,
- * whether it connected or not, is reported to the {@link WarmUp}.
+ * A warm pool keeps at least {@code minIdle} connections open ({@link WarmConnections}).
  */
 final class NodeConnectionPool implements AutoCloseable {
 
-	/**
-	 * How long an idle connection beyond those kept warm stays open unused: a burst's
-	 * connections close once the work no longer needs them. A hundred node timeouts (10 s
-	 * by default), between 1 s and 30 s.
-	 */
-	private final long idleTimeoutNanos;
-
 	private final RedisNodeUri uri;
-
-	private final HostAndPort hostAndPort;
-
-	private final String clientName;
-
-	private final int maxIdle;
-
-	/** Connections kept open even when idle: at most {@link #maxIdle}. */
-	private final int minIdle;
-
-	/**
-	 * Connections of this pool open now, idle, borrowed or being opened to keep
-	 * {@link #minIdle}; the subscriber's own connection is not one of them.
-	 */
-	private final AtomicInteger openOrOpening = new AtomicInteger();
-
-	/** Told when the warm-up ends here; {@code null} once told. */
-	private volatile @Nullable WarmUp warmUp;
-
-	/** Connections opened to be kept, while the warm-up lasts. */
-	private final AtomicInteger warmOpened = new AtomicInteger();
-
-	private final long reconnectBackoffNanos;
-
-	private final NodeQuarantine quarantine;
 
 	private final Semaphore permits;
 
 	private final int maxTotal;
 
-	/**
-	 * Idle connections, the most recently used first (its socket is the likeliest to be
-	 * alive); guarded by itself.
-	 */
-	private final ArrayDeque<PipelinedConnection> idle = new ArrayDeque<>();
+	private final IdleConnections idle;
 
-	private final ThreadPoolExecutor connector;
+	private final NodeConnector connector;
 
-	private volatile long downUntilNanos;
+	private final WarmConnections warm;
 
 	/**
 	 * How long the node takes to answer, from the moment a command is written until its
@@ -114,146 +66,37 @@ final class NodeConnectionPool implements AutoCloseable {
 	/** Reads the replies rounds did not wait for, in the order the node answers. */
 	private final OnDemandThread lateReplies;
 
-	private volatile @Nullable RuntimeException lastConnectFailure;
-
 	private volatile boolean closed;
-
-	private final TlsSettings tls;
 
 	NodeConnectionPool(RedisNodeUri uri, RedlockSettings settings, long reconnectBackoffNanos,
 			NodeQuarantine quarantine, TlsSettings tls, WarmUp warmUp) {
-		this(uri, settings.poolMaxTotal(), settings.poolMaxIdle(),
-				Math.min(settings.poolMinIdle(), settings.poolMaxIdle()), settings.clientName(), reconnectBackoffNanos,
-				quarantine, tls, warmUp, Math.min(TimeUnit.SECONDS.toNanos(30),
-						Math.max(TimeUnit.SECONDS.toNanos(1), 100 * settings.nodeTimeout().toNanos())));
-	}
-
-	private NodeConnectionPool(RedisNodeUri uri, int maxTotal, int maxIdle, int minIdle, String clientName,
-			long reconnectBackoffNanos, NodeQuarantine quarantine, TlsSettings tls, WarmUp warmUp,
-			long idleTimeoutNanos) {
 		this.uri = uri;
-		this.idleTimeoutNanos = idleTimeoutNanos;
-		this.tls = tls;
-		this.quarantine = quarantine;
-		this.hostAndPort = new HostAndPort(uri.host(), uri.port());
-		this.clientName = clientName;
-		this.maxIdle = maxIdle;
-		this.minIdle = minIdle;
-		this.warmUp = (minIdle > 0) ? warmUp : null;
-		this.reconnectBackoffNanos = reconnectBackoffNanos;
-		this.permits = new Semaphore(maxTotal);
-		this.maxTotal = maxTotal;
-		this.downUntilNanos = System.nanoTime();
-		this.connector = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
-			Thread thread = new Thread(task, "redlock-connect-" + uri.hostAndPort());
-			thread.setDaemon(true);
-			return thread;
-		});
-		this.connector.allowCoreThreadTimeOut(true);
+		int minIdle = Math.min(settings.poolMinIdle(), settings.poolMaxIdle());
+		this.idle = new IdleConnections(settings.poolMaxIdle(), minIdle, idleTimeoutNanos(settings));
+		this.maxTotal = settings.poolMaxTotal();
+		this.permits = new Semaphore(this.maxTotal);
+		this.connector = new NodeConnector(uri, settings.clientName(), tls, quarantine, reconnectBackoffNanos);
 		this.lateReplies = new OnDemandThread(OnDemandThread.LATE_REPLIES + uri.hostAndPort());
-		quarantine.markers().repairWith(this::repairMarker);
+		// last: from now on a marker repair may open a connection for this pool
+		this.warm = new WarmConnections(this.connector, minIdle, warmUp, quarantine.markers(), this::replied,
+				this::keep, () -> this.closed);
 	}
 
 	/**
-	 * Opens a connection in the background, whose greeting writes the node's marker anew:
-	 * a round found it gone.
+	 * How long an idle connection beyond those kept warm stays open unused: a burst's
+	 * connections close once the work no longer needs them. A hundred node timeouts (10 s
+	 * by default), between 1 s and 30 s.
 	 */
-	private void repairMarker() {
-		try {
-			this.connector.execute(() -> {
-				try {
-					if (!this.closed && downFailure() == null) {
-						PipelinedConnection connection = connectAndGreet(WarmUp.CONNECT_TIMEOUT_MILLIS);
-						this.openOrOpening.incrementAndGet();
-						keep(connection);
-					}
-				}
-				catch (RuntimeException ex) {
-					failedToConnect(ex);
-				}
-				finally {
-					this.quarantine.markers().repairEnded();
-				}
-			});
-		}
-		catch (RejectedExecutionException ex) {
-			this.quarantine.markers().repairEnded();
-		}
+	private static long idleTimeoutNanos(RedlockSettings settings) {
+		return Math.min(TimeUnit.SECONDS.toNanos(30),
+				Math.max(TimeUnit.SECONDS.toNanos(1), 100 * settings.nodeTimeout().toNanos()));
 	}
 
 	/**
 	 * Starts opening the connections that are kept even when idle, in the background.
 	 */
 	void warmUp() {
-		keepMinIdle();
-	}
-
-	/**
-	 * Opens connections in the background until {@link #minIdle} are open or being
-	 * opened; nothing while the node is left alone after a failed attempt (the next
-	 * connection that opens calls this again).
-	 */
-	private void keepMinIdle() {
-		while (!this.closed) {
-			int open = this.openOrOpening.get();
-			if (open >= this.minIdle) {
-				return;
-			}
-			if (downFailure() != null) {
-				warmUpEnded(false);
-				return;
-			}
-			if (this.openOrOpening.compareAndSet(open, open + 1)) {
-				try {
-					this.connector.execute(this::openToKeep);
-				}
-				catch (RejectedExecutionException ex) {
-					this.openOrOpening.decrementAndGet();
-					return;
-				}
-			}
-		}
-	}
-
-	/**
-	 * Opens a connection for no borrower in particular: it goes to a borrower waiting for
-	 * one to open, else it is kept idle.
-	 */
-	private void openToKeep() {
-		boolean opened = false;
-		try {
-			if (this.closed || downFailure() != null) {
-				return;
-			}
-			PipelinedConnection connection = connectAndGreet(WarmUp.CONNECT_TIMEOUT_MILLIS);
-			// counted already: open() would count it again
-			opened = true;
-			keep(connection);
-		}
-		catch (RuntimeException ex) {
-			failedToConnect(ex);
-		}
-		finally {
-			if (!opened) {
-				this.openOrOpening.decrementAndGet();
-				warmUpEnded(false);
-			}
-			else if (this.warmOpened.incrementAndGet() >= this.minIdle) {
-				warmUpEnded(true);
-			}
-		}
-	}
-
-	/**
-	 * Tells the warm-up, once, how it ended here: every connection kept warm opened, or
-	 * an attempt failed.
-	 */
-	private void warmUpEnded(boolean opened) {
-		WarmUp told = this.warmUp;
-		if (told != null) {
-			this.warmUp = null;
-			told.nodeDone(opened);
-		}
+		this.warm.start();
 	}
 
 	/**
@@ -265,16 +108,12 @@ final class NodeConnectionPool implements AutoCloseable {
 			giveBack(connection);
 			return;
 		}
-		boolean kept = false;
-		synchronized (this.idle) {
-			if (!this.closed && this.idle.size() < this.maxIdle) {
-				connection.idleSince = System.nanoTime();
-				this.idle.offerFirst(connection);
-				kept = true;
-			}
-		}
-		if (!kept) {
+		if (this.closed || !this.idle.offer(connection, System.nanoTime())) {
 			discard(connection);
+		}
+		else if (this.closed) {
+			// closed meanwhile: close() may have emptied the idle list before this
+			discardIdle();
 		}
 	}
 
@@ -301,7 +140,7 @@ final class NodeConnectionPool implements AutoCloseable {
 		if (this.closed) {
 			return CompletableFuture.failedFuture(new JedisConnectionException("Redlock has been closed"));
 		}
-		JedisConnectionException down = downFailure();
+		JedisConnectionException down = this.connector.downFailure();
 		if (down != null) {
 			return CompletableFuture.failedFuture(down);
 		}
@@ -369,10 +208,7 @@ final class NodeConnectionPool implements AutoCloseable {
 	 */
 	private @Nullable PipelinedConnection pollIdle() {
 		while (true) {
-			PipelinedConnection connection;
-			synchronized (this.idle) {
-				connection = this.idle.pollFirst();
-			}
+			PipelinedConnection connection = this.idle.pollMostRecent();
 			if (connection == null || (connection.isReusable() && connection.isConnected())) {
 				return connection;
 			}
@@ -390,7 +226,7 @@ final class NodeConnectionPool implements AutoCloseable {
 			this.connector.execute(() -> {
 				try {
 					JedisConnectionException down = this.closed
-							? new JedisConnectionException("Redlock has been closed") : downFailure();
+							? new JedisConnectionException("Redlock has been closed") : this.connector.downFailure();
 					if (down != null) {
 						this.permits.release();
 						result.completeExceptionally(down);
@@ -405,7 +241,7 @@ final class NodeConnectionPool implements AutoCloseable {
 						}
 					}
 					catch (RuntimeException ex) {
-						failedToConnect(ex);
+						this.connector.failed(ex);
 						this.permits.release();
 						result.completeExceptionally(ex);
 					}
@@ -421,27 +257,6 @@ final class NodeConnectionPool implements AutoCloseable {
 			result.completeExceptionally(new JedisConnectionException("Redlock has been closed", ex));
 		}
 		return result;
-	}
-
-	/** Leaves the node alone for the back-off after a failed connection attempt. */
-	private void failedToConnect(RuntimeException ex) {
-		this.lastConnectFailure = ex;
-		this.downUntilNanos = System.nanoTime() + this.reconnectBackoffNanos;
-	}
-
-	private @Nullable JedisConnectionException downFailure() {
-		long left = this.downUntilNanos - System.nanoTime();
-		if (left <= 0) {
-			return null;
-		}
-		RuntimeException last = this.lastConnectFailure;
-		String message = "not retried for another " + TimeUnit.NANOSECONDS.toMillis(left)
-				+ " ms after a failed connection attempt: "
-				+ ((last != null && last.getMessage() != null) ? last.getMessage() : String.valueOf(last));
-		// the cause tells a node that timed out (frozen) from one that refused the
-		// connection
-		return (last instanceof AuthenticationFailedException) ? new AuthenticationFailedException(message, last)
-				: new JedisConnectionException(message, last);
 	}
 
 	/**
@@ -490,20 +305,8 @@ final class NodeConnectionPool implements AutoCloseable {
 			PipelinedConnection unused = null;
 			if (!this.closed && connection.isReusable()) {
 				long now = System.nanoTime();
-				synchronized (this.idle) {
-					if (this.idle.size() < this.maxIdle) {
-						connection.idleSince = now;
-						this.idle.offerFirst(connection);
-						kept = true;
-					}
-					// the least recently used, unused for a while: connections follow the
-					// work, down to those kept warm
-					PipelinedConnection oldest = this.idle.peekLast();
-					if (this.idle.size() > this.minIdle && oldest != null
-							&& now - oldest.idleSince > this.idleTimeoutNanos) {
-						unused = this.idle.pollLast();
-					}
-				}
+				kept = this.idle.offer(connection, now);
+				unused = this.idle.pollUnused(now);
 			}
 			if (!kept) {
 				discard(connection);
@@ -538,24 +341,8 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	/** Opens a connection for a borrower, counting it. */
 	private PipelinedConnection open(int timeoutMillis) {
-		PipelinedConnection connection = connectAndGreet(timeoutMillis);
-		int open = this.openOrOpening.incrementAndGet();
-		if (open < this.minIdle) {
-			// the node answers again after connections were lost: refill the warm ones
-			keepMinIdle();
-		}
-		return connection;
-	}
-
-	private PipelinedConnection connectAndGreet(int timeoutMillis) {
-		PipelinedConnection connection = connect(timeoutMillis);
-		try {
-			NodeGreeting.exchange(connection, this::replied, this.quarantine);
-		}
-		catch (RuntimeException ex) {
-			closeQuietly(connection);
-			throw ex;
-		}
+		PipelinedConnection connection = this.connector.connectAndGreet(timeoutMillis, this::replied);
+		this.warm.opened();
 		return connection;
 	}
 
@@ -567,15 +354,7 @@ final class NodeConnectionPool implements AutoCloseable {
 	 * @throws AuthenticationFailedException if the node refused our credentials
 	 */
 	PipelinedConnection connect(int timeoutMillis) {
-		try {
-			return new PipelinedConnection(this.hostAndPort,
-					this.uri.clientConfig(timeoutMillis, this.clientName, this.tls));
-		}
-		catch (JedisDataException ex) {
-			// AUTH, HELLO, SELECT or CLIENT SETNAME refused: a wrong password or user,
-			// not a node that is down
-			throw new AuthenticationFailedException("authentication failed: " + ex.getMessage(), ex);
-		}
+		return this.connector.connect(timeoutMillis);
 	}
 
 	/** How many connections are borrowed now: in a round, or waiting for late replies. */
@@ -590,37 +369,28 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	/** How many idle connections are kept now. */
 	int idleCount() {
-		synchronized (this.idle) {
-			return this.idle.size();
-		}
+		return this.idle.size();
 	}
 
 	/**
 	 * Closes every idle connection.
 	 */
 	void discardIdle() {
-		List<PipelinedConnection> discarded;
-		synchronized (this.idle) {
-			discarded = new ArrayList<>(this.idle);
-			this.idle.clear();
-		}
-		discarded.forEach(this::discard);
+		this.idle.drain().forEach(this::discard);
 	}
 
 	/**
-	 * Closes a connection of this pool for good; when fewer than {@link #minIdle} are
+	 * Closes a connection of this pool for good; when fewer than those kept warm are
 	 * left, others are opened in the background.
 	 */
 	private void discard(PipelinedConnection connection) {
-		closeQuietly(connection);
-		if (this.openOrOpening.decrementAndGet() < this.minIdle) {
-			keepMinIdle();
-		}
+		connection.closeQuietly();
+		this.warm.closed();
 	}
 
 	/** How many connections of this pool are open or being opened to be kept. */
 	int openConnections() {
-		return this.openOrOpening.get();
+		return this.warm.count();
 	}
 
 	@Override
@@ -630,19 +400,10 @@ final class NodeConnectionPool implements AutoCloseable {
 		// slot back
 		this.connector.shutdown();
 		this.lateReplies.close();
-		warmUpEnded(false);
+		this.warm.end();
 		discardIdle();
 		for (PermitWaiter waiter = this.permitWaiters.poll(); waiter != null; waiter = this.permitWaiters.poll()) {
 			waiter.connection().completeExceptionally(new JedisConnectionException("Redlock has been closed"));
-		}
-	}
-
-	static void closeQuietly(PipelinedConnection connection) {
-		try {
-			connection.close();
-		}
-		catch (RuntimeException ex) {
-			// closing a socket that is already broken has nothing more to tell
 		}
 	}
 

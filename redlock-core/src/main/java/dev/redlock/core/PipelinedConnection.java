@@ -156,6 +156,18 @@ final class PipelinedConnection extends Connection {
 	}
 
 	/**
+	 * Closes it, ignoring a failure: a socket already broken has nothing more to tell.
+	 */
+	void closeQuietly() {
+		try {
+			close();
+		}
+		catch (RuntimeException ex) {
+			// nothing to do: it is closed either way
+		}
+	}
+
+	/**
 	 * Closes the socket at once, without flushing what is buffered (a close that flushes
 	 * blocks as long as a write does when the node stopped reading): a write blocked on
 	 * it fails, and the connection is broken.

@@ -1,0 +1,87 @@
+package dev.redlock.core;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The idle connections of a {@link NodeConnectionPool}, the most recently used first (its
+ * socket is the likeliest to be alive), at most {@code maxIdle}. Beyond the
+ * {@code minIdle} kept warm, the least recently used one is let go once it has been
+ * unused for the idle timeout, so that connections follow the work.
+ */
+final class IdleConnections {
+
+	/** Guarded by itself. */
+	private final ArrayDeque<PipelinedConnection> connections = new ArrayDeque<>();
+
+	private final int maxIdle;
+
+	private final int minIdle;
+
+	private final long idleTimeoutNanos;
+
+	IdleConnections(int maxIdle, int minIdle, long idleTimeoutNanos) {
+		this.maxIdle = maxIdle;
+		this.minIdle = minIdle;
+		this.idleTimeoutNanos = idleTimeoutNanos;
+	}
+
+	/**
+	 * Keeps a connection, the most recently used now, if there is room.
+	 * @param now {@link System#nanoTime()}, from when it is idle
+	 * @return whether it was kept; the caller closes it if not
+	 */
+	boolean offer(PipelinedConnection connection, long now) {
+		synchronized (this.connections) {
+			if (this.connections.size() >= this.maxIdle) {
+				return false;
+			}
+			connection.idleSince = now;
+			this.connections.offerFirst(connection);
+			return true;
+		}
+	}
+
+	/** Takes the most recently used connection, or {@code null} when none is idle. */
+	@Nullable PipelinedConnection pollMostRecent() {
+		synchronized (this.connections) {
+			return this.connections.pollFirst();
+		}
+	}
+
+	/**
+	 * Takes the least recently used connection if more than {@code minIdle} are kept and
+	 * it has been unused for the idle timeout.
+	 * @param now {@link System#nanoTime()}
+	 * @return the connection to close, or {@code null}
+	 */
+	@Nullable PipelinedConnection pollUnused(long now) {
+		synchronized (this.connections) {
+			PipelinedConnection oldest = this.connections.peekLast();
+			if (this.connections.size() > this.minIdle && oldest != null
+					&& now - oldest.idleSince > this.idleTimeoutNanos) {
+				return this.connections.pollLast();
+			}
+			return null;
+		}
+	}
+
+	/** Takes every connection out. */
+	List<PipelinedConnection> drain() {
+		synchronized (this.connections) {
+			List<PipelinedConnection> drained = new ArrayList<>(this.connections);
+			this.connections.clear();
+			return drained;
+		}
+	}
+
+	int size() {
+		synchronized (this.connections) {
+			return this.connections.size();
+		}
+	}
+
+}
