@@ -1,12 +1,9 @@
 package dev.redlock.core;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -40,9 +37,6 @@ import dev.redlock.core.WaitOutcome.Wake;
  */
 final class LockWaiters implements AutoCloseable {
 
-	/** The longest a release holds this instance's threads back for waiters elsewhere. */
-	private static final long MAX_YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-
 	/**
 	 * Split votes in a row that are retried within a couple of rounds: a real one is over
 	 * by then; a previous holder's key expiring unevenly across the nodes would otherwise
@@ -50,16 +44,10 @@ final class LockWaiters implements AutoCloseable {
 	 */
 	private static final int MAX_QUICK_SPLIT_VOTE_RETRIES = 2;
 
-	/** Above this many yields remembered, those that ended are dropped. */
-	private static final int YIELDS_TO_SWEEP = 1_000;
-
 	private final ConcurrentHashMap<String, KeyQueue> queues = new ConcurrentHashMap<>();
 
-	/**
-	 * By key: the ticker reading until which this instance's threads leave the lock to
-	 * waiters elsewhere.
-	 */
-	private final ConcurrentHashMap<String, Long> yields = new ConcurrentHashMap<>();
+	/** The keys this instance leaves to waiters elsewhere after releasing them. */
+	private final ReleaseYields yields;
 
 	private final List<NodeSubscriber> subscribers;
 
@@ -82,15 +70,7 @@ final class LockWaiters implements AutoCloseable {
 		this.retryDelayNanos = settings.retryDelay().toNanos();
 		this.nodeTimeoutNanos = settings.nodeTimeout().toNanos();
 		this.quorum = this.subscribers.size() / 2 + 1;
-	}
-
-	/**
-	 * The identity of a lock key: its bytes, one character each ({@code ISO-8859-1} maps
-	 * every byte to a character and back), so it can key maps and be turned back into the
-	 * key's bytes.
-	 */
-	static String keyId(RawArgument key) {
-		return new String(key.getRaw(), StandardCharsets.ISO_8859_1);
+		this.yields = new ReleaseYields(ticker, this.nodeTimeoutNanos);
 	}
 
 	/**
@@ -111,11 +91,11 @@ final class LockWaiters implements AutoCloseable {
 	 * @return the last attempt made, and why the waiting ended
 	 */
 	WaitOutcome acquire(RawArgument key, long deadline, Supplier<AcquireAttempt> attempt) {
-		String id = keyId(key);
+		String id = key.id();
 		int attempts = 0;
 		@Nullable AcquireAttempt last = null;
 		boolean tried = false;
-		if (!this.queues.containsKey(id) && yieldEnd(id) == 0) {
+		if (!this.queues.containsKey(id) && this.yields.end(id) == 0) {
 			last = attempt.get();
 			attempts++;
 			tried = true;
@@ -148,10 +128,9 @@ final class LockWaiters implements AutoCloseable {
 				// delay
 				if (last.splitVote() && me.splitVotes <= MAX_QUICK_SPLIT_VOTE_RETRIES) {
 					// others took part of the nodes at the same moment, and may all have
-					// lost: their clean-up announces
-					// nothing, so try again after a random pause of up to two rounds, in
-					// which one of them gets
-					// through first or all have cleaned up
+					// lost: their clean-up announces nothing, so try again after a random
+					// pause of up to two rounds, in which one of them gets through first
+					// or all have cleaned up
 					me.notBefore = now + ThreadLocalRandom.current().nextLong(2 * (last.end() - last.start()) + 1);
 					me.pollAt = me.notBefore;
 				}
@@ -172,9 +151,9 @@ final class LockWaiters implements AutoCloseable {
 		if (this.queues.isEmpty()) {
 			return;
 		}
-		KeyQueue queue = this.queues.get(keyId(key));
+		KeyQueue queue = this.queues.get(key.id());
 		if (queue != null) {
-			queue.ownRelease = value;
+			queue.notices.releasingHere(value);
 		}
 	}
 
@@ -194,7 +173,7 @@ final class LockWaiters implements AutoCloseable {
 		for (NodeReply reply : replies) {
 			if (reply.isConfirmed() && reply.value() instanceof Long told) {
 				if (told > 1) {
-					id = (id != null) ? id : keyId(key);
+					id = (id != null) ? id : key.id();
 					int ours = this.subscribers.get(reply.node()).isSubscribed(id) ? 1 : 0;
 					others = (int) Math.max(others, told - 1 - ours);
 				}
@@ -204,35 +183,14 @@ final class LockWaiters implements AutoCloseable {
 		if (others == 0 && this.queues.isEmpty()) {
 			return;
 		}
-		id = (id != null) ? id : keyId(key);
+		id = (id != null) ? id : key.id();
 		if (others > 0) {
-			// a waiter elsewhere needs the notice (half a round trip) and a round of its
-			// own to take it
-			long window = Math.min(Math.min(this.nodeTimeoutNanos, MAX_YIELD_NANOS),
-					4 * slowest + TimeUnit.MILLISECONDS.toNanos(2));
-			if (this.yields.size() > YIELDS_TO_SWEEP) {
-				long now = this.ticker.getAsLong();
-				this.yields.values().removeIf((end) -> end - now <= 0);
-			}
-			this.yields.put(id, this.ticker.getAsLong() + window);
+			this.yields.yieldAfterRelease(id, slowest);
 		}
 		KeyQueue queue = this.queues.get(id);
 		if (queue != null) {
 			queue.signalHead();
 		}
-	}
-
-	/** The end of the key's yield, or 0 when it yields to nobody now. */
-	private long yieldEnd(String id) {
-		Long end = this.yields.get(id);
-		if (end == null) {
-			return 0;
-		}
-		if (end - this.ticker.getAsLong() <= 0) {
-			this.yields.remove(id, end);
-			return 0;
-		}
-		return end;
 	}
 
 	private Waiter join(String id, boolean tried) {
@@ -244,9 +202,8 @@ final class LockWaiters implements AutoCloseable {
 			});
 			Waiter me = new Waiter(queue);
 			// the thread that tried and found no queue tries again once a node confirms
-			// the subscription: a release
-			// between its try and the subscription would otherwise go unheard until the
-			// retry delay
+			// the subscription: a release between its try and the subscription would
+			// otherwise go unheard until the retry delay
 			long now = this.ticker.getAsLong();
 			me.notBefore = now;
 			me.pollAt = now + (tried ? this.nodeTimeoutNanos : 0);
@@ -297,8 +254,8 @@ final class LockWaiters implements AutoCloseable {
 		private int splitVotes;
 
 		/**
-		 * The {@link KeyQueue#releases release} heard of last when the waiter last tried:
-		 * an attempt made after its first notice may have raced it.
+		 * The {@link ReleaseNotices#releases() release} heard of last when the waiter
+		 * last tried: an attempt made after its first notice may have raced it.
 		 */
 		private volatile long triedInRelease = -1;
 
@@ -324,17 +281,7 @@ final class LockWaiters implements AutoCloseable {
 		 */
 		private boolean removed;
 
-		/** The value of the last release a node announced. Guarded by {@link #lock}. */
-		private byte @Nullable [] lastNotice;
-
-		/** How many nodes announced the last release. Guarded by {@link #lock}. */
-		private int noticesOfLast;
-
-		/** How many releases by other instances were heard of. */
-		private volatile long releases;
-
-		/** The value this instance released last: its notices are not news. */
-		private volatile byte @Nullable [] ownRelease;
+		private final ReleaseNotices notices = new ReleaseNotices(LockWaiters.this.quorum);
 
 		private volatile @Nullable Waiter head;
 
@@ -379,7 +326,7 @@ final class LockWaiters implements AutoCloseable {
 				}
 				long wakeAt = deadline;
 				if (this.head == me) {
-					long yieldEnd = yieldEnd(this.id);
+					long yieldEnd = LockWaiters.this.yields.end(this.id);
 					if (yieldEnd != 0) {
 						wakeAt = earlier(wakeAt, yieldEnd);
 					}
@@ -388,7 +335,7 @@ final class LockWaiters implements AutoCloseable {
 					}
 					else if (me.signalled || me.pollAt - now <= 0) {
 						me.signalled = false;
-						me.triedInRelease = this.releases;
+						me.triedInRelease = this.notices.releases();
 						return Wake.TRY;
 					}
 					else {
@@ -442,42 +389,28 @@ final class LockWaiters implements AutoCloseable {
 		}
 
 		/**
-		 * A node announced a release of the key by another instance: the head tries now,
-		 * and any yield ends (whoever it was left for is done). Every node announces each
-		 * release, and the first notice comes while the release is still on its way to
-		 * the other nodes: a head that tried since then may have lost to the very lock
-		 * being released, so it tries again once a quorum of nodes has announced it.
-		 * Other notices are not news.
+		 * A node announced a release of the key: on the first notice of a release by
+		 * another instance the head tries now, and any yield ends (whoever it was left
+		 * for is done). That notice comes while the release is still on its way to the
+		 * other nodes: a head that tried since then may have lost to the very lock being
+		 * released, so it tries again once a quorum of nodes has announced it.
 		 */
 		@Override
 		public void released(byte[] value) {
-			boolean first;
-			this.lock.lock();
-			try {
-				if (Arrays.equals(value, this.ownRelease)) {
-					return;
+			switch (this.notices.heard(value)) {
+				case FIRST -> {
+					LockWaiters.this.yields.endNow(this.id);
+					signalHead();
 				}
-				first = !Arrays.equals(value, this.lastNotice);
-				if (first) {
-					this.lastNotice = value;
-					this.noticesOfLast = 1;
-					this.releases++;
+				case QUORUM -> {
+					Waiter current = this.head;
+					if (current != null && current.triedInRelease == this.notices.releases()) {
+						signalHead();
+					}
 				}
-				else if (++this.noticesOfLast != LockWaiters.this.quorum) {
-					return;
+				case NONE -> {
+					// an echo, or our own release
 				}
-			}
-			finally {
-				this.lock.unlock();
-			}
-			if (first) {
-				LockWaiters.this.yields.remove(this.id);
-				signalHead();
-				return;
-			}
-			Waiter current = this.head;
-			if (current != null && current.triedInRelease == this.releases) {
-				signalHead();
 			}
 		}
 

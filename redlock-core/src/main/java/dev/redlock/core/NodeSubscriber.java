@@ -74,7 +74,7 @@ final class NodeSubscriber implements AutoCloseable {
 
 	private final ReentrantLock lock = new ReentrantLock();
 
-	/** Keys waited for, by {@link LockWaiters#keyId key id}; guarded by {@link #lock}. */
+	/** Keys waited for, by {@link RawArgument#id() id}; guarded by {@link #lock}. */
 	private final Map<String, Listener> wanted = new HashMap<>();
 
 	/**
@@ -126,7 +126,7 @@ final class NodeSubscriber implements AutoCloseable {
 	 * {@link Listener#subscribed} once the node confirms (at once if it already had),
 	 * then every release. A listener replaces an earlier one of the same key. Never call
 	 * it holding a lock the listener takes.
-	 * @param key the key's {@link LockWaiters#keyId key id}
+	 * @param key the key's {@link RawArgument#id() id}
 	 * @param listener what to tell
 	 */
 	void subscribe(String key, Listener listener) {
@@ -164,7 +164,7 @@ final class NodeSubscriber implements AutoCloseable {
 
 	/**
 	 * Ends a key's subscription, if the listener is still the key's.
-	 * @param key the key's {@link LockWaiters#keyId key id}
+	 * @param key the key's {@link RawArgument#id() id}
 	 * @param listener the listener given to {@link #subscribe}
 	 */
 	void unsubscribe(String key, Listener listener) {
@@ -197,7 +197,7 @@ final class NodeSubscriber implements AutoCloseable {
 	/**
 	 * Whether this node confirmed the key's subscription on the current connection: a
 	 * release there then counts this subscriber among those it told.
-	 * @param key the key's {@link LockWaiters#keyId key id}
+	 * @param key the key's {@link RawArgument#id() id}
 	 * @return {@code true} if subscribed
 	 */
 	boolean isSubscribed(String key) {

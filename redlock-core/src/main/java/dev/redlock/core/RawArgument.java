@@ -40,6 +40,15 @@ final class RawArgument implements Rawable {
 		return this.bytes.length;
 	}
 
+	/**
+	 * Its identity as a string: its bytes, one character each ({@code ISO-8859-1} maps
+	 * every byte to a character and back), so that it can key maps and be turned back
+	 * into the same bytes.
+	 */
+	String id() {
+		return new String(this.bytes, StandardCharsets.ISO_8859_1);
+	}
+
 	@Override
 	public boolean equals(Object other) {
 		return other instanceof RawArgument that && Arrays.equals(this.bytes, that.bytes);
