@@ -1,7 +1,6 @@
 package dev.redlock.test;
 
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -12,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
@@ -173,7 +171,7 @@ final class ProcessRedisNode implements ManagedNode {
 			return;
 		}
 		p.destroyForcibly(); // SIGKILL on Linux and macOS; also ends a stopped process
-		if (!waitFor(p, Duration.ofSeconds(10))) {
+		if (!ChildProcesses.waitFor(p, Duration.ofSeconds(10))) {
 			throw new IllegalStateException("redis-server pid " + p.pid() + " did not die after SIGKILL");
 		}
 	}
@@ -181,9 +179,9 @@ final class ProcessRedisNode implements ManagedNode {
 	@Override
 	public synchronized void pause() {
 		Process p = requireRunning();
-		signal(p, "STOP");
+		ChildProcesses.signal(p, "STOP");
 		paused = true;
-		awaitProcState(p.pid(), 'T');
+		ChildProcesses.awaitProcState(p.pid(), 'T');
 	}
 
 	@Override
@@ -193,7 +191,7 @@ final class ProcessRedisNode implements ManagedNode {
 			return;
 		}
 		if (p.isAlive()) {
-			signal(p, "CONT");
+			ChildProcesses.signal(p, "CONT");
 		}
 		paused = false;
 	}
@@ -212,7 +210,7 @@ final class ProcessRedisNode implements ManagedNode {
 			}
 			catch (PortInUseException e) {
 				last = e;
-				sleep(Duration.ofMillis(100L * (attempt + 1)));
+				ChildProcesses.sleep(Duration.ofMillis(100L * (attempt + 1)));
 			}
 		}
 		throw new IllegalStateException("could not restart redis-server on port " + port, last);
@@ -232,17 +230,18 @@ final class ProcessRedisNode implements ManagedNode {
 			if (p != null && p.isAlive()) {
 				if (paused) {
 					try {
-						signal(p, "CONT"); // a stopped process ignores SIGTERM until
-											// continued
+						ChildProcesses.signal(p, "CONT"); // a stopped process ignores
+															// SIGTERM until
+						// continued
 					}
 					catch (RuntimeException ignored) {
 						// fall through to SIGTERM / SIGKILL
 					}
 				}
 				p.destroy();
-				if (!waitFor(p, STOP_GRACE)) {
+				if (!ChildProcesses.waitFor(p, STOP_GRACE)) {
 					p.destroyForcibly();
-					waitFor(p, STOP_GRACE);
+					ChildProcesses.waitFor(p, STOP_GRACE);
 				}
 			}
 		}
@@ -316,7 +315,7 @@ final class ProcessRedisNode implements ManagedNode {
 						return;
 					}
 					p.destroyForcibly();
-					waitFor(p, STOP_GRACE);
+					ChildProcesses.waitFor(p, STOP_GRACE);
 					throw new PortInUseException("port " + port + " is served by another Redis process");
 				}
 			}
@@ -325,11 +324,11 @@ final class ProcessRedisNode implements ManagedNode {
 			}
 			if (System.nanoTime() - deadline > 0) {
 				p.destroyForcibly();
-				waitFor(p, STOP_GRACE);
+				ChildProcesses.waitFor(p, STOP_GRACE);
 				throw new IllegalStateException("redis-server on port " + port + " did not answer PING within "
 						+ READY_TIMEOUT.toSeconds() + " s; log " + log + ":\n" + tail(log));
 			}
-			sleep(Duration.ofMillis(POLL_MILLIS));
+			ChildProcesses.sleep(Duration.ofMillis(POLL_MILLIS));
 		}
 	}
 
@@ -355,76 +354,6 @@ final class ProcessRedisNode implements ManagedNode {
 			throw new IllegalStateException("node " + uri() + " is not running");
 		}
 		return p;
-	}
-
-	/** Sends a signal to our own child process with {@code kill -SIG pid}. */
-	private static void signal(Process p, String signal) {
-		try {
-			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).redirectErrorStream(true)
-				.start();
-			String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-			if (!waitFor(kill, Duration.ofSeconds(10)) || kill.exitValue() != 0) {
-				throw new IllegalStateException("kill -" + signal + " " + p.pid() + " failed: " + output);
-			}
-		}
-		catch (IOException e) {
-			throw new UncheckedIOException("could not run kill -" + signal + " " + p.pid(), e);
-		}
-	}
-
-	/**
-	 * On Linux, waits (up to 1 s) until /proc shows the process in the given state;
-	 * elsewhere returns at once.
-	 */
-	private static void awaitProcState(long pid, char state) {
-		Path stat = Path.of("/proc", Long.toString(pid), "stat");
-		if (!Files.isReadable(stat)) {
-			return;
-		}
-		long deadline = System.nanoTime() + Duration.ofSeconds(1).toNanos();
-		while (System.nanoTime() - deadline < 0) {
-			try {
-				String content = Files.readString(stat);
-				int close = content.lastIndexOf(')');
-				if (close < 0 || close + 2 >= content.length() || content.charAt(close + 2) == state) {
-					return;
-				}
-			}
-			catch (IOException e) {
-				return;
-			}
-			sleep(Duration.ofMillis(5));
-		}
-	}
-
-	private static boolean waitFor(Process p, Duration timeout) {
-		boolean interrupted = false;
-		long deadline = System.nanoTime() + timeout.toNanos();
-		try {
-			while (true) {
-				try {
-					return p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-				}
-				catch (InterruptedException e) {
-					interrupted = true;
-				}
-			}
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	private static void sleep(Duration duration) {
-		try {
-			Thread.sleep(duration.toMillis());
-		}
-		catch (InterruptedException e) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("interrupted while waiting for redis-server", new InterruptedIOException());
-		}
 	}
 
 	static int freePort() {
