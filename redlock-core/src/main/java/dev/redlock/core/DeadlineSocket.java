@@ -8,7 +8,6 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A connected socket whose reads can be bounded by a deadline rather than by a timeout
@@ -69,9 +68,8 @@ final class DeadlineSocket extends Socket {
 			return;
 		}
 		// at least 1 ms, even past the deadline: bytes already here are still read (a
-		// busy caller may come to them late), and a timeout of 0 would mean none
-		long left = this.deadlineNanos - System.nanoTime();
-		apply((int) Math.min(Integer.MAX_VALUE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))));
+		// busy caller may come to them late)
+		apply(RoundTimes.millisLeft(this.deadlineNanos));
 	}
 
 	@Override

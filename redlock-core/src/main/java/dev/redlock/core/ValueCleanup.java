@@ -225,6 +225,10 @@ final class ValueCleanup {
 	 * @return each value with one flag per node; empty when none waits (the usual case)
 	 */
 	Map<RawArgument, boolean[]> waitingFor(RawArgument key) {
+		if (this.byKey.isEmpty()) {
+			// every acquisition asks: no hashing of its key when nothing waits
+			return Map.of();
+		}
 		Set<Value> waiting = this.byKey.get(key);
 		if (waiting == null) {
 			return Map.of();
