@@ -22,11 +22,7 @@ class FencingAfterForgettingTests {
 
 	private static final Duration QUARANTINE = Duration.ofSeconds(2);
 
-	private static final RedlockSettings SETTINGS = RedlockSettings.builder()
-		.restartQuarantine(QUARANTINE)
-		.defaultTtl(QUARANTINE)
-		.nodeTimeout(Duration.ofSeconds(1))
-		.build();
+	private static final RedlockSettings SETTINGS = TestSupport.withQuarantine(QUARANTINE);
 
 	@Test
 	void freshNodesTakeFencedLocksOnceTheirCountersAreSeeded(RedisNodes nodes) {

@@ -27,11 +27,7 @@ class ForgetfulNodeTests {
 
 	private static final Duration QUARANTINE = Duration.ofSeconds(3);
 
-	private static final RedlockSettings SETTINGS = RedlockSettings.builder()
-		.restartQuarantine(QUARANTINE)
-		.defaultTtl(QUARANTINE)
-		.nodeTimeout(Duration.ofSeconds(1))
-		.build();
+	private static final RedlockSettings SETTINGS = TestSupport.withQuarantine(QUARANTINE);
 
 	private static final String RESOURCE = "forgetful";
 

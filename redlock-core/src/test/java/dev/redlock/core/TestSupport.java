@@ -32,6 +32,14 @@ final class TestSupport {
 		.withRestartQuarantine(Duration.ZERO)
 		.withNodeTimeout(Duration.ofSeconds(1));
 
+	/**
+	 * The test settings with the restart quarantine on for the given time, which is also
+	 * the default TTL (the longest a TTL may be): for the tests of forgetful nodes.
+	 */
+	static RedlockSettings withQuarantine(Duration quarantine) {
+		return SETTINGS.toBuilder().restartQuarantine(quarantine).defaultTtl(quarantine).build();
+	}
+
 	private TestSupport() {
 	}
 

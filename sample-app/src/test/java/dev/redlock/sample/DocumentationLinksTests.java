@@ -27,12 +27,12 @@ class DocumentationLinksTests {
 
 	private static final Pattern HEADING = Pattern.compile("^#{1,6} (.+)$");
 
-	private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+	private static final Path ROOT = DocumentationPages.ROOT;
 
 	@Test
 	void everyLocalLinkResolves() throws IOException {
 		List<String> broken = new ArrayList<>();
-		for (Path page : pages()) {
+		for (Path page : DocumentationPages.all()) {
 			Matcher links = LINK.matcher(withoutCodeBlocks(Files.readString(page)));
 			while (links.find()) {
 				String target = links.group(1);
@@ -61,15 +61,6 @@ class DocumentationLinksTests {
 			assertThat(docs.filter((path) -> path.toString().endsWith(".md"))).isNotEmpty()
 				.allSatisfy((page) -> assertThat(readme).contains("](docs/" + page.getFileName()));
 		}
-	}
-
-	private static List<Path> pages() throws IOException {
-		List<Path> pages = new ArrayList<>();
-		pages.add(ROOT.resolve("README.md"));
-		try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-			docs.filter((path) -> path.toString().endsWith(".md")).sorted().forEach(pages::add);
-		}
-		return pages;
 	}
 
 	/** The anchors GitHub gives a page's headings (outside code blocks). */

@@ -69,7 +69,7 @@ class DocumentationSnippetsTests {
 
 	private static final Set<String> CHECKED = Set.of("java", "yaml", "yml", "properties");
 
-	private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+	private static final Path ROOT = DocumentationPages.ROOT;
 
 	private static final Path RESOURCES = Path.of("src/test/resources/docs").toAbsolutePath();
 
@@ -77,7 +77,7 @@ class DocumentationSnippetsTests {
 	void everyJavaYamlAndPropertiesExampleIsItsSource() throws IOException {
 		List<String> problems = new ArrayList<>();
 		int checked = 0;
-		for (Path page : pages()) {
+		for (Path page : DocumentationPages.all()) {
 			List<String> lines = Files.readAllLines(page);
 			String name = ROOT.relativize(page).toString();
 			for (int i = 0; i < lines.size(); i++) {
@@ -209,15 +209,6 @@ class DocumentationSnippetsTests {
 
 	private static String trimEnd(String line) {
 		return line.stripTrailing();
-	}
-
-	private static List<Path> pages() throws IOException {
-		List<Path> pages = new ArrayList<>();
-		pages.add(ROOT.resolve("README.md"));
-		try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-			docs.filter((path) -> path.toString().endsWith(".md")).sorted().forEach(pages::add);
-		}
-		return pages;
 	}
 
 	private static PropertySource<?> load(Path resource) throws IOException {
