@@ -86,6 +86,8 @@ class ClosedRedlockTests {
 				.ticker(() -> now.getAndAdd(step.get()))
 				.build();
 			redlock.acquire("warm-up", TTL, Duration.ZERO).release();
+			// every connection opened while the proxy is fast (see NodeFailureTests)
+			TestSupport.awaitWarmPools(redlock);
 			slow.delay(oneWay);
 			// waited for in full once: from now on the slow node is known to lag, and a
 			// quorum is not kept waiting

@@ -75,6 +75,8 @@ class LongFaultTests {
 			RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofSeconds(5));
 			try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).build()) {
 				redlock.acquire(LockRequest.of("fenced-warm-up", TTL).fenced(), Duration.ZERO).release();
+				// every connection opened while the proxy is fast (see NodeFailureTests)
+				TestSupport.awaitWarmPools(redlock);
 				slow.delay(oneWay);
 				// waited for in full once, while it still looked fast: from now on it is
 				// known to lag
