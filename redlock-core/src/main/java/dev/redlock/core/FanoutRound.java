@@ -126,11 +126,7 @@ final class FanoutRound {
 			if (mayLeaveThisOut && pool.expectedLatencyNanos() > slowAbove && pool.connectionsInUse() > 0) {
 				// slow, and its connections wait for its replies: one more would only be
 				// waited for too, so a slow node keeps the connections it has
-				this.replies[i] = NodeReply.notWritten(i,
-						new JedisConnectionException(
-								"not waited for: the node is slow to answer and its connections are busy",
-								new SocketTimeoutException()),
-						System.nanoTime() - this.start);
+				notWritten(i, "not waited for: the node is slow to answer and its connections are busy");
 				continue;
 			}
 			CompletableFuture<PipelinedConnection> borrowed = pool.borrow(RoundTimes.millisLeft(this.deadline));
@@ -141,17 +137,19 @@ final class FanoutRound {
 				// it let earlier rounds wait (frozen, or far away): connect it for a
 				// later round, not this one
 				PendingBorrows.keepWhenReady(pool, borrowed);
-				this.replies[i] = NodeReply.notWritten(i,
-						new JedisConnectionException(
-								"not waited for: connecting in the background, since the node was slow to answer",
-								new SocketTimeoutException()),
-						System.nanoTime() - this.start);
+				notWritten(i, "not waited for: connecting in the background, since the node was slow to answer");
 			}
 			else {
 				this.pending.add(i, borrowed);
 			}
 		}
 		this.times.firstPassDone();
+	}
+
+	/** Records a node that this round does not write to, as timed out. */
+	private void notWritten(int node, String why) {
+		this.replies[node] = NodeReply.notWritten(node, new JedisConnectionException(why, new SocketTimeoutException()),
+				System.nanoTime() - this.start);
 	}
 
 	/**
@@ -354,10 +352,7 @@ final class FanoutRound {
 				read(i);
 			}
 			if (this.pending.keepForLater(i)) {
-				this.replies[i] = NodeReply.notWritten(i,
-						new JedisConnectionException("connecting took longer than the node timeout",
-								new SocketTimeoutException()),
-						System.nanoTime() - this.start);
+				notWritten(i, "connecting took longer than the node timeout");
 			}
 		}
 	}
