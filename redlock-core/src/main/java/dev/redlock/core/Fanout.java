@@ -96,7 +96,7 @@ record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient
 		pool.readLate(() -> {
 			try {
 				NodeReply reply = readLate(node, connection, command, writtenAt + this.timeoutNanos, writtenAt);
-				if (reply.kind() != NodeReply.Kind.UNREACHABLE) {
+				if (command.measuresLatency() && reply.kind() != NodeReply.Kind.UNREACHABLE) {
 					pool.replied(System.nanoTime() - writtenAt);
 				}
 				NodeReply followUp = null;

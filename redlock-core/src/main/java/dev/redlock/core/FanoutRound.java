@@ -336,8 +336,8 @@ final class FanoutRound {
 		}
 		long readEnd = System.nanoTime();
 		NodeReply.Kind kind = this.replies[node].kind();
-		if (this.times.measures(node, readStart, readEnd) && kind != NodeReply.Kind.INTERRUPTED
-				&& kind != NodeReply.Kind.UNREACHABLE) {
+		if (this.command.measuresLatency() && this.times.measures(node, readStart, readEnd)
+				&& kind != NodeReply.Kind.INTERRUPTED && kind != NodeReply.Kind.UNREACHABLE) {
 			pool.replied(readEnd - this.times.writtenAt(node));
 		}
 	}

@@ -150,40 +150,53 @@ final class LeaseState implements LeaseWatch.Target {
 	private ExtendOutcome extendHeld(Duration ttl, boolean renewal) {
 		this.stateLock.lock();
 		try {
-			if (this.releaseOutcome != null) {
-				throw new IllegalStateException("Lease on '" + this.resource + "' was already released");
-			}
-			int max = this.support.settings().maxExtensions();
-			if (!renewal && this.explicitExtensions >= max) {
-				throw new IllegalStateException("Lease on '" + this.resource + "' was already extended " + max
-						+ " times, the most allowed (maxExtensions); acquire the lock again instead");
-			}
-			Duration lockTtl = this.support.usableTtl(ttl);
-			long start = this.ticker.getAsLong();
-			long current = this.validUntilNanos;
-			if (current - start <= 0 || this.loss.isLost()) {
-				return ExtendOutcome.EXPIRED;
-			}
-			this.extensionAttempts++;
-			this.longestTtlNanos = Math.max(this.longestTtlNanos, lockTtl.toNanos());
-			if (!renewal) {
-				this.explicitExtensions++;
-			}
-			NodeGroup.Extension extension = this.support.extend(this.held, lockTtl, start, current);
-			if (extension.counted()) {
-				this.validUntilNanos = extension.validUntil();
-				this.validatedAtNanos = start;
-				this.currentTtlNanos = lockTtl.toNanos();
-				return ExtendOutcome.EXTENDED;
-			}
-			if (extension.validUntil() - current < 0) {
-				this.validUntilNanos = extension.validUntil();
-			}
-			return ExtendOutcome.FAILED;
+			ExtensionRequest request = beginExtension(ttl, renewal);
+			return (request != null) ? finishExtension(request, this.support.extend(request)) : ExtendOutcome.EXPIRED;
 		}
 		finally {
 			this.stateLock.unlock();
 		}
+	}
+
+	/**
+	 * Starts an extension, under the state lock.
+	 * @return what to ask of the nodes, or {@code null} when the validity already ran out
+	 */
+	private @Nullable ExtensionRequest beginExtension(Duration ttl, boolean renewal) {
+		if (this.releaseOutcome != null) {
+			throw new IllegalStateException("Lease on '" + this.resource + "' was already released");
+		}
+		int max = this.support.settings().maxExtensions();
+		if (!renewal && this.explicitExtensions >= max) {
+			throw new IllegalStateException("Lease on '" + this.resource + "' was already extended " + max
+					+ " times, the most allowed (maxExtensions); acquire the lock again instead");
+		}
+		Duration lockTtl = this.support.usableTtl(ttl);
+		long start = this.ticker.getAsLong();
+		long current = this.validUntilNanos;
+		if (current - start <= 0 || this.loss.isLost()) {
+			return null;
+		}
+		this.extensionAttempts++;
+		this.longestTtlNanos = Math.max(this.longestTtlNanos, lockTtl.toNanos());
+		if (!renewal) {
+			this.explicitExtensions++;
+		}
+		return new ExtensionRequest(this.held, lockTtl, start, current);
+	}
+
+	/** Takes in what the nodes said of an extension, under the state lock. */
+	private ExtendOutcome finishExtension(ExtensionRequest request, NodeGroup.Extension extension) {
+		if (extension.counted()) {
+			this.validUntilNanos = extension.validUntil();
+			this.validatedAtNanos = request.start();
+			this.currentTtlNanos = request.ttl().toNanos();
+			return ExtendOutcome.EXTENDED;
+		}
+		if (extension.validUntil() - request.currentValidUntil() < 0) {
+			this.validUntilNanos = extension.validUntil();
+		}
+		return ExtendOutcome.FAILED;
 	}
 
 	/** Starts automatic renewal until {@code maxHold} after the acquisition. */
@@ -212,7 +225,7 @@ final class LeaseState implements LeaseWatch.Target {
 			if (current != null) {
 				current.cancel();
 			}
-			LeaseWatch renewal = LeaseWatch.renewing(this, this.support.renewals(), renewUntil);
+			LeaseWatch renewal = LeaseWatch.renewing(this, this.support.renewalBatches(), renewUntil);
 			// started first: on a closed Redlock start() throws and the lease must not
 			// look renewed
 			renewal.start();
@@ -405,9 +418,19 @@ final class LeaseState implements LeaseWatch.Target {
 	}
 
 	@Override
-	public ExtendOutcome renew() {
+	public long ttlNanos() {
+		return this.currentTtlNanos;
+	}
+
+	@Override
+	public @Nullable ExtensionRequest beginRenewal() {
 		// by the TTL the nodes were last given: the acquisition's, or a later extension's
-		return extendHeld(Duration.ofNanos(this.currentTtlNanos), true);
+		return beginExtension(Duration.ofNanos(this.currentTtlNanos), true);
+	}
+
+	@Override
+	public ExtendOutcome finishRenewal(ExtensionRequest request, NodeGroup.@Nullable Extension extension) {
+		return (extension != null) ? finishExtension(request, extension) : ExtendOutcome.FAILED;
 	}
 
 	@Override

@@ -27,6 +27,8 @@ final class LeaseSupport {
 
 	private final RenewalScheduler renewals;
 
+	private final RenewalBatches renewalBatches;
+
 	/**
 	 * Runs the loss callbacks of leases whose loss the renewal thread found, so they
 	 * never delay a renewal.
@@ -44,6 +46,7 @@ final class LeaseSupport {
 		this.waiters = waiters;
 		this.held = held;
 		this.renewals = renewals;
+		this.renewalBatches = new RenewalBatches(renewals, new BatchExtension(group));
 	}
 
 	RedlockSettings settings() {
@@ -57,6 +60,11 @@ final class LeaseSupport {
 
 	RenewalScheduler renewals() {
 		return this.renewals;
+	}
+
+	/** Renews the leases due together in one round. */
+	RenewalBatches renewalBatches() {
+		return this.renewalBatches;
 	}
 
 	OnDemandThread lossCallbacks() {
@@ -75,8 +83,8 @@ final class LeaseSupport {
 	}
 
 	/** Extends a lease's value on the nodes; see {@link NodeGroup#extend}. */
-	NodeGroup.Extension extend(HeldValue held, Duration ttl, long start, long currentValidUntil) {
-		return this.group.extend(held, ttl, start, currentValidUntil);
+	NodeGroup.Extension extend(ExtensionRequest request) {
+		return this.group.extend(request);
 	}
 
 	/**

@@ -1,7 +1,9 @@
 package dev.redlock.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -12,16 +14,20 @@ import dev.redlock.core.RedlockListener.ExtendOutcome;
 
 /**
  * Keeps an eye on one lease from the {@link RenewalScheduler}: renews it a third of its
- * TTL after each (re)validation while renewal is on, and otherwise wakes up when its
- * validity ends, to signal the loss of a lease that was not released in time. Each run
- * reschedules the next one; nothing runs once the lease is released or lost.
+ * TTL after each (re)validation while renewal is on (together with the other leases due
+ * then, see {@link RenewalBatches}), and otherwise wakes up when its validity ends, to
+ * signal the loss of a lease that was not released in time. Each run reschedules the next
+ * one; nothing runs once the lease is released or lost.
  *
  * <p>
  * Runs and reschedules under the lease's state lock, so that {@link Lease#release()},
  * which cancels it before and again under that lock, never leaves a run scheduled behind
- * it. Loss is signalled after leaving the lock.
+ * it (a renewal that finds the lock busy is retried shortly, a run that finds the watch
+ * cancelled if the lease was released meanwhile). Listeners are told and loss is
+ * signalled after leaving the lock: for a renewal, once every lease of its batch is
+ * unlocked.
  */
-final class LeaseWatch implements Runnable {
+final class LeaseWatch implements Runnable, BatchedRenewal {
 
 	/** What a watch reads of its lease, and what it asks of it. */
 	interface Target {
@@ -44,8 +50,20 @@ final class LeaseWatch implements Runnable {
 		 */
 		long renewalDueNanos();
 
-		/** Extends by the TTL, under the state lock held by the caller. */
-		ExtendOutcome renew();
+		/** The TTL the nodes were last given for the lease. */
+		long ttlNanos();
+
+		/**
+		 * Starts a renewal by that TTL, under the state lock held by the caller.
+		 * @return what to ask of the nodes, or {@code null} when the validity ran out
+		 */
+		@Nullable ExtensionRequest beginRenewal();
+
+		/**
+		 * Takes in a renewal's result, under the state lock held by the caller.
+		 * @param extension what the nodes said, or {@code null} when the round failed
+		 */
+		ExtendOutcome finishRenewal(ExtensionRequest request, NodeGroup.@Nullable Extension extension);
 
 		/** Tells the listeners of a renewal; called outside the state lock. */
 		void renewed(ExtendOutcome outcome);
@@ -63,9 +81,20 @@ final class LeaseWatch implements Runnable {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaseWatch.class);
 
+	/**
+	 * How soon a renewal is tried again when another thread holds the lease's state lock
+	 * (an extension or release is under way).
+	 */
+	private static final long BUSY_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
 	private final Target lease;
 
 	private final RenewalScheduler scheduler;
+
+	/**
+	 * Where renewals go, together with the other leases due; {@code null} when watching.
+	 */
+	private final @Nullable RenewalBatches batches;
 
 	/**
 	 * Ticker reading after which the lease is no longer renewed; ignored when not
@@ -79,21 +108,23 @@ final class LeaseWatch implements Runnable {
 
 	private volatile @Nullable ScheduledFuture<?> next;
 
-	private LeaseWatch(Target lease, RenewalScheduler scheduler, boolean renewing, long renewUntilNanos) {
+	private LeaseWatch(Target lease, RenewalScheduler scheduler, @Nullable RenewalBatches batches,
+			long renewUntilNanos) {
 		this.lease = lease;
 		this.scheduler = scheduler;
-		this.renewing = renewing;
+		this.batches = batches;
+		this.renewing = batches != null;
 		this.renewUntilNanos = renewUntilNanos;
 	}
 
 	/** A watch that renews the lease until {@code renewUntilNanos} (ticker time). */
-	static LeaseWatch renewing(Target lease, RenewalScheduler scheduler, long renewUntilNanos) {
-		return new LeaseWatch(lease, scheduler, true, renewUntilNanos);
+	static LeaseWatch renewing(Target lease, RenewalBatches batches, long renewUntilNanos) {
+		return new LeaseWatch(lease, batches.scheduler(), batches, renewUntilNanos);
 	}
 
 	/** A watch that only signals the loss when the validity ends before release. */
 	static LeaseWatch watching(Target lease, RenewalScheduler scheduler) {
-		return new LeaseWatch(lease, scheduler, false, 0);
+		return new LeaseWatch(lease, scheduler, null, 0);
 	}
 
 	/** Whether this watch renews until that ticker time. */
@@ -114,7 +145,8 @@ final class LeaseWatch implements Runnable {
 	}
 
 	/** Stops for good; a run in progress finishes but schedules nothing more. */
-	void cancel() {
+	@Override
+	public void cancel() {
 		this.cancelled = true;
 		this.renewing = false;
 		ScheduledFuture<?> scheduled = this.next;
@@ -125,7 +157,7 @@ final class LeaseWatch implements Runnable {
 
 	@Override
 	public void run() {
-		ExtendOutcome renewal = null;
+		boolean due = false;
 		LossReason lost = null;
 		this.lease.stateLock().lock();
 		try {
@@ -137,14 +169,7 @@ final class LeaseWatch implements Runnable {
 				lost = LossReason.VALIDITY_RAN_OUT;
 			}
 			else if (this.renewing && mayRenew(now)) {
-				renewal = renew();
-				if (renewal == ExtendOutcome.EXTENDED) {
-					scheduleNext(this.lease.now());
-				}
-				else {
-					lost = (renewal == ExtendOutcome.EXPIRED) ? LossReason.VALIDITY_RAN_OUT
-							: LossReason.EXTENSION_FAILED;
-				}
+				due = true;
 			}
 			else {
 				// not renewing: wake up when the validity ends, in case the lease is not
@@ -155,14 +180,114 @@ final class LeaseWatch implements Runnable {
 		finally {
 			this.lease.stateLock().unlock();
 		}
-		// outside the lease's lock: listeners and callbacks may touch the lease
-		if (renewal != null) {
-			this.lease.renewed(renewal);
+		if (due && this.batches != null) {
+			this.batches.add(this, this.lease.ttlNanos());
 		}
 		if (lost != null) {
 			this.renewing = false;
 			this.lease.lost(lost);
 		}
+	}
+
+	/**
+	 * Starts the renewal in a batch, on the renewal thread: takes the lease's state lock,
+	 * held until {@link #finishBatched}, unless another thread holds it (the run is then
+	 * tried again shortly).
+	 * @param reports where to leave what the listeners are to be told and the loss to
+	 * signal, once every lease of the batch is unlocked
+	 * @return what to ask of the nodes, or {@code null} when nothing is to be asked: the
+	 * lock was busy, the watch has ended, or the renewal failed at once
+	 */
+	@Override
+	public @Nullable ExtensionRequest beginBatched(List<Runnable> reports) {
+		ReentrantLock lock = this.lease.stateLock();
+		if (!lock.tryLock()) {
+			scheduleIn(BUSY_RETRY_NANOS);
+			return null;
+		}
+		ExtensionRequest request = null;
+		ExtendOutcome failure = null;
+		try {
+			if (this.cancelled || this.lease.isOver()) {
+				return null;
+			}
+			request = this.lease.beginRenewal();
+			if (request == null) {
+				warnNotCounted(ExtendOutcome.EXPIRED);
+				failure = ExtendOutcome.EXPIRED;
+			}
+		}
+		catch (Throwable ex) {
+			warnFailed(ex);
+			failure = ExtendOutcome.FAILED;
+		}
+		finally {
+			if (request == null) {
+				lock.unlock();
+			}
+		}
+		if (failure != null) {
+			this.renewing = false;
+			ExtendOutcome outcome = failure;
+			reports.add(() -> renewed(outcome));
+		}
+		return request;
+	}
+
+	/**
+	 * Ends a renewal started by {@link #beginBatched}: takes in the nodes' answer,
+	 * schedules the next run, and leaves the state lock.
+	 * @param extension what the nodes said, or {@code null} when the round failed
+	 * @param reports where to leave what the listeners are to be told and the loss to
+	 * signal, once every lease of the batch is unlocked
+	 */
+	@Override
+	public void finishBatched(ExtensionRequest request, NodeGroup.@Nullable Extension extension,
+			List<Runnable> reports) {
+		ExtendOutcome outcome = ExtendOutcome.FAILED;
+		try {
+			outcome = this.lease.finishRenewal(request, extension);
+			if (outcome == ExtendOutcome.EXTENDED) {
+				scheduleNext(this.lease.now());
+			}
+			else {
+				warnNotCounted(outcome);
+			}
+		}
+		catch (Throwable ex) {
+			warnFailed(ex);
+			outcome = ExtendOutcome.FAILED;
+		}
+		finally {
+			if (outcome != ExtendOutcome.EXTENDED) {
+				this.renewing = false;
+			}
+			this.lease.stateLock().unlock();
+		}
+		ExtendOutcome finished = outcome;
+		reports.add(() -> renewed(finished));
+	}
+
+	/**
+	 * Tells the listeners of a renewal, outside the state lock; one that did not count
+	 * ends the renewal and signals the loss.
+	 */
+	private void renewed(ExtendOutcome outcome) {
+		this.lease.renewed(outcome);
+		if (outcome != ExtendOutcome.EXTENDED) {
+			this.lease
+				.lost((outcome == ExtendOutcome.EXPIRED) ? LossReason.VALIDITY_RAN_OUT : LossReason.EXTENSION_FAILED);
+		}
+	}
+
+	private void warnFailed(Throwable ex) {
+		logger.warn("Renewing lock '{}' on '{}' failed; the lease is lost", this.lease.name(), this.lease.resource(),
+				ex);
+	}
+
+	private void warnNotCounted(ExtendOutcome outcome) {
+		logger.warn("Renewing lock '{}' on '{}' did not count ({}); the lease is lost after {} ms", this.lease.name(),
+				this.lease.resource(), outcome.tag(), this.lease.heldFor().toMillis());
 	}
 
 	private boolean mayRenew(long now) {
@@ -178,30 +303,16 @@ final class LeaseWatch implements Runnable {
 		return false;
 	}
 
-	/** Extends once, by the lease's TTL. */
-	private ExtendOutcome renew() {
-		ExtendOutcome outcome;
-		try {
-			outcome = this.lease.renew();
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Renewing lock '{}' on '{}' failed; the lease is lost", this.lease.name(),
-					this.lease.resource(), ex);
-			return ExtendOutcome.FAILED;
-		}
-		if (outcome != ExtendOutcome.EXTENDED) {
-			logger.warn("Renewing lock '{}' on '{}' did not count ({}); the lease is lost after {} ms",
-					this.lease.name(), this.lease.resource(), outcome.tag(), this.lease.heldFor().toMillis());
-		}
-		return outcome;
+	private void scheduleNext(long now) {
+		scheduleIn(delay(now));
 	}
 
-	private void scheduleNext(long now) {
+	private void scheduleIn(long delayNanos) {
 		if (this.cancelled) {
 			return;
 		}
 		try {
-			this.next = this.scheduler.schedule(this, delay(now));
+			this.next = this.scheduler.schedule(this, delayNanos);
 		}
 		catch (IllegalStateException ex) {
 			// the Redlock was closed: leases left behind expire with their TTL

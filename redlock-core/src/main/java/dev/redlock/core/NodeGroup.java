@@ -159,28 +159,41 @@ final class NodeGroup implements AutoCloseable {
 
 	/**
 	 * Extends a lease on the nodes.
-	 * @param ttl the new TTL, checked by {@link LockArguments#usableTtl}
 	 * @return whether it counts, and the validity deadline it gives; when it does not
 	 * count, the deadline is still an upper bound: nodes may have taken the new TTL
 	 */
-	Extension extend(HeldValue held, Duration ttl, long start, long currentValidUntil) {
-		NodeReply[] replies = runScript(NodeCommand.EXTEND, LockScripts.EXTEND, held.key(), null,
-				new QuorumExit(NodeCommand.EXTEND, true, null), held.value(), RawArgument.of(ttl.toMillis()));
-		long end = this.ticker.getAsLong();
+	Extension extend(ExtensionRequest request) {
+		NodeReply[] replies = runScript(NodeCommand.EXTEND, LockScripts.EXTEND, request.held().key(), null,
+				new QuorumExit(NodeCommand.EXTEND, true, null), request.held().value(), request.ttlArgument());
 		int extended = 0;
 		for (NodeReply reply : replies) {
 			if (reply.isConfirmed() && counts(reply.node())) {
 				extended++;
 			}
 		}
-		long newValidUntil = start + ttl.toNanos() - this.settings.driftNanosFor(ttl.toNanos());
-		boolean inTime = currentValidUntil - end > 0 && newValidUntil - end > 0;
-		boolean counted = extended >= this.quorum && inTime;
+		return judge(request, extended, this.ticker.getAsLong());
+	}
+
+	/**
+	 * Judges an extension that so many counting nodes confirmed: it counts if they are a
+	 * quorum and it came back within both the validity it extends and the one it gives.
+	 * @param end ticker reading after the last reply that was waited for
+	 */
+	Extension judge(ExtensionRequest request, int confirmed, long end) {
+		long ttlNanos = request.ttl().toNanos();
+		long newValidUntil = request.start() + ttlNanos - this.settings.driftNanosFor(ttlNanos);
+		boolean inTime = request.currentValidUntil() - end > 0 && newValidUntil - end > 0;
+		boolean counted = confirmed >= this.quorum && inTime;
 		if (!counted) {
-			logger.debug("Extension of '{}' does not count: confirmed by {} of {} nodes, in time: {}", held.key(),
-					extended, replies.length, inTime);
+			logger.debug("Extension of '{}' does not count: confirmed by {} of {} nodes, in time: {}",
+					request.held().key(), confirmed, this.pools.size(), inTime);
 		}
 		return new Extension(counted, newValidUntil);
+	}
+
+	/** This group's ticker reading now. */
+	long now() {
+		return this.ticker.getAsLong();
 	}
 
 	/**

@@ -14,13 +14,14 @@ import org.jspecify.annotations.Nullable;
  * so released leases leave nothing queued.
  *
  * <p>
- * Renewals run on this thread itself rather than being handed to a pool: each takes at
- * most the node timeout (two when a node lost its script cache), since all nodes are
- * asked at once, and is due a third of the TTL after the last validation, leaving two
- * thirds of the TTL before the lease would run out. With the defaults (TTL 30 s, node
- * timeout 100 ms) about a hundred renewals could be due at the same moment, with every
- * node at its timeout, before one came too late; a late renewal fails closed (the lease
- * is marked lost), never extends an expired lock.
+ * Renewals run on this thread itself rather than being handed to a pool, the leases due
+ * together in one round ({@link RenewalBatches}, up to {@value RenewalBatches#MAX_BATCH}
+ * a round). A round takes at most the node timeout (two when a node lost its script
+ * cache), since all nodes are asked at once, and is due a third of the TTL after the last
+ * validation, leaving two thirds of the TTL before the lease would run out. With the
+ * defaults (TTL 30 s, node timeout 100 ms) about a hundred rounds could be due at the
+ * same moment, with every node at its timeout, before one came too late; a late renewal
+ * fails closed (the lease is marked lost), never extends an expired lock.
  */
 final class RenewalScheduler implements AutoCloseable {
 

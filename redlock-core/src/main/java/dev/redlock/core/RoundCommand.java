@@ -17,13 +17,20 @@ final class RoundCommand {
 
 	private final CommandArguments[] parts;
 
-	private RoundCommand(CommandArguments[] parts) {
+	/**
+	 * Whether it is a batch: its round trip is not the node's latency, and an error reply
+	 * to any part stands in the list.
+	 */
+	private final boolean batch;
+
+	private RoundCommand(CommandArguments[] parts, boolean batch) {
 		this.parts = parts;
+		this.batch = batch;
 	}
 
 	/** One command. */
 	static RoundCommand of(CommandArguments command) {
-		return new RoundCommand(new CommandArguments[] { command });
+		return new RoundCommand(new CommandArguments[] { command }, false);
 	}
 
 	/**
@@ -32,7 +39,22 @@ final class RoundCommand {
 	 * reply is read, so the connection owes nothing).
 	 */
 	static RoundCommand pipelined(CommandArguments... parts) {
-		return new RoundCommand(parts);
+		return new RoundCommand(parts, false);
+	}
+
+	/**
+	 * Many commands written together, each on its own: their replies read as a list in
+	 * which an error reply to any of them stands in its place. The round trip does not
+	 * count as the node's latency: a node takes longer to run many commands than one, and
+	 * the rounds of single locks must not take it for a slow node.
+	 */
+	static RoundCommand batch(List<CommandArguments> parts) {
+		return new RoundCommand(parts.toArray(new CommandArguments[0]), true);
+	}
+
+	/** Whether the round trip measures the node's latency (not for a batch). */
+	boolean measuresLatency() {
+		return !this.batch;
 	}
 
 	/** Buffers the command's parts on the connection, to be flushed by the caller. */
@@ -44,10 +66,11 @@ final class RoundCommand {
 
 	/**
 	 * Reads the reply, or the list of replies of a compound.
-	 * @throws JedisDataException for an error reply to the (first) command
+	 * @throws JedisDataException for an error reply to the (first) command, but for a
+	 * batch
 	 */
 	@Nullable Object readFrom(PipelinedConnection connection) {
-		if (this.parts.length == 1) {
+		if (this.parts.length == 1 && !this.batch) {
 			return connection.readReply();
 		}
 		List<@Nullable Object> replies = new ArrayList<>(this.parts.length);
@@ -58,7 +81,7 @@ final class RoundCommand {
 			}
 			catch (JedisDataException ex) {
 				replies.add(ex);
-				if (i == 0) {
+				if (i == 0 && !this.batch) {
 					first = ex;
 				}
 			}
