@@ -161,12 +161,13 @@ final class BatchExtension {
 		@Override
 		public boolean settled(NodeReply[] replies) {
 			int quorum = BatchExtension.this.group.quorum();
+			boolean[] answered = answered(replies);
 			for (int part = 0; part < this.parts; part++) {
 				int confirmed = 0;
 				int refused = 0;
-				for (NodeReply reply : replies) {
-					// a node that lost its scripts is asked again: its answer is to come
-					if (reply != null && reply.isDefinite() && !lacksScript(reply)) {
+				for (int i = 0; i < replies.length; i++) {
+					NodeReply reply = replies[i];
+					if (answered[i]) {
 						if (confirms(reply, part, this.parts) && BatchExtension.this.group.counts(reply.node())) {
 							confirmed++;
 						}
@@ -180,6 +181,19 @@ final class BatchExtension {
 				}
 			}
 			return true;
+		}
+
+		/**
+		 * The nodes whose answer is known, looked at once per reply rather than once per
+		 * call: a node that lost its scripts is asked again, so its answer is still to
+		 * come.
+		 */
+		private static boolean[] answered(NodeReply[] replies) {
+			boolean[] answered = new boolean[replies.length];
+			for (int i = 0; i < replies.length; i++) {
+				answered[i] = replies[i] != null && replies[i].isDefinite() && !lacksScript(replies[i]);
+			}
+			return answered;
 		}
 
 		@Override
