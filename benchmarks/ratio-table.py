@@ -28,6 +28,7 @@ COMPARISONS = [
     ("Latency", "avgt", "redisson", "redlock", "redisson ÷ redlock mean time: how many times faster than Redisson"),
     ("Latency", "avgt", "annotated", "redlock", "annotated ÷ redlock mean time: the annotation's cost (1.00 = none)"),
     ("Latency", "avgt", "ideal", "redlock", "ideal ÷ redlock mean time: the share of the least possible cost (1.00 = none over it)"),
+    ("Latency", "avgt", "fenced", "redlock", "fenced ÷ redlock mean time: a fenced lock's cost (one round more)"),
     ("DistinctKeys16", "thrpt", "redlock", "naive", "redlock ÷ naive ops/s"),
     ("DistinctKeys16", "thrpt", "redlock", "redisson", "redlock ÷ redisson ops/s"),
     ("DistinctKeys16", "thrpt", "redlock", "annotated", "redlock ÷ annotated ops/s: the annotation's cost (1.00 = none)"),

@@ -66,6 +66,18 @@ final class LockUnlock {
 	}
 
 	/**
+	 * @return whether a fenced lock was held with its token
+	 */
+	static boolean fenced(OurRedlock ours, String key) {
+		Lease lease = ours.redlock.tryAcquire(LockRequest.of(key, TTL).named(NAME).fenced()).orElse(null);
+		if (lease == null) {
+			return false;
+		}
+		boolean token = lease.fencingToken().isPresent();
+		return lease.release() != null && token;
+	}
+
+	/**
 	 * A lock value for the hand-written clients: unique enough for a benchmark, and
 	 * cheap.
 	 */

@@ -17,7 +17,7 @@ import dev.redlock.test.RedisNodes;
 /**
  * The Redis nodes of one trial: {@code nodes} fresh, empty servers on loopback, started
  * by the test kit and stopped at the end of the trial. Every client in a benchmark talks
- * to these; with {@code slow} set, the clients reach two of them through the kit's
+ * to these; with {@code slow} set, the clients reach one or two of them through the kit's
  * latency proxy ({@value #SLOW_ONE_WAY_MILLIS} ms each way), while the floor is still
  * measured on the direct nodes.
  */
@@ -29,9 +29,9 @@ public class RedisCluster {
 	public int nodes;
 
 	/**
-	 * Which two nodes the clients reach with {@value #SLOW_ONE_WAY_MILLIS} ms added each
-	 * way: {@code first} (the first two in the node list), {@code last} (the last two),
-	 * or {@code none}.
+	 * Which nodes the clients reach with {@value #SLOW_ONE_WAY_MILLIS} ms added each way:
+	 * {@code first} (the first two in the node list), {@code last} (the last two),
+	 * {@code one} (the first alone), or {@code none}.
 	 */
 	@Param({ "none" })
 	public String slow;
@@ -53,7 +53,8 @@ public class RedisCluster {
 			case "none" -> List.of();
 			case "first" -> List.of(0, 1);
 			case "last" -> List.of(this.nodes - 2, this.nodes - 1);
-			default -> throw new IllegalArgumentException("slow must be none, first or last, was " + this.slow);
+			case "one" -> List.of(0);
+			default -> throw new IllegalArgumentException("slow must be none, first, last or one, was " + this.slow);
 		};
 		for (int node : slowNodes) {
 			LatencyProxy proxy = LatencyProxy.to(this.redis.node(node), Duration.ofMillis(SLOW_ONE_WAY_MILLIS));
