@@ -298,14 +298,15 @@ final class AcquireRound {
 
 		private final long expiresAt;
 
-		private final NodeJudge judge;
+		private final @Nullable NodeJudge judge;
 
 		AcquireExit(RawArgument key, RawArgument value, boolean fenced, long expiresAt, long ttlNanos) {
 			this.key = key;
 			this.value = value;
 			this.fenced = fenced;
 			this.expiresAt = expiresAt;
-			this.judge = new NodeJudge(AcquireRound.this.group, ttlNanos);
+			// without quarantines, every node is trusted: nothing to judge
+			this.judge = AcquireRound.this.judged ? new NodeJudge(AcquireRound.this.group, ttlNanos) : null;
 		}
 
 		/**
@@ -327,8 +328,9 @@ final class AcquireRound {
 		boolean countingGrant(@Nullable NodeReply reply, NodeReply[] replies) {
 			// a quarantined node may have forgotten a lock someone else still holds: its
 			// grant proves nothing
-			return reply != null && reply.isGrant(this.fenced) && AcquireRound.this.group.counts(reply.node())
-					&& this.judge.trusts(reply, replies) && (!this.fenced || this.judge.confirmedCounter(reply));
+			return reply != null && reply.isGrant(this.fenced) && AcquireRound.this.group.counts(reply
+				.node()) && (this.judge == null
+						|| (this.judge.trusts(reply, replies) && (!this.fenced || this.judge.confirmedCounter(reply))));
 		}
 
 		@Override

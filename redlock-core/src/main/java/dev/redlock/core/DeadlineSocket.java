@@ -47,12 +47,15 @@ final class DeadlineSocket extends Socket {
 		this.deadlineSet = true;
 	}
 
-	/** Reads are bounded by the read timeout alone again. */
-	void clearDeadline() throws SocketException {
-		if (this.deadlineSet) {
-			this.deadlineSet = false;
-			apply(this.timeoutMillis);
-		}
+	/**
+	 * Reads are bounded by the read timeout alone again: it is set on the socket before
+	 * the next read without a deadline. A round's reads all have one, so in a steady
+	 * stream of rounds the socket keeps the timeout of the last (the same, to the
+	 * millisecond, when rounds are quick): setting it again would box a new
+	 * {@code Integer} every time.
+	 */
+	void clearDeadline() {
+		this.deadlineSet = false;
 	}
 
 	private void apply(int millis) throws SocketException {
@@ -62,14 +65,14 @@ final class DeadlineSocket extends Socket {
 		}
 	}
 
-	/** Before a read: what is left of the deadline becomes the read's timeout. */
+	/**
+	 * Before a read: what is left of the deadline becomes the read's timeout, or the read
+	 * timeout when there is no deadline.
+	 */
 	private void beforeRead() throws IOException {
-		if (!this.deadlineSet) {
-			return;
-		}
 		// at least 1 ms, even past the deadline: bytes already here are still read (a
 		// busy caller may come to them late)
-		apply(RoundTimes.millisLeft(this.deadlineNanos));
+		apply(this.deadlineSet ? RoundTimes.millisLeft(this.deadlineNanos) : this.timeoutMillis);
 	}
 
 	@Override

@@ -17,8 +17,14 @@ final class LockArguments {
 
 	private final RedlockSettings settings;
 
+	private final String keyPrefix;
+
+	private final byte[] keyPrefixBytes;
+
 	LockArguments(RedlockSettings settings) {
 		this.settings = settings;
+		this.keyPrefix = settings.keyPrefix();
+		this.keyPrefixBytes = this.keyPrefix.getBytes(StandardCharsets.UTF_8);
 	}
 
 	/**
@@ -32,21 +38,41 @@ final class LockArguments {
 			throw new IllegalArgumentException("Lock resource name must not be null or empty");
 		}
 		int limit = this.settings.maxKeyLength();
-		String key = this.settings.keyPrefix() + resource;
 		// one byte or more per char: a key with more chars than the limit is refused
 		// without being encoded
-		byte[] bytes = (key.length() > limit) ? null : key.getBytes(StandardCharsets.UTF_8);
+		int chars = this.keyPrefix.length() + resource.length();
+		byte[] bytes = (chars > limit) ? null : encodeKey(resource);
 		if (bytes == null || bytes.length > limit) {
+			String key = this.keyPrefix + resource;
 			int atLeast = (bytes != null) ? bytes.length : key.length();
 			String start = (resource.length() > 40) ? resource.substring(0, 40) + "…" : resource;
 			throw new IllegalArgumentException("Lock key for resource '" + start + "' is longer than the limit of "
 					+ limit + " bytes in UTF-8, key prefix included (maxKeyLength): at least " + atLeast + " bytes");
 		}
 		if (startsWith(bytes, FENCE_PREFIX)) {
-			throw new IllegalArgumentException("Lock key '" + key + "' starts with " + LockScripts.FENCE_KEY_PREFIX
-					+ ", which is reserved for fencing counters: use another resource name or key prefix");
+			throw new IllegalArgumentException(
+					"Lock key '" + this.keyPrefix + resource + "' starts with " + LockScripts.FENCE_KEY_PREFIX
+							+ ", which is reserved for fencing counters: use another resource name or key prefix");
 		}
 		return RawArgument.wrap(bytes);
+	}
+
+	/**
+	 * The key's UTF-8 bytes. An ASCII resource, the usual kind, is copied behind the
+	 * prefix's bytes char by char, with no string built on the way.
+	 */
+	private byte[] encodeKey(String resource) {
+		byte[] prefix = this.keyPrefixBytes;
+		byte[] key = new byte[prefix.length + resource.length()];
+		System.arraycopy(prefix, 0, key, 0, prefix.length);
+		for (int i = 0; i < resource.length(); i++) {
+			char c = resource.charAt(i);
+			if (c >= 0x80) {
+				return (this.keyPrefix + resource).getBytes(StandardCharsets.UTF_8);
+			}
+			key[prefix.length + i] = (byte) c;
+		}
+		return key;
 	}
 
 	private static boolean startsWith(byte[] bytes, byte[] prefix) {

@@ -3,7 +3,6 @@ package dev.redlock.core;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
-import java.net.SocketException;
 
 import org.jspecify.annotations.Nullable;
 
@@ -61,12 +60,7 @@ final class PipelinedConnection extends Connection {
 	void clearDeadline() {
 		DeadlineSocket socket = this.capture.socket;
 		if (socket != null) {
-			try {
-				socket.clearDeadline();
-			}
-			catch (SocketException ex) {
-				setBroken();
-			}
+			socket.clearDeadline();
 		}
 	}
 

@@ -15,7 +15,10 @@ import redis.clients.jedis.exceptions.JedisDataException;
  */
 final class RoundCommand {
 
-	private final CommandArguments[] parts;
+	/** The command, when there is one: most rounds send one, with no array around it. */
+	private final @Nullable CommandArguments single;
+
+	private final CommandArguments @Nullable [] parts;
 
 	/**
 	 * Whether it is a batch: its round trip is not the node's latency, and an error reply
@@ -23,14 +26,15 @@ final class RoundCommand {
 	 */
 	private final boolean batch;
 
-	private RoundCommand(CommandArguments[] parts, boolean batch) {
+	private RoundCommand(@Nullable CommandArguments single, CommandArguments @Nullable [] parts, boolean batch) {
+		this.single = single;
 		this.parts = parts;
 		this.batch = batch;
 	}
 
 	/** One command. */
 	static RoundCommand of(CommandArguments command) {
-		return new RoundCommand(new CommandArguments[] { command }, false);
+		return new RoundCommand(command, null, false);
 	}
 
 	/**
@@ -39,7 +43,7 @@ final class RoundCommand {
 	 * reply is read, so the connection owes nothing).
 	 */
 	static RoundCommand pipelined(CommandArguments... parts) {
-		return new RoundCommand(parts, false);
+		return new RoundCommand(null, parts, false);
 	}
 
 	/**
@@ -49,7 +53,7 @@ final class RoundCommand {
 	 * the rounds of single locks must not take it for a slow node.
 	 */
 	static RoundCommand batch(List<CommandArguments> parts) {
-		return new RoundCommand(parts.toArray(new CommandArguments[0]), true);
+		return new RoundCommand(null, parts.toArray(new CommandArguments[0]), true);
 	}
 
 	/** Whether the round trip measures the node's latency (not for a batch). */
@@ -59,6 +63,10 @@ final class RoundCommand {
 
 	/** Buffers the command's parts on the connection, to be flushed by the caller. */
 	void writeTo(PipelinedConnection connection) {
+		if (this.single != null) {
+			connection.send(this.single);
+			return;
+		}
 		for (CommandArguments part : this.parts) {
 			connection.send(part);
 		}
@@ -70,7 +78,7 @@ final class RoundCommand {
 	 * batch
 	 */
 	@Nullable Object readFrom(PipelinedConnection connection) {
-		if (this.parts.length == 1 && !this.batch) {
+		if (this.single != null) {
 			return connection.readReply();
 		}
 		List<@Nullable Object> replies = new ArrayList<>(this.parts.length);

@@ -62,6 +62,9 @@ class KeyLengthTests {
 			// 2 characters, 8 bytes (two emoji, each a surrogate pair): exactly 16
 			try (Lease lease = redlock.tryAcquire("\uD83D\uDD12\uD83D\uDD11", TTL).orElseThrow()) {
 				assertThat(lease.isValid()).isTrue();
+				// encoded as UTF-8 behind the prefix, as an ASCII name is
+				assertThat(TestSupport.nodesWithKey(nodes, "redlock:\uD83D\uDD12\uD83D\uDD11"))
+					.isGreaterThanOrEqualTo(redlock.quorum());
 			}
 		}
 	}

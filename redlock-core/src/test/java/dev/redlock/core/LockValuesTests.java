@@ -1,9 +1,13 @@
 package dev.redlock.core;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 
 import org.junit.jupiter.api.Test;
 
@@ -22,6 +26,35 @@ class LockValuesTests {
 		Set<RawArgument> values = new HashSet<>();
 		for (int i = 0; i < 100_000; i++) {
 			values.add(LockValues.next());
+		}
+		assertThat(values).hasSize(100_000);
+	}
+
+	@Test
+	void valuesTakenByManyThreadsAtOnceAreUnique() throws Exception {
+		// the bytes of many values are drawn at once: no two threads may take the same
+		Set<RawArgument> values = ConcurrentHashMap.newKeySet();
+		CountDownLatch start = new CountDownLatch(1);
+		List<Thread> threads = new ArrayList<>();
+		for (int t = 0; t < 4; t++) {
+			Thread thread = new Thread(() -> {
+				try {
+					start.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+				for (int i = 0; i < 25_000; i++) {
+					values.add(LockValues.next());
+				}
+			});
+			thread.start();
+			threads.add(thread);
+		}
+		start.countDown();
+		for (Thread thread : threads) {
+			thread.join();
 		}
 		assertThat(values).hasSize(100_000);
 	}
