@@ -328,9 +328,11 @@ final class AcquireRound {
 		boolean countingGrant(@Nullable NodeReply reply, NodeReply[] replies) {
 			// a quarantined node may have forgotten a lock someone else still holds: its
 			// grant proves nothing
-			return reply != null && reply.isGrant(this.fenced) && AcquireRound.this.group.counts(reply
-				.node()) && (this.judge == null
-						|| (this.judge.trusts(reply, replies) && (!this.fenced || this.judge.confirmedCounter(reply))));
+			if (reply == null || !reply.isGrant(this.fenced) || !AcquireRound.this.group.counts(reply.node())) {
+				return false;
+			}
+			return this.judge == null
+					|| (this.judge.trusts(reply, replies) && (!this.fenced || this.judge.confirmedCounter(reply)));
 		}
 
 		@Override

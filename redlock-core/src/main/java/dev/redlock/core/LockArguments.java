@@ -43,8 +43,7 @@ final class LockArguments {
 		int chars = this.keyPrefix.length() + resource.length();
 		byte[] bytes = (chars > limit) ? null : encodeKey(resource);
 		if (bytes == null || bytes.length > limit) {
-			String key = this.keyPrefix + resource;
-			int atLeast = (bytes != null) ? bytes.length : key.length();
+			int atLeast = (bytes != null) ? bytes.length : chars;
 			String start = (resource.length() > 40) ? resource.substring(0, 40) + "…" : resource;
 			throw new IllegalArgumentException("Lock key for resource '" + start + "' is longer than the limit of "
 					+ limit + " bytes in UTF-8, key prefix included (maxKeyLength): at least " + atLeast + " bytes");
