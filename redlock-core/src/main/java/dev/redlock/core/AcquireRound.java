@@ -76,17 +76,18 @@ final class AcquireRound {
 	AcquireAttempt attempt(RawArgument key, Duration ttl, boolean fenced) {
 		this.group.removeOwnLeftovers(key);
 		RawArgument value = LockValues.next();
+		RawArgument ttlArgument = ttlArgument(ttl.toMillis());
 		RoundCommand acquire;
 		if (fenced) {
 			acquire = RoundCommand
-				.of(fencingScript(LockScripts.ACQUIRE_FENCED, key, value, ttlArgument(ttl.toMillis())));
+				.of(fencingScript(Command.EVALSHA, LockScripts.ACQUIRE_FENCED.sha1(), key, value, ttlArgument));
 		}
 		else {
 			CommandArguments set = new CommandArguments(Command.SET).add(key)
 				.add(value)
 				.add(Keyword.NX)
 				.add(Keyword.PX)
-				.add(ttlArgument(ttl.toMillis()));
+				.add(ttlArgument);
 			// with the quarantine on, the node's clock and marker are read right behind
 			// the SET, in the same round trip: they judge this very grant. Not atomic,
 			// and need not be: a flush or failover between them leaves the marker gone
@@ -98,6 +99,9 @@ final class AcquireRound {
 		AcquireExit exit = new AcquireExit(key, value, fenced, expiresAt, ttl.toNanos());
 		NodeReply[] replies = this.group.fanout().execute(acquire, null, exit);
 		try {
+			if (fenced) {
+				retryBySource(LockScripts.ACQUIRE_FENCED, key, value, ttlArgument, replies);
+			}
 			return settle(key, value, ttl, fenced, replies, start, expiresAt, exit);
 		}
 		catch (Throwable ex) {
@@ -233,9 +237,11 @@ final class AcquireRound {
 			return candidate;
 		}
 		// returns once a quorum confirmed (or can no longer): a slow node costs nothing
+		RawArgument token = RawArgument.of(candidate);
 		NodeReply[] replies = this.group.fanout()
-			.execute(fencingScript(LockScripts.RAISE_FENCE, key, value, RawArgument.of(candidate)), null,
+			.execute(fencingScript(Command.EVALSHA, LockScripts.RAISE_FENCE.sha1(), key, value, token), null,
 					this.group.quorumExit(NodeCommand.FENCE));
+		retryBySource(LockScripts.RAISE_FENCE, key, value, token, replies);
 		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isConfirmed);
 		int confirmed = 0;
 		for (NodeReply reply : replies) {
@@ -255,12 +261,29 @@ final class AcquireRound {
 	}
 
 	/**
-	 * A fencing script by its source (nobody retries after {@code NOSCRIPT}): the lock
-	 * key, then its counter.
+	 * Calls a fencing script again, by its source, on the nodes that answered
+	 * {@code NOSCRIPT} to its digest, waiting for each of them (they just answered), and
+	 * puts their replies in place of the refusals. Even when the others settled the
+	 * round: the call by source caches the script there again, else that node would
+	 * answer every fenced lock with {@code NOSCRIPT}, and fenced locks would go on with
+	 * one node fewer.
 	 */
-	private static CommandArguments fencingScript(Script script, RawArgument key, RawArgument value,
-			RawArgument argument) {
-		return new CommandArguments(Command.EVAL).add(script.source())
+	private void retryBySource(Script script, RawArgument key, RawArgument value, RawArgument argument,
+			NodeReply[] replies) {
+		boolean[] missing = ScriptRetry.nodesLackingScript(replies, NodeReply::isNoScript);
+		if (missing != null) {
+			ScriptRetry.merge(replies, this.group.fanout()
+				.execute(fencingScript(Command.EVAL, script.source(), key, value, argument), missing), missing);
+		}
+	}
+
+	/**
+	 * A call of a fencing script: the lock key, then its counter.
+	 * @param command {@code EVALSHA} with the digest, or {@code EVAL} with the source
+	 */
+	private static CommandArguments fencingScript(Command command, RawArgument script, RawArgument key,
+			RawArgument value, RawArgument argument) {
+		return new CommandArguments(command).add(script)
 			.add(LockScripts.TWO_KEYS)
 			.add(key)
 			.add(counterKey(key))
@@ -340,7 +363,9 @@ final class AcquireRound {
 			int granted = granted(replies);
 			int answered = 0;
 			for (NodeReply reply : replies) {
-				if (reply != null) {
+				// a node that lost the fencing script is asked again by its source: its
+				// answer is still to come
+				if (reply != null && !reply.isNoScript()) {
 					answered++;
 				}
 			}
@@ -364,7 +389,7 @@ final class AcquireRound {
 		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
 			AcquireRound.this.group.events()
 				.nodeReplies(NodeCommand.ACQUIRE, new NodeReply[] { reply }, grants(this.fenced));
-			if (followUp != null && !reply.isRefused() && !followUp.isDefinite()) {
+			if (followUp != null && !reply.isRefused() && !reply.isNoScript() && !followUp.isDefinite()) {
 				// a lost round's release did not reach a node that may hold our value (a
 				// won round's lease releases on every node itself)
 				AcquireRound.this.group.cleanup().remove(reply.node(), this.key, this.value, this.expiresAt);

@@ -41,23 +41,10 @@ final class BatchExtension {
 		int parts = requests.size();
 		NodeReply[] replies = this.group.fanout()
 			.execute(calls(requests, Command.EVALSHA, LockScripts.EXTEND.sha1()), null, new BatchExit(parts));
-		boolean[] missing = null;
-		for (int i = 0; i < replies.length; i++) {
-			if (lacksScript(replies[i])) {
-				if (missing == null) {
-					missing = new boolean[replies.length];
-				}
-				missing[i] = true;
-			}
-		}
+		boolean[] missing = ScriptRetry.nodesLackingScript(replies, BatchExtension::lacksScript);
 		if (missing != null) {
-			NodeReply[] retried = this.group.fanout()
-				.execute(calls(requests, Command.EVAL, LockScripts.EXTEND.source()), missing, null);
-			for (int i = 0; i < replies.length; i++) {
-				if (missing[i]) {
-					replies[i] = retried[i];
-				}
-			}
+			ScriptRetry.merge(replies, this.group.fanout()
+				.execute(calls(requests, Command.EVAL, LockScripts.EXTEND.source()), missing, null), missing);
 		}
 		reports.add(() -> this.group.events().nodeReplies(NodeCommand.EXTEND, asEvents(replies), confirmsAll(parts)));
 		long end = this.group.now();

@@ -164,8 +164,11 @@ final class LockScripts {
 			return 0
 			""");
 
-	/** The scripts run by digest ({@code EVALSHA}), loaded on every new connection. */
-	static final List<Script> CACHED = List.of(RELEASE, DISCARD, EXTEND);
+	/**
+	 * The scripts of every lock and release, run by digest ({@code EVALSHA}): loaded on
+	 * every new connection, and called again by source where a node lost them.
+	 */
+	static final List<Script> CACHED = List.of(RELEASE, DISCARD, EXTEND, ACQUIRE_FENCED, RAISE_FENCE);
 
 	/** The number of keys the fencing scripts take: the lock and its counter. */
 	static final RawArgument TWO_KEYS = RawArgument.of(2);
@@ -173,7 +176,7 @@ final class LockScripts {
 	private LockScripts() {
 	}
 
-	/** The number of keys every script takes, as sent with {@code EVALSHA}. */
+	/** The number of keys the other lock scripts take. */
 	static final RawArgument ONE_KEY = RawArgument.of(1);
 
 	/**

@@ -17,8 +17,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * The first exchange on a new connection, in one round trip: what the server says about
  * itself, for the {@link NodeQuarantine quarantine} ({@code INFO server}: uptime and
  * {@code run_id}; {@code INFO replication}: a promotion; {@code TIME}: its clock; its
- * {@link NodeMarker marker}), and the release and extension scripts loaded, once per
- * connection, not per lock. With the scripts loaded, a release or an extension is
+ * {@link NodeMarker marker}), and the lock scripts loaded, once per connection, not per
+ * lock. With the scripts loaded, a release, an extension or a fenced acquisition is
  * answered by {@code EVALSHA} at once, so it can return as soon as a quorum confirms it.
  *
  * <p>

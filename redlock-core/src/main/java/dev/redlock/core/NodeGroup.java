@@ -274,23 +274,10 @@ final class NodeGroup implements AutoCloseable {
 			@Nullable EarlyExit exit, RawArgument... args) {
 		NodeReply[] replies = this.fanout.execute(LockScripts.call(Command.EVALSHA, script.sha1(), key, args), selected,
 				exit);
-		boolean[] missing = null;
-		for (int i = 0; i < replies.length; i++) {
-			if (replies[i] != null && replies[i].isNoScript()) {
-				if (missing == null) {
-					missing = new boolean[replies.length];
-				}
-				missing[i] = true;
-			}
-		}
+		boolean[] missing = ScriptRetry.nodesLackingScript(replies, NodeReply::isNoScript);
 		if (missing != null) {
-			NodeReply[] retried = this.fanout.execute(LockScripts.call(Command.EVAL, script.source(), key, args),
-					missing);
-			for (int i = 0; i < replies.length; i++) {
-				if (missing[i]) {
-					replies[i] = retried[i];
-				}
-			}
+			ScriptRetry.merge(replies,
+					this.fanout.execute(LockScripts.call(Command.EVAL, script.source(), key, args), missing), missing);
 		}
 		this.events.nodeReplies(command, replies, NodeReply::isConfirmed);
 		return replies;

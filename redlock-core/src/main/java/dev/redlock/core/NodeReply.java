@@ -97,11 +97,12 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 
 	/**
 	 * Whether the node may hold what the command wrote, with nothing sent yet to remove
-	 * it: it was written, not refused, and no follow-up went behind it.
+	 * it: it was written, not refused (nor answered {@code NOSCRIPT}: nothing ran), and
+	 * no follow-up went behind it.
 	 * @return {@code true} if a clean-up must still reach the node
 	 */
 	boolean mayHoldWrite() {
-		return this.written && !this.followedUp && !isRefused();
+		return this.written && !this.followedUp && !isRefused() && !isNoScript();
 	}
 
 	/**
