@@ -44,24 +44,25 @@ final class Acquisitions {
 	}
 
 	Lease acquire(LockRequest request, Duration waitTime) {
-		Checked checked = check(request);
+		RawArgument key = checkedKey(request);
+		Duration lockTtl = checkedTtl(request);
 		String name = request.name();
 		String resource = request.resource();
 		boolean fenced = request.isFenced();
-		RawArgument key = checked.key();
-		Duration lockTtl = checked.ttl();
 		long waitNanos = LockArguments.waitNanos(waitTime);
 		long start = this.ticker.getAsLong();
 		if (Thread.currentThread().isInterrupted()) {
 			throw notAcquired(name, interrupted(resource, 0, start, null));
 		}
-		WaitOutcome outcome;
 		if (waitNanos == 0) {
-			outcome = new WaitOutcome(this.round.attempt(key, lockTtl, fenced), 1, WaitOutcome.Wake.DEADLINE, false);
+			AcquireAttempt only = this.round.attempt(key, lockTtl, fenced);
+			if (only.won()) {
+				return acquired(name, resource, key, lockTtl, only, start, 1, 0);
+			}
+			throw notAcquired(name, only.failure(resource, 1, elapsedSince(start)));
 		}
-		else {
-			outcome = this.waiters.acquire(key, start + waitNanos, () -> this.round.attempt(key, lockTtl, fenced));
-		}
+		WaitOutcome outcome = this.waiters.acquire(key, start + waitNanos,
+				() -> this.round.attempt(key, lockTtl, fenced));
 		AcquireAttempt last = outcome.last();
 		if (last != null && last.won()) {
 			return acquired(name, resource, key, lockTtl, last, start, outcome.attempts(),
@@ -82,12 +83,13 @@ final class Acquisitions {
 	}
 
 	Optional<Lease> tryAcquire(LockRequest request) {
-		Checked checked = check(request);
-		AcquireAttempt attempt = this.round.attempt(checked.key(), checked.ttl(), request.isFenced());
+		RawArgument key = checkedKey(request);
+		Duration ttl = checkedTtl(request);
+		AcquireAttempt attempt = this.round.attempt(key, ttl, request.isFenced());
 		String name = request.name();
 		String resource = request.resource();
 		if (attempt.won()) {
-			return Optional.of(acquired(name, resource, checked.key(), checked.ttl(), attempt, attempt.start(), 1, 0));
+			return Optional.of(acquired(name, resource, key, ttl, attempt, attempt.start(), 1, 0));
 		}
 		notAcquired(name, attempt.failure(resource, 1, Duration.ofNanos(attempt.end() - attempt.start())));
 		return Optional.empty();
@@ -126,22 +128,24 @@ final class Acquisitions {
 	}
 
 	/**
-	 * Checks that this instance is open and the request usable, before any network call;
-	 * on a {@code Redlock} just built, waits for its first connections.
+	 * Checks that this instance is open and the request's resource usable, before any
+	 * network call (its TTL is checked next, by {@link #checkedTtl}).
 	 */
-	private Checked check(LockRequest request) {
+	private RawArgument checkedKey(LockRequest request) {
 		if (this.support.isClosed()) {
 			throw new IllegalStateException("This Redlock is closed: it acquires no more locks");
 		}
-		Checked checked = new Checked(this.arguments.keyFor(request.resource()),
-				this.arguments.usableTtl(request.ttl()));
-		// a Redlock just built: its first connections are still being opened
-		this.group.awaitWarmUp();
-		return checked;
+		return this.arguments.keyFor(request.resource());
 	}
 
-	/** A request's key as sent to the nodes, and its TTL as checked. */
-	private record Checked(RawArgument key, Duration ttl) {
+	/**
+	 * Checks the request's TTL; then, on a {@code Redlock} just built, waits for its
+	 * first connections.
+	 */
+	private Duration checkedTtl(LockRequest request) {
+		Duration ttl = this.arguments.usableTtl(request.ttl());
+		this.group.awaitWarmUp();
+		return ttl;
 	}
 
 	private LockNotAcquiredException notAcquired(String name, LockNotAcquiredException failure) {

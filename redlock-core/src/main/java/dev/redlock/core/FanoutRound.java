@@ -13,13 +13,11 @@ import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * One command sent to many nodes: the state of a single {@link Fanout#execute} call, on
- * the caller's thread.
+ * the caller's thread, with the times it wrote to each node.
  */
-final class FanoutRound {
+final class FanoutRound extends WriteTimes {
 
 	private final List<NodeConnectionPool> pools;
-
-	private final long timeoutNanos;
 
 	/** Whether to wait for a connection to every node, even a slow one's. */
 	private final boolean patient;
@@ -32,8 +30,6 @@ final class FanoutRound {
 
 	private final @Nullable EarlyExit exit;
 
-	private final long start = System.nanoTime();
-
 	private final long deadline;
 
 	/**
@@ -42,10 +38,8 @@ final class FanoutRound {
 	 */
 	private final PipelinedConnection[] connections;
 
-	private final WriteTimes times;
-
 	/** Connections being borrowed for this round. */
-	private final PendingBorrows pending;
+	private PendingBorrows pending = PendingBorrows.NONE;
 
 	private final NodeReply[] replies;
 
@@ -59,19 +53,22 @@ final class FanoutRound {
 
 	FanoutRound(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient, LateReader lateReader,
 			RoundCommand command, boolean @Nullable [] selected, @Nullable EarlyExit exit) {
+		super(System.nanoTime());
 		this.pools = pools;
-		this.timeoutNanos = timeoutNanos;
 		this.patient = patient;
 		this.lateReader = lateReader;
 		this.deadline = this.start + timeoutNanos;
 		this.command = command;
 		this.selected = selected;
 		this.exit = exit;
-		this.pending = new PendingBorrows(pools);
 		int n = pools.size();
-		this.times = new WriteTimes(this.start, n);
 		this.connections = new PipelinedConnection[n];
 		this.replies = new NodeReply[n];
+	}
+
+	@Override
+	int nodeCount() {
+		return this.connections.length;
 	}
 
 	NodeReply[] run() {
@@ -133,17 +130,20 @@ final class FanoutRound {
 			if (borrowed.isDone()) {
 				write(i, borrowed);
 			}
-			else if (mayLeaveThisOut && pool.expectedLatencyNanos() >= this.timeoutNanos / 2) {
+			else if (mayLeaveThisOut && pool.expectedLatencyNanos() >= (this.deadline - this.start) / 2) {
 				// it let earlier rounds wait (frozen, or far away): connect it for a
 				// later round, not this one
 				PendingBorrows.keepWhenReady(pool, borrowed);
 				notWritten(i, "not waited for: connecting in the background, since the node was slow to answer");
 			}
 			else {
+				if (this.pending == PendingBorrows.NONE) {
+					this.pending = new PendingBorrows(this.pools);
+				}
 				this.pending.add(i, borrowed);
 			}
 		}
-		this.times.firstPassDone();
+		firstPassDone();
 	}
 
 	/** Records a node that this round does not write to, as timed out. */
@@ -223,7 +223,7 @@ final class FanoutRound {
 		int next = expectedFirst();
 		long now = System.nanoTime();
 		if (next >= 0) {
-			long due = this.times.writtenAt(next) + this.pools.get(next).expectedLatencyNanos();
+			long due = writtenAt(next) + this.pools.get(next).expectedLatencyNanos();
 			if (this.pending.count() == 0 || due - now <= RoundTimes.MAX_PARK_NANOS) {
 				// the node expected to answer first: no faster one is still out
 				read(next);
@@ -272,7 +272,7 @@ final class FanoutRound {
 
 	/** The unread node expected to answer first. */
 	private int expectedFirst() {
-		return this.times.expectedFirst(this.pools, this.connections);
+		return expectedFirst(this.pools, this.connections);
 	}
 
 	/**
@@ -292,7 +292,7 @@ final class FanoutRound {
 			int next = (this.unread > 0) ? arrivedReply() : -1;
 			if (next < 0 && this.unread > 0) {
 				int first = expectedFirst();
-				long due = this.times.writtenAt(first) + this.pools.get(first).expectedLatencyNanos();
+				long due = writtenAt(first) + this.pools.get(first).expectedLatencyNanos();
 				if (due - patience <= 0
 						&& (this.pending.count() == 0 || due - System.nanoTime() <= RoundTimes.MAX_PARK_NANOS)) {
 					next = first;
@@ -336,9 +336,9 @@ final class FanoutRound {
 		}
 		long readEnd = System.nanoTime();
 		NodeReply.Kind kind = this.replies[node].kind();
-		if (this.command.measuresLatency() && this.times.measures(node, readStart, readEnd)
-				&& kind != NodeReply.Kind.INTERRUPTED && kind != NodeReply.Kind.UNREACHABLE) {
-			pool.replied(readEnd - this.times.writtenAt(node));
+		if (this.command.measuresLatency() && measures(node, readStart, readEnd) && kind != NodeReply.Kind.INTERRUPTED
+				&& kind != NodeReply.Kind.UNREACHABLE) {
+			pool.replied(readEnd - writtenAt(node));
 		}
 	}
 
@@ -383,7 +383,7 @@ final class FanoutRound {
 			this.connections[i] = null;
 			this.unread--;
 			this.replies[i] = NodeReply.notAwaited(i, System.nanoTime() - this.start, true, followedUp);
-			this.lateReader.lateRead(i, connection, this.command, this.times.writtenAt(i), followedUp, this.exit);
+			this.lateReader.lateRead(i, connection, this.command, writtenAt(i), followedUp, this.exit);
 		}
 	}
 
@@ -409,7 +409,7 @@ final class FanoutRound {
 			this.command.writeTo(connection);
 			connection.flushNow();
 			this.connections[node] = connection;
-			this.times.written(node);
+			written(node);
 			this.unread++;
 		}
 		catch (RuntimeException ex) {

@@ -9,22 +9,99 @@ import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
- * What one node answered in one round.
- *
- * @param node index of the node in the {@link Redlock}'s node list
- * @param kind how the round trip ended
- * @param value the reply when {@code kind} is {@link Kind#REPLIED} ({@code byte[]} status
- * or bulk, {@code Long}, or {@code null} for a nil reply)
- * @param error the failure otherwise
- * @param nanos time from the start of the round until this reply was read or the node
- * gave up
- * @param written whether the command was written to the node, so that it may have run
- * there even without a reply
- * @param followedUp whether the round's follow-up (the release behind a lost {@code SET})
- * was written right behind it, to be read off the caller's thread
+ * What one node answered in one round. A round makes one per node, so it is kept to three
+ * fields (24 bytes): the reply and the failure share one, the node, kind and flags
+ * another, and the time is kept in microseconds.
  */
-record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exception error, long nanos, boolean written,
-		boolean followedUp) {
+final class NodeReply {
+
+	private static final Kind[] KINDS = Kind.values();
+
+	private static final int WRITTEN = 1;
+
+	private static final int FOLLOWED_UP = 2;
+
+	private static final int KIND_SHIFT = 2;
+
+	private static final int NODE_SHIFT = 8;
+
+	/**
+	 * The node's index, from bit {@value #NODE_SHIFT} on; the kind's ordinal, from bit
+	 * {@value #KIND_SHIFT}; and the flags {@link #WRITTEN} and {@link #FOLLOWED_UP}.
+	 */
+	private final int nodeKindAndFlags;
+
+	/** Time until the reply was read or the node gave up, in microseconds. */
+	private final int micros;
+
+	/** The reply when {@link Kind#REPLIED}, else the failure. */
+	private final @Nullable Object payload;
+
+	/**
+	 * Creates one.
+	 * @param node index of the node in the {@link Redlock}'s node list
+	 * @param kind how the round trip ended
+	 * @param payload the reply when {@code kind} is {@link Kind#REPLIED}, else the
+	 * failure
+	 * @param nanos time from the start of the round until this reply was read or the node
+	 * gave up
+	 * @param written whether the command was written to the node
+	 * @param followedUp whether the round's follow-up was written right behind it
+	 */
+	private NodeReply(int node, Kind kind, @Nullable Object payload, long nanos, boolean written, boolean followedUp) {
+		this.nodeKindAndFlags = (node << NODE_SHIFT) | (kind.ordinal() << KIND_SHIFT) | (written ? WRITTEN : 0)
+				| (followedUp ? FOLLOWED_UP : 0);
+		this.micros = (int) Math.min(Integer.MAX_VALUE, Math.max(0, nanos / 1_000));
+		this.payload = payload;
+	}
+
+	/** Index of the node in the {@link Redlock}'s node list. */
+	int node() {
+		return this.nodeKindAndFlags >>> NODE_SHIFT;
+	}
+
+	/** How the round trip ended. */
+	Kind kind() {
+		return KINDS[(this.nodeKindAndFlags >>> KIND_SHIFT) & 0x3F];
+	}
+
+	/**
+	 * The reply when {@link #kind()} is {@link Kind#REPLIED}: {@code byte[]} status or
+	 * bulk, {@code Long}, a list, or {@code null} for a nil reply; {@code null}
+	 * otherwise.
+	 */
+	@Nullable Object value() {
+		return (kind() == Kind.REPLIED) ? this.payload : null;
+	}
+
+	/** The failure, when {@link #kind()} is not {@link Kind#REPLIED}. */
+	@Nullable Exception error() {
+		return (kind() == Kind.REPLIED) ? null : (Exception) this.payload;
+	}
+
+	/**
+	 * Time from the start of the round until this reply was read or the node gave up, to
+	 * the microsecond.
+	 */
+	long nanos() {
+		return this.micros * 1_000L;
+	}
+
+	/**
+	 * Whether the command was written to the node, so that it may have run there even
+	 * without a reply.
+	 */
+	boolean written() {
+		return (this.nodeKindAndFlags & WRITTEN) != 0;
+	}
+
+	/**
+	 * Whether the round's follow-up (the release behind a lost {@code SET}) was written
+	 * right behind it, to be read off the caller's thread.
+	 */
+	boolean followedUp() {
+		return (this.nodeKindAndFlags & FOLLOWED_UP) != 0;
+	}
 
 	/** How a round trip to one node ended. */
 	enum Kind {
@@ -65,7 +142,7 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 	}
 
 	static NodeReply replied(int node, @Nullable Object value, long nanos) {
-		return new NodeReply(node, Kind.REPLIED, value, null, nanos, true, false);
+		return new NodeReply(node, Kind.REPLIED, value, nanos, true, false);
 	}
 
 	/**
@@ -75,16 +152,16 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 	 * @param followedUp whether the follow-up was written behind it
 	 */
 	static NodeReply notAwaited(int node, long nanos, boolean written, boolean followedUp) {
-		return new NodeReply(node, Kind.NOT_AWAITED, null, null, nanos, written, followedUp);
+		return new NodeReply(node, Kind.NOT_AWAITED, null, nanos, written, followedUp);
 	}
 
 	static NodeReply interrupted(int node, Exception error, long nanos) {
-		return new NodeReply(node, Kind.INTERRUPTED, null, error, nanos, true, false);
+		return new NodeReply(node, Kind.INTERRUPTED, error, nanos, true, false);
 	}
 
 	/** A failure after the command was written: it may still have run on the node. */
 	static NodeReply failed(int node, Exception error, long nanos) {
-		return new NodeReply(node, classify(error), null, error, nanos, true, false);
+		return new NodeReply(node, classify(error), error, nanos, true, false);
 	}
 
 	/**
@@ -92,7 +169,7 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 	 * not run.
 	 */
 	static NodeReply notWritten(int node, Exception error, long nanos) {
-		return new NodeReply(node, classify(error), null, error, nanos, false, false);
+		return new NodeReply(node, classify(error), error, nanos, false, false);
 	}
 
 	/**
@@ -102,7 +179,7 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 	 * @return {@code true} if a clean-up must still reach the node
 	 */
 	boolean mayHoldWrite() {
-		return this.written && !this.followedUp && !isRefused() && !isNoScript();
+		return written() && !followedUp() && !isRefused() && !isNoScript();
 	}
 
 	/**
@@ -110,7 +187,7 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 	 * out.
 	 */
 	boolean isDefinite() {
-		return this.kind == Kind.REPLIED;
+		return kind() == Kind.REPLIED;
 	}
 
 	private static Kind classify(Exception error) {
@@ -139,10 +216,10 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 	 * @return {@code true} for a grant
 	 */
 	boolean isGrant(boolean fenced) {
-		if (this.kind != Kind.REPLIED) {
+		if (kind() != Kind.REPLIED) {
 			return false;
 		}
-		long grant = AcquireReply.grant(this.value);
+		long grant = AcquireReply.grant(value());
 		return fenced ? grant > 0 : (grant == 1 || isOk());
 	}
 
@@ -150,7 +227,7 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 	 * Whether it is the {@code OK} of a {@code SET} (an acquisition without quarantine).
 	 */
 	private boolean isOk() {
-		return this.value instanceof byte[] bytes && bytes.length == 2 && bytes[0] == 'O' && bytes[1] == 'K';
+		return value() instanceof byte[] bytes && bytes.length == 2 && bytes[0] == 'O' && bytes[1] == 'K';
 	}
 
 	/**
@@ -158,8 +235,8 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 	 * acquisition script's {@code {0, …}} (the lock was taken).
 	 */
 	boolean isRefused() {
-		return this.kind == Kind.REPLIED && (this.value == null
-				|| (AcquireReply.isAcquireReply(this.value) && AcquireReply.grant(this.value) == 0));
+		return kind() == Kind.REPLIED
+				&& (value() == null || (AcquireReply.isAcquireReply(value()) && AcquireReply.grant(value()) == 0));
 	}
 
 	/**
@@ -167,11 +244,11 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 	 * subscribers to its 1).
 	 */
 	boolean isConfirmed() {
-		return this.kind == Kind.REPLIED && this.value instanceof Long number && number > 0;
+		return kind() == Kind.REPLIED && value() instanceof Long number && number > 0;
 	}
 
 	boolean isNoScript() {
-		return this.error instanceof JedisNoScriptException;
+		return error() instanceof JedisNoScriptException;
 	}
 
 	/**
@@ -179,23 +256,30 @@ record NodeReply(int node, Kind kind, @Nullable Object value, @Nullable Exceptio
 	 * @return e.g. {@code timeout} or the Redis error text
 	 */
 	String describeFailure() {
-		return switch (this.kind) {
+		return switch (kind()) {
 			case REPLIED -> "replied";
 			case TIMEOUT -> "timeout";
 			case NOT_AWAITED -> "not awaited";
-			case ERROR_REPLY, AUTH_FAILED -> String.valueOf(this.error.getMessage());
+			case ERROR_REPLY, AUTH_FAILED -> String.valueOf(error().getMessage());
 			case INTERRUPTED -> "interrupted";
 			case UNREACHABLE -> "unreachable" + rootCauseText();
 		};
 	}
 
 	private String rootCauseText() {
-		Throwable root = this.error;
+		Exception error = error();
+		Throwable root = error;
 		while (root != null && root.getCause() != null && root.getCause() != root) {
 			root = root.getCause();
 		}
-		return (root != null && root != this.error && root.getMessage() != null) ? " (" + root.getMessage() + ")"
-				: ((this.error != null && this.error.getMessage() != null) ? " (" + this.error.getMessage() + ")" : "");
+		return (root != null && root != error && root.getMessage() != null) ? " (" + root.getMessage() + ")"
+				: ((error != null && error.getMessage() != null) ? " (" + error.getMessage() + ")" : "");
+	}
+
+	@Override
+	public String toString() {
+		return "NodeReply[node=" + node() + ", kind=" + kind() + ", micros=" + this.micros + ", written=" + written()
+				+ ", followedUp=" + followedUp() + "]";
 	}
 
 }

@@ -17,6 +17,12 @@ import redis.clients.jedis.exceptions.JedisException;
  */
 final class PendingBorrows {
 
+	/**
+	 * None awaited: what a round starts with, until a connection is not ready at once.
+	 * Shared by every round, so never changed.
+	 */
+	static final PendingBorrows NONE = new PendingBorrows(List.of());
+
 	private final List<NodeConnectionPool> pools;
 
 	/** {@code null} until the first borrow that is not ready at once. */
@@ -37,8 +43,12 @@ final class PendingBorrows {
 		return this.pending != null && this.pending[node] != null;
 	}
 
+	/** Adds a connection being borrowed; never to {@link #NONE}. */
 	@SuppressWarnings("unchecked")
 	void add(int node, CompletableFuture<PipelinedConnection> borrowed) {
+		if (this == NONE) {
+			throw new IllegalStateException("NONE is shared: a round waits for its connections in its own instance");
+		}
 		if (this.pending == null) {
 			this.pending = new CompletableFuture[this.pools.size()];
 		}

@@ -3,6 +3,7 @@ package dev.redlock.core;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
+import java.util.Arrays;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,6 +16,7 @@ import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisSocketFactory;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.util.RedisInputStream;
 
 /**
  * A Jedis connection for rounds across nodes: buffered commands can be flushed without
@@ -23,6 +25,15 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * first).
  */
 final class PipelinedConnection extends Connection {
+
+	/**
+	 * The {@code OK} status reply, the answer to every granted {@code SET}: one array for
+	 * all of them rather than a new one per reply, so nobody may change it (replies are
+	 * only ever compared).
+	 */
+	static final byte[] OK = { 'O', 'K' };
+
+	private static final byte STATUS_REPLY = '+';
 
 	private final SocketCapture capture;
 
@@ -147,6 +158,40 @@ final class PipelinedConnection extends Connection {
 			// let the read report the failure
 			return true;
 		}
+	}
+
+	/**
+	 * Reads a reply as Jedis does, but for an {@code OK} status, which is {@link #OK}
+	 * itself. Only bytes depend on this hook: with a Jedis that no longer calls it,
+	 * replies read as before.
+	 */
+	@Override
+	protected Object protocolRead(RedisInputStream input) {
+		return input.peek(STATUS_REPLY) ? readStatus(input) : super.protocolRead(input);
+	}
+
+	/**
+	 * Reads a status reply, {@link #OK} when it is {@code OK}; any other status is read
+	 * into an array of its own, as Jedis would.
+	 */
+	static byte[] readStatus(RedisInputStream input) {
+		input.readByte();
+		int matched = 0;
+		byte next = input.readByte();
+		while (matched < OK.length && next == OK[matched]) {
+			matched++;
+			next = input.readByte();
+		}
+		if (next == '\r') {
+			input.readByte();
+			return (matched == OK.length) ? OK : Arrays.copyOf(OK, matched);
+		}
+		byte[] rest = input.readLineBytes();
+		byte[] status = new byte[matched + 1 + rest.length];
+		System.arraycopy(OK, 0, status, 0, matched);
+		status[matched] = next;
+		System.arraycopy(rest, 0, status, matched + 1, rest.length);
+		return status;
 	}
 
 	/**
