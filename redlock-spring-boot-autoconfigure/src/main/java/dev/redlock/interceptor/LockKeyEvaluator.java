@@ -44,6 +44,14 @@ final class LockKeyEvaluator {
 	private final Map<Method, String[]> parameterNames = new ConcurrentHashMap<>();
 
 	/**
+	 * Per method with one key: whether that key names one of its arguments
+	 * ({@code #orderId}, {@code #p0}). Such a key is read straight from the arguments:
+	 * SpEL reads the same value, but builds a type descriptor string for it on every
+	 * call.
+	 */
+	private final Map<Method, ArgumentKey> argumentKeys = new ConcurrentHashMap<>();
+
+	/**
 	 * What every call's context has in common: accessors, conversion, and {@code @bean}
 	 * references.
 	 */
@@ -67,10 +75,13 @@ final class LockKeyEvaluator {
 		if (keys.isEmpty()) {
 			return List.of(attributes.name());
 		}
-		CallContext context = context(attributes, args, target, targetClass);
 		if (keys.size() == 1) {
-			return List.of(evaluate(keys.get(0), attributes.keySources().get(0), attributes, context));
+			int argument = argumentKey(attributes);
+			String source = attributes.keySources().get(0);
+			return List.of((argument >= 0) ? resource(args[argument], attributes, "key", source)
+					: evaluate(keys.get(0), source, attributes, context(attributes, args, target, targetClass)));
 		}
+		CallContext context = context(attributes, args, target, targetClass);
 		TreeSet<String> resources = new TreeSet<>();
 		for (int i = 0; i < keys.size(); i++) {
 			resources.add(evaluate(keys.get(i), attributes.keySources().get(i), attributes, context));
@@ -105,7 +116,11 @@ final class LockKeyEvaluator {
 
 	private static String evaluate(Expression key, String source, LockAttributes attributes, CallContext context) {
 		String attribute = (attributes.keys().size() > 1) ? "keys" : "key";
-		Object value = valueOf(key, context, attributes, attribute, source);
+		return resource(valueOf(key, context, attributes, attribute, source), attributes, attribute, source);
+	}
+
+	/** The resource a key's value names, refused when null or empty. */
+	private static String resource(@Nullable Object value, LockAttributes attributes, String attribute, String source) {
 		String resource = (value != null) ? value.toString() : null;
 		if (resource == null || resource.isEmpty()) {
 			throw new IllegalArgumentException(message(attributes, attribute, source, "evaluated to "
@@ -126,10 +141,61 @@ final class LockKeyEvaluator {
 	}
 
 	private String[] parameterNames(Method method) {
-		return this.parameterNames.computeIfAbsent(method, (key) -> {
+		String[] known = this.parameterNames.get(method);
+		// the lambda captures this: made only on the method's first call
+		return (known != null) ? known : this.parameterNames.computeIfAbsent(method, (key) -> {
 			String[] names = this.parameterNameDiscoverer.getParameterNames(key);
 			return (names != null) ? names : NO_NAMES;
 		});
+	}
+
+	/**
+	 * The index of the argument that the method's one key names by itself, or -1 when the
+	 * key is any other expression (or names no argument: SpEL then says so).
+	 */
+	private int argumentKey(LockAttributes attributes) {
+		Method method = attributes.method();
+		String source = attributes.keySources().get(0);
+		ArgumentKey known = this.argumentKeys.get(method);
+		// one method can carry two keys: inherited from two interfaces by two classes
+		if (known == null || !known.source().equals(source)) {
+			known = new ArgumentKey(source, argumentNamedBy(source, parameterNames(method), method));
+			this.argumentKeys.put(method, known);
+		}
+		return known.index();
+	}
+
+	private static int argumentNamedBy(String source, String[] names, Method method) {
+		String name = source.startsWith("#") ? source.substring(1) : "";
+		if (!isIdentifier(name) || name.equals("root") || name.equals("this")) {
+			return -1;
+		}
+		for (int i = 0; i < names.length && i < method.getParameterCount(); i++) {
+			if (names[i].equals(name)) {
+				return i;
+			}
+		}
+		int index = CallContext.indexOf(name);
+		return (index < method.getParameterCount()) ? index : -1;
+	}
+
+	/**
+	 * A key expression as written, and the index of the argument it names by itself, or
+	 * -1.
+	 */
+	private record ArgumentKey(String source, int index) {
+	}
+
+	private static boolean isIdentifier(String name) {
+		if (name.isEmpty() || !Character.isJavaIdentifierStart(name.charAt(0))) {
+			return false;
+		}
+		for (int i = 1; i < name.length(); i++) {
+			if (!Character.isJavaIdentifierPart(name.charAt(i))) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	private static String message(LockAttributes attributes, String attribute, String source, String problem) {
@@ -236,7 +302,7 @@ final class LockKeyEvaluator {
 		}
 
 		/** The index in {@code a0}, {@code p12}, …; -1 for any other name. */
-		private static int indexOf(String name) {
+		static int indexOf(String name) {
 			if (name.length() < 2 || name.length() > 7 || (name.charAt(0) != 'a' && name.charAt(0) != 'p')) {
 				return -1;
 			}

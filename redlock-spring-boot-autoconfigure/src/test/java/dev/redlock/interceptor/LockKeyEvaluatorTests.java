@@ -37,6 +37,40 @@ class LockKeyEvaluatorTests {
 			.withMessageContaining("evaluated to null");
 	}
 
+	@Test
+	void aKeyThatNamesOneArgumentReadsItAsAnyExpressionWould() throws Exception {
+		// read straight from the arguments, without SpEL: the same resources as through
+		// it
+		assertThat(resource("quantityAlone", "A-1", 7)).isEqualTo("7").isEqualTo(resource("quantityInSpel", "A-1", 7));
+		assertThat(resource("secondByPosition", "A-1", 7)).isEqualTo("7");
+		assertThat(resource("argumentAlone", "A-1", 7)).isEqualTo("A-1");
+		// #this and #root are SpEL's, not arguments
+		assertThat(resource("thisAlone", "A-1", 7)).startsWith(LockExpressionRoot.class.getName());
+		assertThat(resource("rootAlone", "A-1", 7)).startsWith(LockExpressionRoot.class.getName());
+		assertThatIllegalArgumentException().isThrownBy(() -> resource("noSuchArgument", "A-1", 7))
+			.withMessageContaining("attribute 'key' = \"#orderNumber\"")
+			.withMessageContaining("evaluated to null");
+		assertThatIllegalArgumentException().isThrownBy(() -> resource("argumentAlone", "", 7))
+			.withMessageContaining("evaluated to an empty string");
+	}
+
+	@Test
+	void oneMethodWithADifferentKeyFromEachOfTwoInterfacesLocksEachKey() throws Exception {
+		// both classes run SharedTransfer.transfer, locked by the key of their own
+		// interface
+		LockAttributes byPayer = this.source.find(LocksPayer.class.getMethod("transfer", String.class, String.class),
+				PayerLocked.class);
+		LockAttributes byPayee = this.source.find(LocksPayee.class.getMethod("transfer", String.class, String.class),
+				PayeeLocked.class);
+		Object[] args = { "payer-1", "payee-2" };
+		for (int call = 0; call < 2; call++) {
+			assertThat(this.evaluator.resources(byPayer, args, new PayerLocked(), PayerLocked.class))
+				.containsExactly("payer-1");
+			assertThat(this.evaluator.resources(byPayee, args, new PayeeLocked(), PayeeLocked.class))
+				.containsExactly("payee-2");
+		}
+	}
+
 	private String resource(String method, Object... args) throws NoSuchMethodException {
 		LockAttributes attributes = this.source.find(Keys.class.getMethod(method, String.class, int.class), Keys.class);
 		return this.evaluator.resources(attributes, args, new Keys(), Keys.class).get(0);
@@ -63,6 +97,59 @@ class LockKeyEvaluatorTests {
 		@DistributedLock(key = "#p2")
 		public void beyondTheParameters(String orderId, int quantity) {
 		}
+
+		@DistributedLock(key = "#quantity")
+		public void quantityAlone(String orderId, int quantity) {
+		}
+
+		@DistributedLock(key = "(#quantity)")
+		public void quantityInSpel(String orderId, int quantity) {
+		}
+
+		@DistributedLock(key = "#a1")
+		public void secondByPosition(String orderId, int quantity) {
+		}
+
+		@DistributedLock(key = "#this")
+		public void thisAlone(String orderId, int quantity) {
+		}
+
+		@DistributedLock(key = "#root")
+		public void rootAlone(String orderId, int quantity) {
+		}
+
+		@DistributedLock(key = "#orderNumber")
+		public void noSuchArgument(String orderId, int quantity) {
+		}
+
+	}
+
+	interface LocksPayer {
+
+		@DistributedLock(key = "#payer")
+		void transfer(String payer, String payee);
+
+	}
+
+	interface LocksPayee {
+
+		@DistributedLock(key = "#payee")
+		void transfer(String payer, String payee);
+
+	}
+
+	static class SharedTransfer {
+
+		public void transfer(String payer, String payee) {
+		}
+
+	}
+
+	static class PayerLocked extends SharedTransfer implements LocksPayer {
+
+	}
+
+	static class PayeeLocked extends SharedTransfer implements LocksPayee {
 
 	}
 
