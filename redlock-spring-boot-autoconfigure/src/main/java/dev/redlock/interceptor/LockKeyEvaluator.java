@@ -170,13 +170,21 @@ final class LockKeyEvaluator {
 		if (!isIdentifier(name) || name.equals("root") || name.equals("this")) {
 			return -1;
 		}
-		for (int i = 0; i < names.length && i < method.getParameterCount(); i++) {
+		return argumentIndex(name, names, method.getParameterCount());
+	}
+
+	/**
+	 * The argument a variable names: by parameter name, else as {@code a0}/{@code p0}; -1
+	 * for none.
+	 */
+	private static int argumentIndex(String name, String[] names, int arguments) {
+		for (int i = 0; i < names.length && i < arguments; i++) {
 			if (names[i].equals(name)) {
 				return i;
 			}
 		}
 		int index = CallContext.indexOf(name);
-		return (index < method.getParameterCount()) ? index : -1;
+		return (index < arguments) ? index : -1;
 	}
 
 	/**
@@ -292,13 +300,8 @@ final class LockKeyEvaluator {
 			if (this.assigned != null && this.assigned.containsKey(name)) {
 				return this.assigned.get(name);
 			}
-			for (int i = 0; i < this.names.length && i < this.args.length; i++) {
-				if (this.names[i].equals(name)) {
-					return this.args[i];
-				}
-			}
-			int index = indexOf(name);
-			return (index >= 0 && index < this.args.length) ? this.args[index] : null;
+			int index = argumentIndex(name, this.names, this.args.length);
+			return (index >= 0) ? this.args[index] : null;
 		}
 
 		/** The index in {@code a0}, {@code p12}, …; -1 for any other name. */
