@@ -27,6 +27,14 @@ record RedlockInternals(NodeGroup group, AcquireRound round, HeldLeases<Lease> h
 		return this.group.pools().get(node).idleCount();
 	}
 
+	/**
+	 * How many connections to a node are borrowed now: in a round, or waiting for late
+	 * replies.
+	 */
+	int connectionsInUse(int node) {
+		return this.group.pools().get(node).connectionsInUse();
+	}
+
 	/** How many borrowers of a node wait for a connection being opened. */
 	int awaitingOpen(int node) {
 		return this.group.pools().get(node).awaitingOpen();
