@@ -60,6 +60,9 @@ record AcquireAttempt(NodeGroup group, boolean won, RawArgument value, long toke
 			else if (reply.kind() != NodeReply.Kind.REPLIED) {
 				failed.add(node + " (" + reply.describeFailure() + ")");
 			}
+			else if (AcquireReply.grant(reply.value()) < 0) {
+				failed.add(node + " (its fencing counter is not a count)");
+			}
 			else if (!quarantined.isZero()) {
 				QuarantineReason why = this.group.quarantine(reply.node()).reason();
 				failed.add(node + " (in quarantine for another " + quarantined.toMillis() + " ms: "

@@ -17,7 +17,8 @@ import redis.clients.jedis.Protocol.Keyword;
 
 /**
  * One acquisition attempt of the Redlock algorithm: a random value written with
- * {@code SET key value NX PX ttl} (or the fenced script) to every node at once, the round
+ * {@code SET key value NX PX ttl} (for a fenced lock, with a read of the resource's
+ * counter, or the fenced script when nodes are judged) to every node at once, the round
  * ended as soon as its outcome is known, and the lock won if a quorum granted it with
  * validity left: {@code ttl - elapsed - drift > 0}. A fenced attempt confirms its token
  * on a quorum in a second round. A lost attempt removes its value from every node where
@@ -77,29 +78,13 @@ final class AcquireRound {
 		this.group.removeOwnLeftovers(key);
 		RawArgument value = LockValues.next();
 		RawArgument ttlArgument = ttlArgument(ttl.toMillis());
-		RoundCommand acquire;
-		if (fenced) {
-			acquire = RoundCommand
-				.of(fencingScript(Command.EVALSHA, LockScripts.ACQUIRE_FENCED.sha1(), key, value, ttlArgument));
-		}
-		else {
-			CommandArguments set = new CommandArguments(Command.SET).add(key)
-				.add(value)
-				.add(Keyword.NX)
-				.add(Keyword.PX)
-				.add(ttlArgument);
-			// with the quarantine on, the node's clock and marker are read right behind
-			// the SET, in the same round trip: they judge this very grant. Not atomic,
-			// and need not be: a flush or failover between them leaves the marker gone
-			// or new, which distrusts the node, and a restart breaks the connection
-			acquire = this.judged ? RoundCommand.pipelined(set, READ_TIME, READ_MARKER) : RoundCommand.of(set);
-		}
+		RoundCommand acquire = acquireCommand(key, value, ttlArgument, fenced);
 		long start = this.ticker.getAsLong();
 		long expiresAt = System.nanoTime() + ttl.toNanos();
 		AcquireExit exit = new AcquireExit(key, value, fenced, expiresAt, ttl.toNanos());
 		NodeReply[] replies = this.group.fanout().execute(acquire, null, exit);
 		try {
-			if (fenced) {
+			if (fenced && this.judged) {
 				retryBySource(LockScripts.ACQUIRE_FENCED, key, value, ttlArgument, replies);
 			}
 			return settle(key, value, ttl, fenced, replies, start, expiresAt, exit);
@@ -110,6 +95,31 @@ final class AcquireRound {
 			this.group.runScript(NodeCommand.RELEASE, LockScripts.DISCARD, key, null, null, value);
 			throw ex;
 		}
+	}
+
+	/** What an attempt writes to every node. */
+	private RoundCommand acquireCommand(RawArgument key, RawArgument value, RawArgument ttl, boolean fenced) {
+		if (fenced && this.judged) {
+			return RoundCommand.of(fencingScript(Command.EVALSHA, LockScripts.ACQUIRE_FENCED.sha1(), key, value, ttl));
+		}
+		CommandArguments set = new CommandArguments(Command.SET).add(key)
+			.add(value)
+			.add(Keyword.NX)
+			.add(Keyword.PX)
+			.add(ttl);
+		if (fenced) {
+			// without the quarantine, the counter is all a fenced grant needs, and no
+			// script is needed to read it: counters never go down, and a token was
+			// confirmed on a node only while its holder's key was there (the second
+			// round checks), so before our SET had the key; a read right behind the SET
+			// sees it. The key is read back too: a grant counts only with our value in it
+			return RoundCommand.allNeeded(set, new CommandArguments(Command.MGET).add(key).add(counterKey(key)));
+		}
+		// with the quarantine on, the node's clock and marker are read right behind the
+		// SET, in the same round trip: they judge this very grant. Not atomic, and need
+		// not be: a flush or failover between them leaves the marker gone or new, which
+		// distrusts the node, and a restart breaks the connection
+		return this.judged ? RoundCommand.pipelined(set, READ_TIME, READ_MARKER) : RoundCommand.of(set);
 	}
 
 	/**
@@ -219,11 +229,12 @@ final class AcquireRound {
 	}
 
 	/**
-	 * The second round of a fenced acquisition. The candidate token is the highest
-	 * counter among the grants that count; it is written back to every node that still
-	 * holds our value, as the floor of its counter. The token stands only if a quorum
-	 * confirms it: any later holder's quorum then shares a node with this one, where its
-	 * own increment must exceed the token.
+	 * The second round of a fenced acquisition. The candidate token is one more than the
+	 * highest counter among the grants that count (as the grants read it); it is written
+	 * back to every node that still holds our value, as the floor of its counter. The
+	 * token stands only if a quorum confirms it: any later holder's quorum then shares a
+	 * node with this one, where its read of the counter (or the script's increment) must
+	 * exceed the token.
 	 * @return the token, or 0 if no quorum confirmed it
 	 */
 	private long confirmToken(RawArgument key, RawArgument value, NodeReply[] grants, AcquireExit exit) {
@@ -351,7 +362,8 @@ final class AcquireRound {
 		boolean countingGrant(@Nullable NodeReply reply, NodeReply[] replies) {
 			// a quarantined node may have forgotten a lock someone else still holds: its
 			// grant proves nothing
-			if (reply == null || !reply.isGrant(this.fenced) || !AcquireRound.this.group.counts(reply.node())) {
+			if (reply == null || !reply.isGrant(this.fenced) || !AcquireRound.this.group.counts(reply.node())
+					|| (this.fenced && AcquireReply.readAnotherValue(reply.value(), this.value.getRaw()))) {
 				return false;
 			}
 			return this.judge == null

@@ -208,11 +208,11 @@ final class NodeReply {
 	}
 
 	/**
-	 * Whether the node granted a lock, checked against the command that was sent: the
-	 * acquisition script answers {@code {1, …}} ({@code SET NX}, without quarantine,
-	 * {@code OK}), the fenced one {@code {counter, …}} with a counter of at least 1. Any
-	 * other reply is no grant, whatever it is.
-	 * @param fenced whether the fenced acquisition script was sent
+	 * Whether the node granted a lock, checked against the command that was sent (the
+	 * shapes are {@link AcquireReply}'s): a plain lock's {@code SET NX} answers
+	 * {@code OK}, alone or first in its list, a fenced one a token count of at least 1.
+	 * Any other reply is no grant, whatever it is.
+	 * @param fenced whether a fenced acquisition was sent
 	 * @return {@code true} for a grant
 	 */
 	boolean isGrant(boolean fenced) {
@@ -220,7 +220,7 @@ final class NodeReply {
 			return false;
 		}
 		long grant = AcquireReply.grant(value());
-		return fenced ? grant > 0 : (grant == 1 || isOk());
+		return fenced ? grant > 0 : ((grant == 1 && !AcquireReply.isCounterReply(value())) || isOk());
 	}
 
 	/**
@@ -232,7 +232,7 @@ final class NodeReply {
 
 	/**
 	 * Whether the node refused what was asked, leaving nothing of ours there: nil, or an
-	 * acquisition script's {@code {0, …}} (the lock was taken).
+	 * acquisition's reply that says the lock was taken.
 	 */
 	boolean isRefused() {
 		return kind() == Kind.REPLIED

@@ -198,8 +198,9 @@ public interface RedlockListener {
 	enum NodeCommand {
 
 		/**
-		 * {@code SET key value NX PX ttl} (for a fenced lock, a script that also counts
-		 * the acquisition).
+		 * {@code SET key value NX PX ttl} (for a fenced lock, with a read of the
+		 * resource's counter, or a script that also counts the acquisition when the
+		 * restart quarantine is on).
 		 */
 		ACQUIRE,
 

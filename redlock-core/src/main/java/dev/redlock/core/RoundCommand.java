@@ -20,21 +20,18 @@ final class RoundCommand {
 
 	private final CommandArguments @Nullable [] parts;
 
-	/**
-	 * Whether it is a batch: its round trip is not the node's latency, and an error reply
-	 * to any part stands in the list.
-	 */
-	private final boolean batch;
+	/** How the parts' replies are read. */
+	private final Shape shape;
 
-	private RoundCommand(@Nullable CommandArguments single, CommandArguments @Nullable [] parts, boolean batch) {
+	private RoundCommand(@Nullable CommandArguments single, CommandArguments @Nullable [] parts, Shape shape) {
 		this.single = single;
 		this.parts = parts;
-		this.batch = batch;
+		this.shape = shape;
 	}
 
 	/** One command. */
 	static RoundCommand of(CommandArguments command) {
-		return new RoundCommand(command, null, false);
+		return new RoundCommand(command, null, Shape.PIPELINED);
 	}
 
 	/**
@@ -43,7 +40,16 @@ final class RoundCommand {
 	 * reply is read, so the connection owes nothing).
 	 */
 	static RoundCommand pipelined(CommandArguments... parts) {
-		return new RoundCommand(null, parts, false);
+		return new RoundCommand(null, parts, Shape.PIPELINED);
+	}
+
+	/**
+	 * Commands written together, whose replies read as a list, each needed: an error
+	 * reply to any of them fails the whole (once every reply is read, so the connection
+	 * owes nothing).
+	 */
+	static RoundCommand allNeeded(CommandArguments... parts) {
+		return new RoundCommand(null, parts, Shape.ALL_NEEDED);
 	}
 
 	/**
@@ -53,12 +59,12 @@ final class RoundCommand {
 	 * the rounds of single locks must not take it for a slow node.
 	 */
 	static RoundCommand batch(List<CommandArguments> parts) {
-		return new RoundCommand(null, parts.toArray(new CommandArguments[0]), true);
+		return new RoundCommand(null, parts.toArray(new CommandArguments[0]), Shape.BATCH);
 	}
 
 	/** Whether the round trip measures the node's latency (not for a batch). */
 	boolean measuresLatency() {
-		return !this.batch;
+		return this.shape != Shape.BATCH;
 	}
 
 	/** Buffers the command's parts on the connection, to be flushed by the caller. */
@@ -74,8 +80,8 @@ final class RoundCommand {
 
 	/**
 	 * Reads the reply, or the list of replies of a compound.
-	 * @throws JedisDataException for an error reply to the (first) command, but for a
-	 * batch
+	 * @throws JedisDataException for an error reply to the first command, or to any of
+	 * those {@link #allNeeded}; never for a batch
 	 */
 	@Nullable Object readFrom(PipelinedConnection connection) {
 		if (this.single != null) {
@@ -89,7 +95,7 @@ final class RoundCommand {
 			}
 			catch (JedisDataException ex) {
 				replies.add(ex);
-				if (i == 0 && !this.batch) {
+				if (first == null && (this.shape == Shape.ALL_NEEDED || (i == 0 && this.shape == Shape.PIPELINED))) {
 					first = ex;
 				}
 			}
@@ -98,6 +104,22 @@ final class RoundCommand {
 			throw first;
 		}
 		return replies;
+	}
+
+	/** How a compound's replies are read. */
+	private enum Shape {
+
+		/** An error reply to the first command fails the whole; the others are extras. */
+		PIPELINED,
+
+		/** An error reply to any command fails the whole. */
+		ALL_NEEDED,
+
+		/**
+		 * Every command stands on its own, and the round trip is not the node's latency.
+		 */
+		BATCH
+
 	}
 
 }

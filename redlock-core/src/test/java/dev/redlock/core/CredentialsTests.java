@@ -54,6 +54,27 @@ class CredentialsTests {
 	}
 
 	/**
+	 * An ACL user who may not read the fencing counters ({@code ~{fence}*} missing) takes
+	 * plain locks, and gets no fenced one: each node's refusal is named, and the lock key
+	 * its {@code SET} wrote before the counter's read was refused does not stay.
+	 */
+	@Test
+	void aclUserWithoutTheCountersIsToldWhyAndLeavesNoKey(RedisNodes nodes) {
+		this.nodes = nodes;
+		TestSupport.createAclUser(nodes, PASSWORD, "~redlock:*", "+@all");
+		try (Redlock redlock = loggingInAs(nodes, TestSupport.ACL_USER + ":" + PASSWORD)) {
+			LockNotAcquiredException refused = assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(
+					() -> redlock.acquire(LockRequest.of("no-counters", Duration.ofSeconds(5)).fenced(), Duration.ZERO))
+				.actual();
+			assertThat(refused.failedNodes()).hasSize(nodes.size()).allMatch((failure) -> failure.contains("NOPERM"));
+			TestSupport.awaitTrue("the lock key is gone from every node", Duration.ofSeconds(5),
+					() -> TestSupport.nodesWithKey(nodes, TestSupport.PREFIX + "no-counters") == 0);
+			assertThat(redlock.acquire("no-counters", Duration.ofSeconds(5), Duration.ZERO).release())
+				.isEqualTo(ReleaseOutcome.RELEASED);
+		}
+	}
+
+	/**
 	 * An ACL user may not publish or subscribe (from Redis 7 on, a new user has no
 	 * channels): releases still delete the key and say so, and a waiter still gets the
 	 * lock, by polling instead of the release notice.

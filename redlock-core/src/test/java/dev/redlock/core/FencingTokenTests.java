@@ -9,6 +9,8 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
@@ -39,7 +41,10 @@ class FencingTokenTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(5);
 
-	private static final Pattern THREE_CALLS = Pattern.compile("cmdstat_evalsha:calls=3,");
+	private static final Pattern TWO_CALLS = Pattern.compile("cmdstat_evalsha:calls=2,");
+
+	/** For the runs with the restart quarantine on: also the TTL of their locks. */
+	private static final Duration QUARANTINE = Duration.ofSeconds(2);
 
 	/** For the runs over paused nodes: a paused node costs an attempt 50 ms. */
 	private final RedlockSettings settings = TestSupport.SETTINGS.withNodeTimeout(Duration.ofMillis(50))
@@ -168,21 +173,26 @@ class FencingTokenTests {
 			Lease lease = redlock.tryAcquire(LockRequest.of("by-digest", TTL).named("fencing").fenced()).orElseThrow();
 			assertThat(lease.fencingToken()).hasValue(1L);
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
-			// the acquisition and its confirmation by digest too, not only the release
-			// (the
+			// the confirmation and the release by digest; without the quarantine the
+			// acquisition is no script at all, but a SET with a GET of the counter (the
 			// slower nodes run the last calls a moment after the quorum answered)
-			TestSupport.awaitTrue("every node ran three EVALSHA", Duration.ofSeconds(5),
-					() -> nodes.nodes().stream().allMatch((node) -> THREE_CALLS.matcher(commandStats(node)).find()));
+			TestSupport.awaitTrue("every node ran two EVALSHA", Duration.ofSeconds(5),
+					() -> nodes.nodes().stream().allMatch((node) -> TWO_CALLS.matcher(commandStats(node)).find()));
 			for (RedisNode node : nodes.nodes()) {
-				assertThat(commandStats(node)).as("commands run on %s", node.uri()).doesNotContain("cmdstat_eval:");
+				assertThat(commandStats(node)).as("commands run on %s", node.uri())
+					.doesNotContain("cmdstat_eval:")
+					.contains("cmdstat_mget:calls=1,");
 			}
 		}
 	}
 
-	@Test
-	void nodesThatLostTheirScriptsStillGrantFencedLocks(RedisNodes nodes) {
-		try (Redlock redlock = TestSupport.redlock(nodes, this.healthy)) {
-			TestSupport.awaitWarmPools(redlock);
+	@ParameterizedTest(name = "quarantine {0}")
+	@ValueSource(booleans = { false, true })
+	void nodesThatLostTheirScriptsStillGrantFencedLocks(boolean quarantine, RedisNodes nodes) {
+		try (Redlock redlock = TestSupport.redlock(nodes, settings(quarantine))) {
+			awaitReady(redlock);
+			// with the quarantine, a lock may last no longer than it
+			Duration ttl = quarantine ? QUARANTINE : TTL;
 			long previous = 0;
 			// every node, then a bare quorum, then a minority forgets the scripts the
 			// connections loaded: the calls go again by source where they did
@@ -190,8 +200,7 @@ class FencingTokenTests {
 				for (int i = 0; i < forgetting; i++) {
 					nodes.node(i).command("SCRIPT", "FLUSH");
 				}
-				Lease lease = redlock.tryAcquire(LockRequest.of(RESOURCE, TTL).named("fencing").fenced())
-					.orElseThrow(() -> new AssertionError("not acquired with " + forgetting + " nodes flushed"));
+				Lease lease = redlock.acquire(LockRequest.of(RESOURCE, ttl).named("fencing").fenced(), WAIT);
 				long token = lease.fencingToken().orElseThrow();
 				assertThat(token).isGreaterThan(previous);
 				previous = token;
@@ -201,13 +210,58 @@ class FencingTokenTests {
 			// scripts are cached there again all the same, else it would answer every
 			// fenced lock with NOSCRIPT for good (within a few locks: a reply the round
 			// handed to the late-reply thread is not tried again)
-			for (int lock = 0; lock < 5 && !fencingScriptsCached(nodes.node(0)); lock++) {
-				redlock.tryAcquire(LockRequest.of(RESOURCE, TTL).named("fencing").fenced()).orElseThrow().release();
+			for (int lock = 0; lock < 5 && !fencingScriptsCached(nodes.node(0), quarantine); lock++) {
+				redlock.acquire(LockRequest.of(RESOURCE, ttl).named("fencing").fenced(), WAIT).release();
 			}
-			assertThat(fencingScriptsCached(nodes.node(0))).as("fencing scripts cached on node 0 again").isTrue();
+			assertThat(fencingScriptsCached(nodes.node(0), quarantine)).as("fencing scripts cached on node 0 again")
+				.isTrue();
 		}
 		TestSupport.awaitTrue("the lock key is gone from every node", Duration.ofSeconds(5),
 				() -> TestSupport.nodesWithKey(nodes, TestSupport.PREFIX + RESOURCE) == 0);
+	}
+
+	@Test
+	void tokensIncreaseAcrossClientsWithAndWithoutTheQuarantine(RedisNodes nodes) {
+		// the two acquire differently (the script, which counts with the grant, or the
+		// SET with a read of the counter): their tokens are one sequence all the same,
+		// from counters out of step
+		Random random = new Random(7);
+		for (int i = 0; i < nodes.size(); i++) {
+			nodes.node(i).command("SET", "{fence}redlock:mixed", Integer.toString(random.nextInt(5_000)));
+		}
+		List<Long> tokens = new ArrayList<>();
+		try (Redlock judged = TestSupport.redlock(nodes, settings(true));
+				Redlock plain = TestSupport.redlock(nodes, settings(false))) {
+			awaitReady(judged);
+			for (int i = 0; i < 40; i++) {
+				Redlock client = (i % 4 < 2) ? judged : plain;
+				Lease lease = client.acquire(LockRequest.of("mixed", QUARANTINE).named("fencing").fenced(), WAIT);
+				tokens.add(lease.fencingToken().orElseThrow());
+				lease.release();
+			}
+		}
+		assertThat(tokens).hasSize(40);
+		assertThat(inversions(tokens)).isZero();
+	}
+
+	/**
+	 * The settings of the tests where no node is paused, with or without a quarantine.
+	 */
+	private RedlockSettings settings(boolean quarantine) {
+		return quarantine ? TestSupport.withQuarantine(QUARANTINE).withRetryDelay(Duration.ofMillis(5)) : this.healthy;
+	}
+
+	/**
+	 * Waits until the connections are open and, with a quarantine, every node counts and
+	 * fenced locks are taken (fresh nodes take them once their counters are seeded).
+	 */
+	private static void awaitReady(Redlock redlock) {
+		TestSupport.awaitWarmPools(redlock);
+		if (!redlock.settings().restartQuarantine().isZero()) {
+			ForgetfulNodes.awaitCounting(redlock);
+			redlock.acquire(LockRequest.of("ready", QUARANTINE).named("fencing").fenced(), Duration.ofSeconds(10))
+				.release();
+		}
 	}
 
 	/**
@@ -234,9 +288,15 @@ class FencingTokenTests {
 
 	}
 
-	private static boolean fencingScriptsCached(RedisNode node) {
-		return "1\n1".equals(node.command("SCRIPT", "EXISTS", LockScripts.ACQUIRE_FENCED.sha1().toString(),
-				LockScripts.RAISE_FENCE.sha1().toString()));
+	/**
+	 * Whether the node has the fencing scripts a lock calls: without the quarantine, only
+	 * the confirmation is a script.
+	 */
+	private static boolean fencingScriptsCached(RedisNode node, boolean quarantine) {
+		String raise = LockScripts.RAISE_FENCE.sha1().toString();
+		return quarantine
+				? "1\n1".equals(node.command("SCRIPT", "EXISTS", LockScripts.ACQUIRE_FENCED.sha1().toString(), raise))
+				: "1".equals(node.command("SCRIPT", "EXISTS", raise));
 	}
 
 	private static String commandStats(RedisNode node) {
