@@ -2,6 +2,7 @@ package dev.redlock.benchmarks;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.function.Function;
 
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Scope;
@@ -30,6 +31,9 @@ public class IdealRedlock {
 
 	private String releaseSha;
 
+	/** {@link #round}, made once: a method reference per call would allocate. */
+	private final Function<CommandArguments, Object[]> rounds = this::round;
+
 	@Setup(Level.Trial)
 	public void connect(RedisCluster cluster) {
 		this.connections = JedisEndpoints.connectAll(cluster.uris(), RawConnection::new, RawConnection[]::new);
@@ -52,16 +56,30 @@ public class IdealRedlock {
 	 * @return whether a majority granted the lock
 	 */
 	public boolean lockUnlock(String key, long ttlMillis) {
+		return lockUnlock(this.rounds, this.releaseSha, key, ttlMillis);
+	}
+
+	/**
+	 * The two rounds of a lock+unlock, however a round reaches the nodes.
+	 * @param round writes a command to every node and returns every reply
+	 * @param releaseSha the digest of the compare-and-delete script
+	 * @param key a fresh key
+	 * @param ttlMillis the lock's TTL
+	 * @return whether a majority granted the lock
+	 */
+	static boolean lockUnlock(Function<CommandArguments, Object[]> round, String releaseSha, String key,
+			long ttlMillis) {
 		String value = LockUnlock.cheapValue();
+		Object[] replies = round.apply(
+				new CommandArguments(Command.SET).key(key).add(value).add(Keyword.NX).add(Keyword.PX).add(ttlMillis));
 		int granted = 0;
-		for (Object reply : round(
-				new CommandArguments(Command.SET).key(key).add(value).add(Keyword.NX).add(Keyword.PX).add(ttlMillis))) {
+		for (Object reply : replies) {
 			if (reply instanceof byte[] status && Arrays.equals(status, OK)) {
 				granted++;
 			}
 		}
-		round(new CommandArguments(Command.EVALSHA).add(this.releaseSha).add(1).key(key).add(value));
-		return granted > this.connections.length / 2;
+		round.apply(new CommandArguments(Command.EVALSHA).add(releaseSha).add(1).key(key).add(value));
+		return granted > replies.length / 2;
 	}
 
 	/** Writes the command to every node, then reads every reply. */
