@@ -7,6 +7,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -105,9 +106,19 @@ public class PipelinedIdeal {
 			}
 		}
 
+		/**
+		 * Waits for every reply, at most 2 s like the other clients' socket timeout: a
+		 * node that failed (its writer or reader thread ended) ends the benchmark rather
+		 * than hanging it.
+		 */
 		void await() {
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
 			while (this.missing.get() > 0) {
-				LockSupport.park(this);
+				long left = deadline - System.nanoTime();
+				if (left <= 0 || Thread.interrupted()) {
+					throw new IllegalStateException(this.missing.get() + " nodes did not answer within 2 s");
+				}
+				LockSupport.parkNanos(this, left);
 			}
 		}
 
