@@ -97,8 +97,7 @@ final class AcquireReply {
 			return (((List<?>) value).get(0) != null) ? 1 : 0;
 		}
 		if (isCounterReply(value)) {
-			List<?> replies = (List<?>) value;
-			if (replies.get(0) == null) {
+			if (((List<?>) value).get(0) == null) {
 				return 0;
 			}
 			long count = (readBack(value).get(1) instanceof byte[] counter) ? digits(counter, countLength(counter)) : 0;

@@ -68,14 +68,14 @@ final class LockScripts {
 	/**
 	 * Fenced acquisition when nodes are judged (the restart quarantine is on; without it,
 	 * a {@code SET NX PX} and an {@code MGET} of the key and its counter do):
-	 * {@code SET KEYS[1] ARGV[1]
-	 * NX PX ARGV[2]}, with the node's clock and its {@link NodeMarker marker} read in the
-	 * same step (they judge whether this very grant may count; the marker by name, with
-	 * {@code pcall}, so that an ACL user who may not read it still locks: it then reads
-	 * {@code -}), and, if the lock was set, the increment of the resource's counter
-	 * KEYS[2] (no TTL), whose value is {@code <count>} or {@code <count> <generation>}:
-	 * the generation of the node's marker when a quorum last confirmed it. Returns
-	 * {@code {count or 0, seconds, microseconds, marker or nil, generation or ''}}.
+	 * {@code SET KEYS[1] ARGV[1] NX PX ARGV[2]}, with the node's clock and its
+	 * {@link NodeMarker marker} read in the same step (they judge whether this very grant
+	 * may count; the marker by name, with {@code pcall}, so that an ACL user who may not
+	 * read it still locks: it then reads {@code -}), and, if the lock was set, the
+	 * increment of the resource's counter KEYS[2] (no TTL), whose value is
+	 * {@code <count>} or {@code <count> <generation>}: the generation of the node's
+	 * marker when a quorum last confirmed it. Returns {@code {count or 0, seconds,
+	 * microseconds, marker or nil, generation or ''}}.
 	 */
 	static final Script ACQUIRE_FENCED = new Script("""
 			local time = redis.call('time')
