@@ -12,6 +12,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.convert.TypeDescriptor;
 import org.springframework.expression.BeanResolver;
 import org.springframework.expression.ConstructorResolver;
 import org.springframework.expression.EvaluationContext;
@@ -56,6 +57,9 @@ final class LockKeyEvaluator {
 	 * references.
 	 */
 	private final StandardEvaluationContext shared = new StandardEvaluationContext();
+
+	/** The shared context's conversions, refusing to print any value's identity. */
+	private final TypeConverter converter = new IdentityRefusingConverter(this.shared.getTypeConverter());
 
 	LockKeyEvaluator(@Nullable BeanFactory beanFactory) {
 		if (beanFactory != null) {
@@ -111,7 +115,7 @@ final class LockKeyEvaluator {
 
 	private CallContext context(LockAttributes attributes, Object[] args, Object target, Class<?> targetClass) {
 		LockExpressionRoot root = new LockExpressionRoot(attributes.method(), args, target, targetClass);
-		return new CallContext(this.shared, root, parameterNames(attributes.method()), args);
+		return new CallContext(this.shared, this.converter, root, parameterNames(attributes.method()), args);
 	}
 
 	private static String evaluate(Expression key, String source, LockAttributes attributes, CallContext context) {
@@ -119,8 +123,15 @@ final class LockKeyEvaluator {
 		return resource(valueOf(key, context, attributes, attribute, source), attributes, attribute, source);
 	}
 
-	/** The resource a key's value names, refused when null or empty. */
+	/**
+	 * The resource a key's value names, refused when null or empty, or when it would
+	 * print its identity.
+	 */
 	private static String resource(@Nullable Object value, LockAttributes attributes, String attribute, String source) {
+		if (IdentityStrings.printsIdentity(value)) {
+			throw new IllegalArgumentException(
+					message(attributes, attribute, source, IdentityStrings.evaluatedTo(value)));
+		}
 		String resource = (value != null) ? value.toString() : null;
 		if (resource == null || resource.isEmpty()) {
 			throw new IllegalArgumentException(message(attributes, attribute, source, "evaluated to "
@@ -133,6 +144,10 @@ final class LockKeyEvaluator {
 			String attribute, String source) {
 		try {
 			return expression.getValue(context);
+		}
+		catch (IdentityText ex) {
+			throw new IllegalArgumentException(
+					message(attributes, attribute, source, IdentityStrings.turnedIntoText(ex.value)), ex);
 		}
 		catch (EvaluationException ex) {
 			throw new IllegalArgumentException(
@@ -222,6 +237,8 @@ final class LockKeyEvaluator {
 
 		private final StandardEvaluationContext shared;
 
+		private final TypeConverter converter;
+
 		private final TypedValue root;
 
 		private final String[] names;
@@ -230,8 +247,10 @@ final class LockKeyEvaluator {
 
 		private @Nullable Map<String, Object> assigned;
 
-		CallContext(StandardEvaluationContext shared, Object root, String[] names, Object[] args) {
+		CallContext(StandardEvaluationContext shared, TypeConverter converter, Object root, String[] names,
+				Object[] args) {
 			this.shared = shared;
+			this.converter = converter;
 			this.root = new TypedValue(root);
 			this.names = names;
 			this.args = args;
@@ -274,7 +293,7 @@ final class LockKeyEvaluator {
 
 		@Override
 		public TypeConverter getTypeConverter() {
-			return this.shared.getTypeConverter();
+			return this.converter;
 		}
 
 		@Override
@@ -318,6 +337,47 @@ final class LockKeyEvaluator {
 				index = index * 10 + (digit - '0');
 			}
 			return index;
+		}
+
+	}
+
+	/**
+	 * SpEL's conversions, except that a value whose text would be its identity is never
+	 * turned into a {@code String}: {@code 'order:' + #order} would otherwise name a
+	 * different resource on every call when {@code Order} has no {@code toString()}.
+	 */
+	private record IdentityRefusingConverter(TypeConverter delegate) implements TypeConverter {
+
+		@Override
+		public boolean canConvert(@Nullable TypeDescriptor sourceType, TypeDescriptor targetType) {
+			// a concatenation asks first, and prints the value itself if told no
+			return printedAsIdentity(sourceType, targetType) || this.delegate.canConvert(sourceType, targetType);
+		}
+
+		@Override
+		public @Nullable Object convertValue(@Nullable Object value, @Nullable TypeDescriptor sourceType,
+				TypeDescriptor targetType) {
+			if (targetType.getType() == String.class && IdentityStrings.printsIdentity(value)) {
+				throw new IdentityText(value);
+			}
+			return this.delegate.convertValue(value, sourceType, targetType);
+		}
+
+		private static boolean printedAsIdentity(@Nullable TypeDescriptor sourceType, TypeDescriptor targetType) {
+			return sourceType != null && targetType.getType() == String.class
+					&& IdentityStrings.printsIdentity(sourceType.getType());
+		}
+
+	}
+
+	/** A value that an expression would have printed as its identity. */
+	private static final class IdentityText extends EvaluationException {
+
+		private final transient Object value;
+
+		IdentityText(Object value) {
+			super(IdentityStrings.turnedIntoText(value));
+			this.value = value;
 		}
 
 	}

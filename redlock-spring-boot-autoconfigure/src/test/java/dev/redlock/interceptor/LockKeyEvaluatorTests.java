@@ -1,5 +1,9 @@
 package dev.redlock.interceptor;
 
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.env.MockEnvironment;
 
@@ -44,9 +48,12 @@ class LockKeyEvaluatorTests {
 		assertThat(resource("quantityAlone", "A-1", 7)).isEqualTo("7").isEqualTo(resource("quantityInSpel", "A-1", 7));
 		assertThat(resource("secondByPosition", "A-1", 7)).isEqualTo("7");
 		assertThat(resource("argumentAlone", "A-1", 7)).isEqualTo("A-1");
-		// #this and #root are SpEL's, not arguments
-		assertThat(resource("thisAlone", "A-1", 7)).startsWith(LockExpressionRoot.class.getName());
-		assertThat(resource("rootAlone", "A-1", 7)).startsWith(LockExpressionRoot.class.getName());
+		// #this and #root are SpEL's, not arguments: the root object, which prints its
+		// identity
+		assertThatIllegalArgumentException().isThrownBy(() -> resource("thisAlone", "A-1", 7))
+			.withMessageContaining("attribute 'key' = \"#this\" evaluated to a " + LockExpressionRoot.class.getName());
+		assertThatIllegalArgumentException().isThrownBy(() -> resource("rootAlone", "A-1", 7))
+			.withMessageContaining("attribute 'key' = \"#root\" evaluated to a " + LockExpressionRoot.class.getName());
 		assertThatIllegalArgumentException().isThrownBy(() -> resource("noSuchArgument", "A-1", 7))
 			.withMessageContaining("attribute 'key' = \"#orderNumber\"")
 			.withMessageContaining("evaluated to null");
@@ -69,6 +76,44 @@ class LockKeyEvaluatorTests {
 			assertThat(this.evaluator.resources(byPayee, args, new PayeeLocked(), PayeeLocked.class))
 				.containsExactly("payee-2");
 		}
+	}
+
+	@Test
+	void aKeyThatWouldPrintAnObjectsIdentityNamesTheExpressionAndWhatToWriteInstead() throws Exception {
+		Order order = new Order("A-1");
+		assertThatIllegalArgumentException().isThrownBy(() -> resourceOf("whole", order))
+			.withMessageContaining("@DistributedLock on ObjectKeys.whole(Order)")
+			.withMessageContaining("attribute 'key' = \"#order\" evaluated to a " + Order.class.getName())
+			.withMessageContaining("no toString() of its own")
+			.withMessageContaining("give Order a toString() that identifies it");
+		// SpEL turns it into text itself in a concatenation
+		assertThatIllegalArgumentException().isThrownBy(() -> resourceOf("concatenated", order))
+			.withMessageContaining(
+					"attribute 'key' = \"'order:' + #order\" turns a " + Order.class.getName() + " into text");
+		assertThatIllegalArgumentException().isThrownBy(() -> resourceOf("array", (Object) new String[] { "A-1" }))
+			.withMessageContaining("attribute 'key' = \"#ids\" evaluated to a java.lang.String[]")
+			.withMessageContaining("T(java.util.Arrays).toString(...)");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> resourceOf("concatenatedArray", (Object) new String[] { "A-1" }))
+			.withMessageContaining("turns a java.lang.String[] into text");
+	}
+
+	@Test
+	void objectsThatPrintTheirContentAreKeys() throws Exception {
+		assertThat(resourceOf("property", new Order("A-1"))).isEqualTo("A-1");
+		assertThat(resourceOf("named", new NamedOrder("A-1"))).isEqualTo("order:NamedOrder[id=A-1]");
+		assertThat(resourceOf("listed", List.of("A-1", "B-2"))).isEqualTo("[A-1, B-2]");
+		assertThat(resourceOf("arrayContent", (Object) new String[] { "A-1", "B-2" })).isEqualTo("[A-1, B-2]");
+	}
+
+	private String resourceOf(String method, Object argument) throws NoSuchMethodException {
+		Method annotated = Arrays.stream(ObjectKeys.class.getMethods())
+			.filter((candidate) -> candidate.getName().equals(method))
+			.findFirst()
+			.orElseThrow();
+		LockAttributes attributes = this.source.find(annotated, ObjectKeys.class);
+		return this.evaluator.resources(attributes, new Object[] { argument }, new ObjectKeys(), ObjectKeys.class)
+			.get(0);
 	}
 
 	private String resource(String method, Object... args) throws NoSuchMethodException {
@@ -150,6 +195,60 @@ class LockKeyEvaluatorTests {
 	}
 
 	static class PayeeLocked extends SharedTransfer implements LocksPayee {
+
+	}
+
+	/** An order without a toString() of its own. */
+	static class Order {
+
+		private final String id;
+
+		Order(String id) {
+			this.id = id;
+		}
+
+		public String getId() {
+			return this.id;
+		}
+
+	}
+
+	record NamedOrder(String id) {
+	}
+
+	static class ObjectKeys {
+
+		@DistributedLock(key = "#order")
+		public void whole(Order order) {
+		}
+
+		@DistributedLock(key = "'order:' + #order")
+		public void concatenated(Order order) {
+		}
+
+		@DistributedLock(key = "#ids")
+		public void array(String[] ids) {
+		}
+
+		@DistributedLock(key = "'orders:' + #ids")
+		public void concatenatedArray(String[] ids) {
+		}
+
+		@DistributedLock(key = "#order.id")
+		public void property(Order order) {
+		}
+
+		@DistributedLock(key = "'order:' + #order")
+		public void named(NamedOrder order) {
+		}
+
+		@DistributedLock(key = "#orders")
+		public void listed(List<String> orders) {
+		}
+
+		@DistributedLock(key = "T(java.util.Arrays).toString(#ids)")
+		public void arrayContent(String[] ids) {
+		}
 
 	}
 
