@@ -6,7 +6,8 @@ import org.jspecify.annotations.Nullable;
  * Tells which values print as {@link Object#toString()} does: the class name and the
  * identity hash, different for every object and in every JVM. Two instances of a service
  * locking the same order by such a string lock two different resources: nothing is
- * excluded.
+ * excluded. Arrays print that way too; an array whose elements can be turned into text is
+ * keyed by them instead (as SpEL's conversion joins them).
  */
 final class IdentityStrings {
 
@@ -21,7 +22,8 @@ final class IdentityStrings {
 				return type.getMethod("toString").getDeclaringClass() == Object.class;
 			}
 			catch (NoSuchMethodException ex) {
-				// every class has a public toString(): an interface type never gets here
+				// interfaces and primitive types (asked about by type, never as a
+				// value's class) have none
 				return false;
 			}
 		}
@@ -61,7 +63,7 @@ final class IdentityStrings {
 
 	/**
 	 * Why a key that turns a value printing its identity into text (in a concatenation,
-	 * say) is refused.
+	 * or as a {@code String} argument) is refused.
 	 * @param value a value for which {@link #printsIdentity} holds
 	 * @return the explanation, for an error message
 	 */
@@ -71,10 +73,16 @@ final class IdentityStrings {
 
 	private static String problem(String what, Object value) {
 		Class<?> type = value.getClass();
-		String instead = type.isArray() ? "its elements, for example T(java.util.Arrays).toString(...)"
-				: "one of its properties, or give " + type.getSimpleName() + " a toString() that identifies it";
+		if (type.isArray()) {
+			return what + ", whose elements have no text of their own: it prints as its class and identity hash, a "
+					+ "different resource for every array and in every JVM, and nothing would be locked. Key by what "
+					+ "identifies each element";
+		}
+		boolean named = !type.isAnonymousClass() && !type.isSynthetic() && !type.getSimpleName().isEmpty()
+				&& !type.getSimpleName().contains("$$");
 		return what + ": it has no toString() of its own, so it prints as its class and identity hash, a different "
-				+ "resource for every object and in every JVM, and nothing would be locked. Use " + instead;
+				+ "resource for every object and in every JVM, and nothing would be locked. Use one of its properties"
+				+ (named ? ", or give " + type.getSimpleName() + " a toString() that identifies it" : "");
 	}
 
 }

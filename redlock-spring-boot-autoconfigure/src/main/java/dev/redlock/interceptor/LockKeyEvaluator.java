@@ -59,7 +59,7 @@ final class LockKeyEvaluator {
 	private final StandardEvaluationContext shared = new StandardEvaluationContext();
 
 	/** The shared context's conversions, refusing to print any value's identity. */
-	private final TypeConverter converter = new IdentityRefusingConverter(this.shared.getTypeConverter());
+	private final IdentityRefusingConverter converter = new IdentityRefusingConverter(this.shared.getTypeConverter());
 
 	LockKeyEvaluator(@Nullable BeanFactory beanFactory) {
 		if (beanFactory != null) {
@@ -71,8 +71,8 @@ final class LockKeyEvaluator {
 	 * Returns the resources to lock for one call, in the canonical order they are
 	 * acquired in: sorted, without duplicates. The lock name alone when the method has no
 	 * key expression.
-	 * @throws IllegalArgumentException if an expression fails or yields null or an empty
-	 * string
+	 * @throws IllegalArgumentException if an expression fails, yields null or an empty
+	 * string, or would print an object's identity ({@link IdentityStrings})
 	 */
 	List<String> resources(LockAttributes attributes, Object[] args, Object target, Class<?> targetClass) {
 		List<Expression> keys = attributes.keys();
@@ -118,21 +118,24 @@ final class LockKeyEvaluator {
 		return new CallContext(this.shared, this.converter, root, parameterNames(attributes.method()), args);
 	}
 
-	private static String evaluate(Expression key, String source, LockAttributes attributes, CallContext context) {
+	private String evaluate(Expression key, String source, LockAttributes attributes, CallContext context) {
 		String attribute = (attributes.keys().size() > 1) ? "keys" : "key";
 		return resource(valueOf(key, context, attributes, attribute, source), attributes, attribute, source);
 	}
 
 	/**
 	 * The resource a key's value names, refused when null or empty, or when it would
-	 * print its identity.
+	 * print its identity; an array of values that have text is keyed by them, joined.
 	 */
-	private static String resource(@Nullable Object value, LockAttributes attributes, String attribute, String source) {
-		if (IdentityStrings.printsIdentity(value)) {
-			throw new IllegalArgumentException(
-					message(attributes, attribute, source, IdentityStrings.evaluatedTo(value)));
+	private String resource(@Nullable Object value, LockAttributes attributes, String attribute, String source) {
+		String resource;
+		try {
+			resource = (value != null) ? this.converter.text(value) : null;
 		}
-		String resource = (value != null) ? value.toString() : null;
+		catch (IdentityText ex) {
+			throw new IllegalArgumentException(
+					message(attributes, attribute, source, IdentityStrings.evaluatedTo(ex.value)));
+		}
 		if (resource == null || resource.isEmpty()) {
 			throw new IllegalArgumentException(message(attributes, attribute, source, "evaluated to "
 					+ ((value == null) ? "null" : "an empty string") + "; a lock needs a non-empty key"));
@@ -145,14 +148,25 @@ final class LockKeyEvaluator {
 		try {
 			return expression.getValue(context);
 		}
-		catch (IdentityText ex) {
-			throw new IllegalArgumentException(
-					message(attributes, attribute, source, IdentityStrings.turnedIntoText(ex.value)), ex);
-		}
 		catch (EvaluationException ex) {
-			throw new IllegalArgumentException(
-					message(attributes, attribute, source, "could not be evaluated: " + ex.getMessage()), ex);
+			IdentityText identity = identityTextIn(ex);
+			String problem = (identity != null) ? IdentityStrings.turnedIntoText(identity.value)
+					: "could not be evaluated: " + ex.getMessage();
+			throw new IllegalArgumentException(message(attributes, attribute, source, problem), ex);
 		}
+	}
+
+	/**
+	 * The refusal to print an identity behind a failure, if any: SpEL wraps it when it
+	 * came from converting a method's argument.
+	 */
+	private static @Nullable IdentityText identityTextIn(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof IdentityText identity) {
+				return identity;
+			}
+		}
+		return null;
 	}
 
 	private String[] parameterNames(Method method) {
@@ -345,22 +359,40 @@ final class LockKeyEvaluator {
 	 * SpEL's conversions, except that a value whose text would be its identity is never
 	 * turned into a {@code String}: {@code 'order:' + #order} would otherwise name a
 	 * different resource on every call when {@code Order} has no {@code toString()}.
+	 * Arrays are joined by SpEL's conversion when their elements can be turned into text.
 	 */
 	private record IdentityRefusingConverter(TypeConverter delegate) implements TypeConverter {
 
+		private static final TypeDescriptor STRING = TypeDescriptor.valueOf(String.class);
+
 		@Override
 		public boolean canConvert(@Nullable TypeDescriptor sourceType, TypeDescriptor targetType) {
-			// a concatenation asks first, and prints the value itself if told no
+			// a concatenation asks first, and prints the value itself when told no
 			return printedAsIdentity(sourceType, targetType) || this.delegate.canConvert(sourceType, targetType);
 		}
 
 		@Override
 		public @Nullable Object convertValue(@Nullable Object value, @Nullable TypeDescriptor sourceType,
 				TypeDescriptor targetType) {
-			if (targetType.getType() == String.class && IdentityStrings.printsIdentity(value)) {
-				throw new IdentityText(value);
+			if (value != null && targetType.getType() == String.class && IdentityStrings.printsIdentity(value)) {
+				return text(value);
 			}
 			return this.delegate.convertValue(value, sourceType, targetType);
+		}
+
+		/**
+		 * A value's text: its own, or an array's elements joined; never its identity.
+		 * @throws IdentityText if it would be its identity
+		 */
+		String text(Object value) {
+			if (!IdentityStrings.printsIdentity(value)) {
+				return value.toString();
+			}
+			TypeDescriptor type = TypeDescriptor.forObject(value);
+			if (value.getClass().isArray() && this.delegate.canConvert(type, STRING)) {
+				return String.valueOf(this.delegate.convertValue(value, type, STRING));
+			}
+			throw new IdentityText(value);
 		}
 
 		private static boolean printedAsIdentity(@Nullable TypeDescriptor sourceType, TypeDescriptor targetType) {

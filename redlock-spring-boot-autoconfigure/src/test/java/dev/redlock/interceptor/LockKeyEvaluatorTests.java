@@ -90,12 +90,25 @@ class LockKeyEvaluatorTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> resourceOf("concatenated", order))
 			.withMessageContaining(
 					"attribute 'key' = \"'order:' + #order\" turns a " + Order.class.getName() + " into text");
-		assertThatIllegalArgumentException().isThrownBy(() -> resourceOf("array", (Object) new String[] { "A-1" }))
-			.withMessageContaining("attribute 'key' = \"#ids\" evaluated to a java.lang.String[]")
-			.withMessageContaining("T(java.util.Arrays).toString(...)");
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> resourceOf("concatenatedArray", (Object) new String[] { "A-1" }))
-			.withMessageContaining("turns a java.lang.String[] into text");
+		// as a String argument, where SpEL wraps the refusal
+		assertThatIllegalArgumentException().isThrownBy(() -> resourceOf("argumentOfAMethod", order))
+			.withMessageContaining("turns a " + Order.class.getName() + " into text");
+		Order[] orders = { order };
+		assertThatIllegalArgumentException().isThrownBy(() -> resourceOf("orders", (Object) orders))
+			.withMessageContaining("attribute 'key' = \"#orders\" evaluated to a " + Order.class.getName() + "[]")
+			.withMessageContaining("whose elements have no text of their own");
+		assertThatIllegalArgumentException().isThrownBy(() -> resourceOf("concatenatedOrders", (Object) orders))
+			.withMessageContaining("turns a " + Order.class.getName() + "[] into text");
+	}
+
+	@Test
+	void aConditionStillComparesAndConvertsAsSpelDoes() throws Exception {
+		Method method = ObjectKeys.class.getMethod("conditional", Order.class, long.class);
+		LockAttributes attributes = this.source.find(method, ObjectKeys.class);
+		Object[] args = { new Order("A-1"), 7 };
+		assertThat(this.evaluator.conditionHolds(attributes, args, new ObjectKeys(), ObjectKeys.class)).isTrue();
+		assertThat(this.evaluator.resources(attributes, args, new ObjectKeys(), ObjectKeys.class))
+			.containsExactly("A-1:7");
 	}
 
 	@Test
@@ -104,6 +117,9 @@ class LockKeyEvaluatorTests {
 		assertThat(resourceOf("named", new NamedOrder("A-1"))).isEqualTo("order:NamedOrder[id=A-1]");
 		assertThat(resourceOf("listed", List.of("A-1", "B-2"))).isEqualTo("[A-1, B-2]");
 		assertThat(resourceOf("arrayContent", (Object) new String[] { "A-1", "B-2" })).isEqualTo("[A-1, B-2]");
+		// arrays of values with text are keyed by their elements, as SpEL joins them
+		assertThat(resourceOf("array", (Object) new String[] { "A-1", "B-2" })).isEqualTo("A-1,B-2");
+		assertThat(resourceOf("concatenatedArray", (Object) new long[] { 1, 2 })).isEqualTo("orders:1,2");
 	}
 
 	private String resourceOf(String method, Object argument) throws NoSuchMethodException {
@@ -231,7 +247,23 @@ class LockKeyEvaluatorTests {
 		}
 
 		@DistributedLock(key = "'orders:' + #ids")
-		public void concatenatedArray(String[] ids) {
+		public void concatenatedArray(long[] ids) {
+		}
+
+		@DistributedLock(key = "#root.methodName.concat(#order)")
+		public void argumentOfAMethod(Order order) {
+		}
+
+		@DistributedLock(key = "#orders")
+		public void orders(Order[] orders) {
+		}
+
+		@DistributedLock(key = "'orders:' + #orders")
+		public void concatenatedOrders(Order[] orders) {
+		}
+
+		@DistributedLock(key = "#order.id + ':' + #quantity", condition = "#order != null && #quantity > 5")
+		public void conditional(Order order, long quantity) {
 		}
 
 		@DistributedLock(key = "#order.id")
