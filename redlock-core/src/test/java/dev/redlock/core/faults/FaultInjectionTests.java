@@ -89,6 +89,14 @@ class FaultInjectionTests {
 	 */
 	private static final RedlockSettings PATIENT = SETTINGS.withNodeTimeout(Duration.ofSeconds(1));
 
+	/**
+	 * How long a client leaves a node alone after a connection attempt to it failed (4
+	 * node timeouts, {@code NodeGroup.reconnectBackoff}). A restart can cause one: a late
+	 * reply whose read the kill broke makes the pool open a replacement in the
+	 * background, which may hit the node while it is down.
+	 */
+	private static final Duration PATIENT_RECONNECT_BACKOFF = PATIENT.nodeTimeout().multipliedBy(4);
+
 	/** How long to wait for what a fault left on the nodes to go. */
 	private static final Duration CLEAN_UP = Duration.ofSeconds(5);
 
@@ -483,8 +491,8 @@ class FaultInjectionTests {
 		Duration ttl = on ? quarantine : Duration.ofSeconds(5);
 		RedlockSettings settings = PATIENT.withDefaultTtl(ttl).withRestartQuarantine(quarantine);
 		// a trial lasts about a TTL at most, and A's acquisition waits for the previous
-		// trial's quarantine: a safety net only, the trials end by count
-		Duration budget = ttl.plusSeconds(3).multipliedBy(trialCount);
+		// trial's quarantine and any back-off: a safety net only, the trials end by count
+		Duration budget = ttl.plus(PATIENT_RECONNECT_BACKOFF).plusSeconds(3).multipliedBy(trialCount);
 		Trials trials = new Trials();
 		try (Redlock a = Redlock.builder().nodes(nodes.uris()).settings(settings).build();
 				Redlock b = Redlock.builder().nodes(nodes.uris()).settings(settings).build()) {
@@ -496,10 +504,11 @@ class FaultInjectionTests {
 			long end = System.nanoTime() + budget.toNanos();
 			while (trials.count < trialCount && System.nanoTime() - end < 0) {
 				// the nodes restarted by the previous trial count again once their
-				// quarantine is over
+				// quarantine is over, and A connects to them again once a back-off the
+				// restarts may have caused is over
 				long attemptStart = System.nanoTime();
 				Lease first = a.acquire(LockRequest.of(ExclusionHarness.RESOURCE, ttl).named("faults"),
-						quarantine.plusSeconds(3));
+						quarantine.plus(PATIENT_RECONNECT_BACKOFF).plusSeconds(3));
 				long firstAcquired = System.nanoTime();
 				trials.attemptNanos.add(firstAcquired - attemptStart);
 				long firstValidityEnd = firstAcquired + first.remainingValidity().toNanos();
