@@ -12,7 +12,6 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
-import org.springframework.core.convert.TypeDescriptor;
 import org.springframework.expression.BeanResolver;
 import org.springframework.expression.ConstructorResolver;
 import org.springframework.expression.EvaluationContext;
@@ -27,6 +26,8 @@ import org.springframework.expression.TypeConverter;
 import org.springframework.expression.TypeLocator;
 import org.springframework.expression.TypedValue;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
+
+import dev.redlock.interceptor.IdentityRefusingConverter.IdentityText;
 
 /**
  * Evaluates the key expression of a {@code @DistributedLock} call into the resource to
@@ -134,7 +135,7 @@ final class LockKeyEvaluator {
 		}
 		catch (IdentityText ex) {
 			throw new IllegalArgumentException(
-					message(attributes, attribute, source, IdentityStrings.evaluatedTo(ex.value)));
+					message(attributes, attribute, source, IdentityStrings.evaluatedTo(ex.value())));
 		}
 		if (resource == null || resource.isEmpty()) {
 			throw new IllegalArgumentException(message(attributes, attribute, source, "evaluated to "
@@ -150,7 +151,7 @@ final class LockKeyEvaluator {
 		}
 		catch (EvaluationException ex) {
 			IdentityText identity = identityTextIn(ex);
-			String problem = (identity != null) ? IdentityStrings.turnedIntoText(identity.value)
+			String problem = (identity != null) ? IdentityStrings.turnedIntoText(identity.value())
 					: "could not be evaluated: " + ex.getMessage();
 			throw new IllegalArgumentException(message(attributes, attribute, source, problem), ex);
 		}
@@ -351,65 +352,6 @@ final class LockKeyEvaluator {
 				index = index * 10 + (digit - '0');
 			}
 			return index;
-		}
-
-	}
-
-	/**
-	 * SpEL's conversions, except that a value whose text would be its identity is never
-	 * turned into a {@code String}: {@code 'order:' + #order} would otherwise name a
-	 * different resource on every call when {@code Order} has no {@code toString()}.
-	 * Arrays are joined by SpEL's conversion when their elements can be turned into text.
-	 */
-	private record IdentityRefusingConverter(TypeConverter delegate) implements TypeConverter {
-
-		private static final TypeDescriptor STRING = TypeDescriptor.valueOf(String.class);
-
-		@Override
-		public boolean canConvert(@Nullable TypeDescriptor sourceType, TypeDescriptor targetType) {
-			// a concatenation asks first, and prints the value itself when told no
-			return printedAsIdentity(sourceType, targetType) || this.delegate.canConvert(sourceType, targetType);
-		}
-
-		@Override
-		public @Nullable Object convertValue(@Nullable Object value, @Nullable TypeDescriptor sourceType,
-				TypeDescriptor targetType) {
-			if (value != null && targetType.getType() == String.class && IdentityStrings.printsIdentity(value)) {
-				return text(value);
-			}
-			return this.delegate.convertValue(value, sourceType, targetType);
-		}
-
-		/**
-		 * A value's text: its own, or an array's elements joined; never its identity.
-		 * @throws IdentityText if it would be its identity
-		 */
-		String text(Object value) {
-			if (!IdentityStrings.printsIdentity(value)) {
-				return value.toString();
-			}
-			TypeDescriptor type = TypeDescriptor.forObject(value);
-			if (value.getClass().isArray() && this.delegate.canConvert(type, STRING)) {
-				return String.valueOf(this.delegate.convertValue(value, type, STRING));
-			}
-			throw new IdentityText(value);
-		}
-
-		private static boolean printedAsIdentity(@Nullable TypeDescriptor sourceType, TypeDescriptor targetType) {
-			return sourceType != null && targetType.getType() == String.class
-					&& IdentityStrings.printsIdentity(sourceType.getType());
-		}
-
-	}
-
-	/** A value that an expression would have printed as its identity. */
-	private static final class IdentityText extends EvaluationException {
-
-		private final transient Object value;
-
-		IdentityText(Object value) {
-			super(IdentityStrings.turnedIntoText(value));
-			this.value = value;
 		}
 
 	}
