@@ -175,8 +175,8 @@ class FencingTokenTests {
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 			// the confirmation and the release by digest; without the quarantine the
 			// acquisition is no script at all, but a SET with an MGET of the key and its
-			// counter (the
-			// slower nodes run the last calls a moment after the quorum answered)
+			// counter (the slower nodes run the last calls a moment after the quorum
+			// answered)
 			TestSupport.awaitTrue("every node ran two EVALSHA", Duration.ofSeconds(5),
 					() -> nodes.nodes().stream().allMatch((node) -> TWO_CALLS.matcher(commandStats(node)).find()));
 			for (RedisNode node : nodes.nodes()) {

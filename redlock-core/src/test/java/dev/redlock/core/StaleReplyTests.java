@@ -61,10 +61,8 @@ class StaleReplyTests {
 				// waited for in full once: from now on the slow node is known to lag
 				redlock.acquire("measured", TTL, Duration.ZERO).release();
 				// each round below needs the slow node's only connection idle, or it
-				// never
-				// writes to that node; and no late reply of an earlier round may reach
-				// the
-				// listener once it is armed
+				// never writes to that node; and no late reply of an earlier round may
+				// reach the listener once it is armed
 				awaitIdle(redlock);
 				Lease lease = redlock.acquire("k", TTL, Duration.ZERO);
 				awaitIdle(redlock);

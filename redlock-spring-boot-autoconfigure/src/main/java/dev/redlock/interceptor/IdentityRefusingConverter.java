@@ -24,7 +24,7 @@ record IdentityRefusingConverter(TypeConverter delegate) implements TypeConverte
 	@Override
 	public @Nullable Object convertValue(@Nullable Object value, @Nullable TypeDescriptor sourceType,
 			TypeDescriptor targetType) {
-		if (value != null && targetType.getType() == String.class && IdentityStrings.printsIdentity(value)) {
+		if (value != null && targetType.getType() == String.class) {
 			return text(value);
 		}
 		return this.delegate.convertValue(value, sourceType, targetType);
