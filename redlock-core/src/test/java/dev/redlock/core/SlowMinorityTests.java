@@ -104,10 +104,6 @@ class SlowMinorityTests {
 	}
 
 	/**
-	 * Two frozen nodes (SIGSTOP) cost no round a node timeout, and get their clean-up
-	 * once they wake up.
-	 */
-	/**
 	 * Slow nodes are left out of a round only while they are a minority: with three of
 	 * five slow and their connections busy with other threads' rounds, a round still
 	 * waits for one of them, since the two fast nodes alone are no quorum.
@@ -144,6 +140,64 @@ class SlowMinorityTests {
 		}
 	}
 
+	/**
+	 * Fenced locks too, with their three rounds (the grant, the confirmation of its
+	 * token, the release): with two of five nodes 1.5 s late, no fenced acquisition or
+	 * release waits for them, tokens still grow, the lock key is left nowhere, and a lock
+	 * opens no connection of its own to a slow node.
+	 */
+	@Test
+	void aSlowMinorityDelaysNoFencedLock(RedisNodes nodes) {
+		List<LatencyProxy> proxies = new ArrayList<>();
+		List<String> uris = new ArrayList<>(nodes.uris());
+		try {
+			for (int i : new int[] { 1, 3 }) {
+				LatencyProxy proxy = LatencyProxy.to(nodes.node(i), Duration.ZERO);
+				proxies.add(proxy);
+				uris.set(i, proxy.uri());
+			}
+			try (Redlock redlock = Redlock.builder().nodes(uris).settings(this.settings).build()) {
+				LockRequest request = LockRequest.of("slow-minority-fenced", TTL).fenced();
+				redlock.acquire(request, Duration.ZERO).release();
+				TestSupport.awaitWarmPools(redlock);
+				proxies.forEach((proxy) -> proxy.delay(ONE_WAY));
+				redlock.acquire(request, Duration.ZERO).release();
+				TestSupport.awaitTrue("the slow nodes measured", Duration.ofSeconds(10), () -> {
+					List<Double> latencies = redlock.internals().expectedLatencies();
+					return latencies.get(1) > 100 && latencies.get(3) > 100;
+				});
+				int acceptedBefore = accepted(proxies);
+
+				long slowest = 0;
+				long lastToken = 0;
+				for (int i = 0; i < 10; i++) {
+					long start = System.nanoTime();
+					Lease lease = redlock.acquire(request, Duration.ZERO);
+					slowest = Math.max(slowest, System.nanoTime() - start);
+					assertThat(lease.fencingToken().getAsLong()).as("token").isGreaterThan(lastToken);
+					lastToken = lease.fencingToken().getAsLong();
+					start = System.nanoTime();
+					assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+					slowest = Math.max(slowest, System.nanoTime() - start);
+				}
+				assertThat(Duration.ofNanos(slowest)).as("no round waited for a slow node").isLessThan(ONE_WAY);
+				TestSupport.awaitTrue("the lock key is left on no node", Duration.ofSeconds(10),
+						() -> nodes.nodes()
+							.stream()
+							.allMatch((node) -> "0".equals(node.command("EXISTS", "redlock:slow-minority-fenced"))));
+				assertThat(accepted(proxies) - acceptedBefore).as("connections opened to the slow nodes")
+					.isLessThanOrEqualTo(2 * proxies.size());
+			}
+		}
+		finally {
+			proxies.forEach(LatencyProxy::close);
+		}
+	}
+
+	/**
+	 * Two frozen nodes (SIGSTOP) cost no round a node timeout, and get their clean-up
+	 * once they wake up.
+	 */
 	@Test
 	void aFrozenMinorityDelaysNoRoundAndIsCleanedUpWhenItWakes(RedisNodes nodes) {
 		// a round that waited for a frozen node would take this long: far more than a
