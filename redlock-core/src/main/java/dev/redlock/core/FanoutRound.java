@@ -193,7 +193,9 @@ final class FanoutRound extends WriteTimes {
 		}
 		while (this.unread + this.pending.count() > 0) {
 			boolean progress = writeToReadyConnections();
-			int arrived = (this.unread > 0 && aReplyIsDue()) ? arrivedReply() : -1;
+			// until a reply is due, the round waits for the node expected first, as when
+			// none has arrived
+			int arrived = (this.unread > 0 && replyDue(this.pools, this.connections)) ? arrivedReply() : -1;
 			if (arrived >= 0) {
 				read(arrived);
 				progress = true;
@@ -258,17 +260,6 @@ final class FanoutRound extends WriteTimes {
 			}
 		}
 		return progress;
-	}
-
-	/**
-	 * Whether a reply is due: the node expected to answer first was written to at least
-	 * its measured latency ago. Before then, looking for arrived replies would cost a
-	 * system call per node, mostly for nothing; the round waits for that node instead, as
-	 * when none has arrived.
-	 */
-	private boolean aReplyIsDue() {
-		int first = expectedFirst();
-		return first < 0 || System.nanoTime() - (writtenAt(first) + this.pools.get(first).expectedLatencyNanos()) >= 0;
 	}
 
 	/** A node whose reply has arrived (bytes are waiting), or -1. */

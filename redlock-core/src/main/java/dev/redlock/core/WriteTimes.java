@@ -6,10 +6,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * When a round wrote to each node, which replies say how fast their node is, and which
- * reply is due first. A reply that may have arrived while the round waited for another
- * node says nothing of its own node's speed: counted, it would make a fast node look as
- * slow as the one waited for. The base of {@link FanoutRound}, rather than an object of
- * its own, so that a round is one allocation less.
+ * reply is due first, and when. A reply that may have arrived while the round waited for
+ * another node says nothing of its own node's speed: counted, it would make a fast node
+ * look as slow as the one waited for. The base of {@link FanoutRound}, rather than an
+ * object of its own, so that a round is one allocation less.
  */
 abstract class WriteTimes {
 
@@ -99,6 +99,17 @@ abstract class WriteTimes {
 			}
 		}
 		return first;
+	}
+
+	/**
+	 * Whether a reply is due: the node expected to answer first was written to at least
+	 * its measured latency ago. Before then, looking for arrived replies would cost a
+	 * system call per node, mostly for nothing.
+	 * @param owing a non-null entry for each node that still owes a reply
+	 */
+	final boolean replyDue(List<NodeConnectionPool> pools, Object[] owing) {
+		int first = expectedFirst(pools, owing);
+		return first < 0 || System.nanoTime() - (writtenAt(first) + pools.get(first).expectedLatencyNanos()) >= 0;
 	}
 
 }
