@@ -24,20 +24,28 @@ record IdentityRefusingConverter(TypeConverter delegate) implements TypeConverte
 	@Override
 	public @Nullable Object convertValue(@Nullable Object value, @Nullable TypeDescriptor sourceType,
 			TypeDescriptor targetType) {
-		if (value != null && targetType.getType() == String.class) {
-			return text(value);
+		// any other value converts as SpEL would (a list joins its elements, an enum
+		// gives its name): keys stay what they were before identities were refused
+		if (value != null && targetType.getType() == String.class && IdentityStrings.printsIdentity(value)) {
+			return elementsOf(value);
 		}
 		return this.delegate.convertValue(value, sourceType, targetType);
 	}
 
 	/**
-	 * A value's text: its own, or an array's elements joined; never its identity.
+	 * A key's value as the resource: its own text, or an array's elements joined; never
+	 * its identity.
 	 * @throws IdentityText if it would be its identity
 	 */
 	String text(Object value) {
-		if (!IdentityStrings.printsIdentity(value)) {
-			return value.toString();
-		}
+		return IdentityStrings.printsIdentity(value) ? elementsOf(value) : value.toString();
+	}
+
+	/**
+	 * An array's elements joined by SpEL's conversion, for a value printing its identity;
+	 * refused ({@link IdentityText}) when they have no text either.
+	 */
+	private String elementsOf(Object value) {
 		TypeDescriptor type = TypeDescriptor.forObject(value);
 		if (value.getClass().isArray() && this.delegate.canConvert(type, STRING)) {
 			return String.valueOf(this.delegate.convertValue(value, type, STRING));

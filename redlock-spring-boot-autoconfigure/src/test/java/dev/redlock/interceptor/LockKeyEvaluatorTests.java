@@ -120,6 +120,9 @@ class LockKeyEvaluatorTests {
 		// arrays of values with text are keyed by their elements, as SpEL joins them
 		assertThat(resourceOf("array", (Object) new String[] { "A-1", "B-2" })).isEqualTo("A-1,B-2");
 		assertThat(resourceOf("concatenatedArray", (Object) new long[] { 1, 2 })).isEqualTo("orders:1,2");
+		// a value with text of its own is concatenated as SpEL converts it, not by
+		// toString(): keys stay what they were before identities were refused
+		assertThat(resourceOf("concatenatedList", List.of("A-1", "B-2"))).isEqualTo("orders:A-1,B-2");
 	}
 
 	private String resourceOf(String method, Object argument) throws NoSuchMethodException {
@@ -248,6 +251,10 @@ class LockKeyEvaluatorTests {
 
 		@DistributedLock(key = "'orders:' + #ids")
 		public void concatenatedArray(long[] ids) {
+		}
+
+		@DistributedLock(key = "'orders:' + #ids")
+		public void concatenatedList(List<String> ids) {
 		}
 
 		@DistributedLock(key = "#root.methodName.concat(#order)")
