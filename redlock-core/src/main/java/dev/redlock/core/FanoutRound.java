@@ -193,9 +193,9 @@ final class FanoutRound extends WriteTimes {
 		}
 		while (this.unread + this.pending.count() > 0) {
 			boolean progress = writeToReadyConnections();
-			// until a reply is due, the round waits for the node expected first, as when
-			// none has arrived
-			int arrived = (this.unread > 0 && replyDue(this.pools, this.connections)) ? arrivedReply() : -1;
+			// until its reply is late, the round waits for the node expected first
+			int first = (this.unread > 0) ? expectedFirst() : -1;
+			int arrived = (first >= 0 && replyLate(this.pools, first)) ? arrivedReply() : -1;
 			if (arrived >= 0) {
 				read(arrived);
 				progress = true;
@@ -291,12 +291,15 @@ final class FanoutRound extends WriteTimes {
 		long patience = this.start + settledAfter + Math.max(RoundTimes.LAG_SLACK_NANOS, settledAfter);
 		while (this.unread + this.pending.count() > 0) {
 			boolean progress = writeToReadyConnections();
-			int next = (this.unread > 0) ? arrivedReply() : -1;
-			if (next < 0 && this.unread > 0) {
+			int next = -1;
+			if (this.unread > 0) {
 				int first = expectedFirst();
 				long due = writtenAt(first) + this.pools.get(first).expectedLatencyNanos();
-				if (due - patience <= 0
-						&& (this.pending.count() == 0 || due - System.nanoTime() <= RoundTimes.MAX_PARK_NANOS)) {
+				boolean soon = due - patience <= 0
+						&& (this.pending.count() == 0 || due - System.nanoTime() <= RoundTimes.MAX_PARK_NANOS);
+				// the node due soon is read, unless it is late: then what has arrived
+				next = (soon && !replyLate(this.pools, first)) ? first : arrivedReply();
+				if (next < 0 && soon) {
 					next = first;
 				}
 			}

@@ -51,6 +51,14 @@ final class NodeConnectionPool implements AutoCloseable {
 	private volatile long latencyNanos;
 
 	/**
+	 * The node's quickest recent answers: the lowest time measured, drifting up by a
+	 * 256th of the difference with each slower one. Waiting for a busy client's CPU only
+	 * ever adds to a measurement, so this tells how far away the node is even when
+	 * {@link #latencyNanos} mostly says how busy the client was.
+	 */
+	private volatile long quickestNanos;
+
+	/**
 	 * Borrowers waiting for a free slot, oldest first: a free slot goes to them before
 	 * anyone else.
 	 */
@@ -267,6 +275,18 @@ final class NodeConnectionPool implements AutoCloseable {
 	void replied(long nanos) {
 		long average = this.latencyNanos;
 		this.latencyNanos = (average == 0) ? Math.max(1, nanos) : Math.max(1, (average + nanos) / 2);
+		long quickest = this.quickestNanos;
+		this.quickestNanos = (quickest == 0 || nanos < quickest) ? Math.max(1, nanos)
+				: quickest + (nanos - quickest) / 256;
+	}
+
+	/**
+	 * Returns how long the node's quickest recent answers took.
+	 * @return nanoseconds from writing a command to reading its reply; 0 before any was
+	 * measured
+	 */
+	long quickestLatencyNanos() {
+		return this.quickestNanos;
 	}
 
 	/**

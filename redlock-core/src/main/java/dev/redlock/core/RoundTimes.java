@@ -17,6 +17,13 @@ final class RoundTimes {
 	static final long LAG_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
 	/**
+	 * How much quicker one node's quickest answers must be than another's for it to count
+	 * as nearer: nodes in one data centre differ by tens of microseconds, nodes in two
+	 * zones or regions by a millisecond or more.
+	 */
+	static final long NEAR_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
+
+	/**
 	 * The longest a round parks between two looks at replies that are expected later and
 	 * connections being opened.
 	 */

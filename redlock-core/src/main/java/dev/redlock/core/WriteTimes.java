@@ -83,7 +83,12 @@ abstract class WriteTimes {
 
 	/**
 	 * Of the nodes that still owe a reply, the one expected to answer first, by when it
-	 * was written and how fast it usually answers; -1 if none owes one.
+	 * was written and how fast it usually answers; -1 if none owes one. Of two nodes
+	 * expected within a busy machine's scheduling delay of each other, and about as near,
+	 * the one written to first is taken: on a busy client, waiting for a CPU makes up
+	 * most of every measurement, above all the measurements of the nodes read first, so
+	 * the estimates would pick a node at random, often one written to last, while the
+	 * replies mostly come in the order they were asked for.
 	 * @param owing a non-null entry for each node that still owes a reply
 	 */
 	final int expectedFirst(List<NodeConnectionPool> pools, Object[] owing) {
@@ -92,7 +97,8 @@ abstract class WriteTimes {
 		for (int i = 0; i < owing.length; i++) {
 			if (owing[i] != null) {
 				long due = writtenAt(i) + pools.get(i).expectedLatencyNanos();
-				if (first < 0 || due - firstDue < 0) {
+				if (first < 0 || (alike(pools.get(i), pools.get(first), due - firstDue)
+						? writtenAt(i) - writtenAt(first) < 0 : due - firstDue < 0)) {
 					first = i;
 					firstDue = due;
 				}
@@ -102,14 +108,24 @@ abstract class WriteTimes {
 	}
 
 	/**
-	 * Whether a reply is due: the node expected to answer first was written to at least
-	 * its measured latency ago. Before then, looking for arrived replies would cost a
-	 * system call per node, mostly for nothing.
-	 * @param owing a non-null entry for each node that still owes a reply
+	 * Whether two nodes answer alike: their replies are expected within a busy machine's
+	 * scheduling delay of each other, and they are about as near (their quickest answers
+	 * differ by less than {@link RoundTimes#NEAR_NANOS}).
 	 */
-	final boolean replyDue(List<NodeConnectionPool> pools, Object[] owing) {
-		int first = expectedFirst(pools, owing);
-		return first < 0 || System.nanoTime() - (writtenAt(first) + pools.get(first).expectedLatencyNanos()) >= 0;
+	private static boolean alike(NodeConnectionPool one, NodeConnectionPool other, long dueApart) {
+		return Math.abs(dueApart) <= RoundTimes.LAG_SLACK_NANOS
+				&& Math.abs(one.quickestLatencyNanos() - other.quickestLatencyNanos()) <= RoundTimes.NEAR_NANOS;
+	}
+
+	/**
+	 * Whether a node's reply is late: more than a busy machine's scheduling delay after
+	 * it was due. Until then a round waits for the node it expects first, as it would for
+	 * whatever came first; looking for other replies that may have arrived would cost a
+	 * system call per node, mostly for nothing.
+	 */
+	final boolean replyLate(List<NodeConnectionPool> pools, int node) {
+		long due = writtenAt(node) + pools.get(node).expectedLatencyNanos();
+		return System.nanoTime() - (due + RoundTimes.LAG_SLACK_NANOS) >= 0;
 	}
 
 }

@@ -1,0 +1,114 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Which node a round waits for first, from the latencies its nodes have shown: pure logic
+ * over pools that never connect (their measurements are fed by hand).
+ */
+class ReadOrderTests {
+
+	private static final long MICROS = TimeUnit.MICROSECONDS.toNanos(1);
+
+	private static final long MILLIS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private final List<NodeConnectionPool> pools = new ArrayList<>();
+
+	@AfterEach
+	void close() {
+		this.pools.forEach(NodeConnectionPool::close);
+	}
+
+	@Test
+	void nodesAsNearAreReadInTheOrderTheyWereWrittenTo() {
+		// a busy client: node 0, read first, took the wait for a CPU into its figures
+		NodeConnectionPool first = pool(50 * MICROS, 6 * MILLIS);
+		NodeConnectionPool second = pool(400 * MICROS);
+		assertThat(first.expectedLatencyNanos()).isGreaterThan(second.expectedLatencyNanos());
+		assertThat(new Round(this.pools).expectedFirst(this.pools, owing(0, 1))).isZero();
+	}
+
+	@Test
+	void aNearerNodeIsReadFirstWhereverItIsListed() {
+		pool(1_500 * MICROS, 1_500 * MICROS);
+		pool(300 * MICROS, 300 * MICROS);
+		assertThat(new Round(this.pools).expectedFirst(this.pools, owing(0, 1))).isOne();
+	}
+
+	@Test
+	void aNodeThatTurnedSlowIsNotWaitedForFirst() {
+		// its quickest answers are still near, its latest are 40 ms
+		pool(50 * MICROS, 40 * MILLIS);
+		pool(60 * MICROS);
+		assertThat(new Round(this.pools).expectedFirst(this.pools, owing(0, 1))).isOne();
+	}
+
+	@Test
+	void onlyNodesThatStillOweAReplyCount() {
+		pool(50 * MICROS);
+		pool(50 * MICROS);
+		pool(50 * MICROS);
+		assertThat(new Round(this.pools).expectedFirst(this.pools, owing(2))).isEqualTo(2);
+		assertThat(new Round(this.pools).expectedFirst(this.pools, owing())).isEqualTo(-1);
+	}
+
+	@Test
+	void aReplyIsLateOnlyAScheduleDelayAfterItWasDue() throws InterruptedException {
+		pool(10 * MILLIS);
+		Round round = new Round(this.pools);
+		assertThat(round.replyLate(this.pools, 0)).isFalse();
+		long lateBy = round.start + 10 * MILLIS + RoundTimes.LAG_SLACK_NANOS;
+		while (System.nanoTime() - lateBy < 0) {
+			Thread.sleep(1);
+		}
+		assertThat(round.replyLate(this.pools, 0)).isTrue();
+	}
+
+	/** A pool for a node nothing listens on, which has answered in the given times. */
+	private NodeConnectionPool pool(long... replies) {
+		RedisNodeUri uri = RedisNodeUri.parse("redis://127.0.0.1:1");
+		RedlockSettings settings = RedlockSettings.defaults().toBuilder().poolMinIdle(0).build();
+		NodeConnectionPool pool = new NodeConnectionPool(uri, settings, TimeUnit.SECONDS.toNanos(1),
+				new NodeQuarantine(uri, Duration.ZERO), TlsSettings.jvmDefault(), WarmUp.none());
+		for (long nanos : replies) {
+			pool.replied(nanos);
+		}
+		this.pools.add(pool);
+		return pool;
+	}
+
+	private Object[] owing(int... nodes) {
+		Object[] owing = new Object[this.pools.size()];
+		for (int node : nodes) {
+			owing[node] = Boolean.TRUE;
+		}
+		return owing;
+	}
+
+	/** A round that wrote to every node in its first pass, in list order. */
+	private static final class Round extends WriteTimes {
+
+		private final int nodes;
+
+		Round(List<NodeConnectionPool> pools) {
+			super(System.nanoTime());
+			this.nodes = pools.size();
+			firstPassDone();
+		}
+
+		@Override
+		int nodeCount() {
+			return this.nodes;
+		}
+
+	}
+
+}
