@@ -195,7 +195,7 @@ final class FanoutRound extends WriteTimes {
 			boolean progress = writeToReadyConnections();
 			// until its reply is late, the round waits for the node expected first
 			int first = (this.unread > 0) ? expectedFirst() : -1;
-			int arrived = (first >= 0 && replyLate(this.pools, first)) ? arrivedReply() : -1;
+			int arrived = (first >= 0 && isLate(dueAt(this.pools, first))) ? arrivedReply() : -1;
 			if (arrived >= 0) {
 				read(arrived);
 				progress = true;
@@ -210,7 +210,7 @@ final class FanoutRound extends WriteTimes {
 				timeOutTheRest();
 				return;
 			}
-			awaitNextEvent();
+			awaitNextEvent(first);
 			if (settled()) {
 				return;
 			}
@@ -220,12 +220,12 @@ final class FanoutRound extends WriteTimes {
 	/**
 	 * Waits for what is expected first: a blocking read of the node expected to answer
 	 * first, when nothing else may come sooner; else a short park before looking again.
+	 * @param next the unread node expected to answer first, or -1
 	 */
-	private void awaitNextEvent() {
-		int next = expectedFirst();
+	private void awaitNextEvent(int next) {
 		long now = System.nanoTime();
 		if (next >= 0) {
-			long due = writtenAt(next) + this.pools.get(next).expectedLatencyNanos();
+			long due = dueAt(this.pools, next);
 			if (this.pending.count() == 0 || due - now <= RoundTimes.MAX_PARK_NANOS) {
 				// the node expected to answer first: no faster one is still out
 				read(next);
@@ -294,11 +294,11 @@ final class FanoutRound extends WriteTimes {
 			int next = -1;
 			if (this.unread > 0) {
 				int first = expectedFirst();
-				long due = writtenAt(first) + this.pools.get(first).expectedLatencyNanos();
+				long due = dueAt(this.pools, first);
 				boolean soon = due - patience <= 0
 						&& (this.pending.count() == 0 || due - System.nanoTime() <= RoundTimes.MAX_PARK_NANOS);
 				// the node due soon is read, unless it is late: then what has arrived
-				next = (soon && !replyLate(this.pools, first)) ? first : arrivedReply();
+				next = (soon && !isLate(due)) ? first : arrivedReply();
 				if (next < 0 && soon) {
 					next = first;
 				}

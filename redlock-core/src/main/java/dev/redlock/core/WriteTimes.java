@@ -96,7 +96,7 @@ abstract class WriteTimes {
 		long firstDue = 0;
 		for (int i = 0; i < owing.length; i++) {
 			if (owing[i] != null) {
-				long due = writtenAt(i) + pools.get(i).expectedLatencyNanos();
+				long due = dueAt(pools, i);
 				if (first < 0 || (alike(pools.get(i), pools.get(first), due - firstDue)
 						? writtenAt(i) - writtenAt(first) < 0 : due - firstDue < 0)) {
 					first = i;
@@ -118,13 +118,21 @@ abstract class WriteTimes {
 	}
 
 	/**
-	 * Whether a node's reply is late: more than a busy machine's scheduling delay after
-	 * it was due. Until then a round waits for the node it expects first, as it would for
-	 * whatever came first; looking for other replies that may have arrived would cost a
-	 * system call per node, mostly for nothing.
+	 * When a node's reply is due: when its command was written, plus how long it usually
+	 * takes to answer.
 	 */
-	final boolean replyLate(List<NodeConnectionPool> pools, int node) {
-		long due = writtenAt(node) + pools.get(node).expectedLatencyNanos();
+	final long dueAt(List<NodeConnectionPool> pools, int node) {
+		return writtenAt(node) + pools.get(node).expectedLatencyNanos();
+	}
+
+	/**
+	 * Whether a reply due at the given time is late: more than a busy machine's
+	 * scheduling delay has passed since. Until then a round waits for the node it expects
+	 * first, as it would for whatever came first; looking for other replies that may have
+	 * arrived would cost a system call per node, mostly for nothing.
+	 * @param due {@link System#nanoTime()} when the reply was due
+	 */
+	static boolean isLate(long due) {
 		return System.nanoTime() - (due + RoundTimes.LAG_SLACK_NANOS) >= 0;
 	}
 
