@@ -8,33 +8,55 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.TimeUnit;
+
+import javax.net.ssl.SSLSocket;
 
 /**
  * A connected socket whose reads can be bounded by a deadline rather than by a timeout
  * per read: a reply that trickles in a byte at a time then costs a round its deadline,
  * not the timeout once per byte. Jedis reads through {@link #getInputStream()};
  * everything else goes to the socket it wraps (plain or TLS).
+ * <p>
+ * On a plain socket the timeout in force while a deadline is set is what is left of it
+ * rounded down to a power of two milliseconds, and a read that times out before the
+ * deadline simply reads again: rounds that start one after another keep one timeout,
+ * where the exact millisecond would have to be set again for most reads of a busy client
+ * (a {@code synchronized} call that boxes its value), and a read still waits until the
+ * deadline (at most a millisecond less, as before). A TLS socket gets the exact value:
+ * whether a read can go on after a timeout that cut a record in two is not something its
+ * contract promises.
  */
 final class DeadlineSocket extends Socket {
+
+	private static final long ONE_MILLI_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
 	private final Socket socket;
 
 	private final InputStream input;
 
+	/** Whether a read that timed out before the deadline may read again. */
+	private final boolean rereadsAfterTimeout;
+
+	// The fields below are not volatile: one thread at a time uses a connection, and it
+	// passes from one to the next through its pool's lock or an executor.
+
 	/** The read timeout Jedis asked for, in force while no deadline is. */
-	private volatile int timeoutMillis;
+	private int timeoutMillis;
 
 	/** The read timeout last set on the socket. */
 	private int appliedMillis = -1;
 
-	private volatile boolean deadlineSet;
+	private boolean deadlineSet;
 
-	private volatile long deadlineNanos;
+	private long deadlineNanos;
 
 	DeadlineSocket(Socket socket) throws IOException {
 		this.socket = socket;
 		this.timeoutMillis = socket.getSoTimeout();
 		this.appliedMillis = this.timeoutMillis;
+		this.rereadsAfterTimeout = !(socket instanceof SSLSocket);
 		this.input = new DeadlineInput(socket.getInputStream());
 	}
 
@@ -50,9 +72,8 @@ final class DeadlineSocket extends Socket {
 	/**
 	 * Reads are bounded by the read timeout alone again: it is set on the socket before
 	 * the next read without a deadline. A round's reads all have one, so in a steady
-	 * stream of rounds the socket keeps the timeout of the last (the same, to the
-	 * millisecond, when rounds are quick): setting it again would box a new
-	 * {@code Integer} every time.
+	 * stream of rounds the socket keeps the timeout of the last (the same power of two
+	 * when rounds are quick).
 	 */
 	void clearDeadline() {
 		this.deadlineSet = false;
@@ -66,13 +87,27 @@ final class DeadlineSocket extends Socket {
 	}
 
 	/**
-	 * Before a read: what is left of the deadline becomes the read's timeout, or the read
-	 * timeout when there is no deadline.
+	 * Before a read: what is left of the deadline becomes the read's timeout (see the
+	 * class comment), or the read timeout when there is no deadline.
 	 */
 	private void beforeRead() throws IOException {
+		if (!this.deadlineSet) {
+			apply(this.timeoutMillis);
+			return;
+		}
 		// at least 1 ms, even past the deadline: bytes already here are still read (a
 		// busy caller may come to them late)
-		apply(this.deadlineSet ? RoundTimes.millisLeft(this.deadlineNanos) : this.timeoutMillis);
+		int left = RoundTimes.millisLeft(this.deadlineNanos);
+		apply(this.rereadsAfterTimeout ? Integer.highestOneBit(left) : left);
+	}
+
+	/**
+	 * Whether a read that timed out should read again: the timeout in force was shorter
+	 * than the deadline, which still leaves a millisecond or more.
+	 */
+	private boolean readsAgain() {
+		return this.rereadsAfterTimeout && this.deadlineSet
+				&& this.deadlineNanos - System.nanoTime() >= ONE_MILLI_NANOS;
 	}
 
 	@Override
@@ -197,14 +232,24 @@ final class DeadlineSocket extends Socket {
 
 		@Override
 		public int read() throws IOException {
-			beforeRead();
-			return super.read();
+			// Jedis reads into its own buffer; this is for completeness
+			byte[] one = new byte[1];
+			return (read(one, 0, 1) < 0) ? -1 : Byte.toUnsignedInt(one[0]);
 		}
 
 		@Override
 		public int read(byte[] buffer, int offset, int length) throws IOException {
-			beforeRead();
-			return this.in.read(buffer, offset, length);
+			while (true) {
+				beforeRead();
+				try {
+					return this.in.read(buffer, offset, length);
+				}
+				catch (SocketTimeoutException ex) {
+					if (!readsAgain()) {
+						throw ex;
+					}
+				}
+			}
 		}
 
 	}

@@ -30,18 +30,26 @@ final class IdleConnections {
 	}
 
 	/**
-	 * Keeps a connection, the most recently used now, if there is room.
+	 * Keeps a connection, the most recently used now, if there is room; then lets go of
+	 * the least recently used one if more than {@code minIdle} are kept and it has been
+	 * unused for the idle timeout. One pass under the lock, as a connection is given back
+	 * after every command.
 	 * @param now {@link System#nanoTime()}, from when it is idle
-	 * @return whether it was kept; the caller closes it if not
+	 * @return the connection the caller closes: this one when there is no room, one let
+	 * go, or {@code null}
 	 */
-	boolean offer(PipelinedConnection connection, long now) {
+	@Nullable PipelinedConnection offer(PipelinedConnection connection, long now) {
 		synchronized (this.connections) {
 			if (this.connections.size() >= this.maxIdle) {
-				return false;
+				return connection;
 			}
 			connection.idleSince = now;
 			this.connections.offerFirst(connection);
-			return true;
+			PipelinedConnection oldest = this.connections.peekLast();
+			if (this.connections.size() > this.minIdle && now - oldest.idleSince > this.idleTimeoutNanos) {
+				return this.connections.pollLast();
+			}
+			return null;
 		}
 	}
 
@@ -49,23 +57,6 @@ final class IdleConnections {
 	@Nullable PipelinedConnection pollMostRecent() {
 		synchronized (this.connections) {
 			return this.connections.pollFirst();
-		}
-	}
-
-	/**
-	 * Takes the least recently used connection if more than {@code minIdle} are kept and
-	 * it has been unused for the idle timeout.
-	 * @param now {@link System#nanoTime()}
-	 * @return the connection to close, or {@code null}
-	 */
-	@Nullable PipelinedConnection pollUnused(long now) {
-		synchronized (this.connections) {
-			PipelinedConnection oldest = this.connections.peekLast();
-			if (this.connections.size() > this.minIdle && oldest != null
-					&& now - oldest.idleSince > this.idleTimeoutNanos) {
-				return this.connections.pollLast();
-			}
-			return null;
 		}
 	}
 

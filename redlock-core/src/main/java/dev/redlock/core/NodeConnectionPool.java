@@ -116,11 +116,21 @@ final class NodeConnectionPool implements AutoCloseable {
 			giveBack(connection);
 			return;
 		}
-		if (this.closed || !this.idle.offer(connection, System.nanoTime())) {
-			discard(connection);
+		keepIdle(connection);
+	}
+
+	/**
+	 * Keeps a connection idle if there is room, and closes the one the idle list lets go
+	 * of (this one, or one unused for the idle timeout).
+	 */
+	private void keepIdle(PipelinedConnection connection) {
+		PipelinedConnection letGo = this.closed ? connection : this.idle.offer(connection, System.nanoTime());
+		if (letGo != null) {
+			discard(letGo);
 		}
-		else if (this.closed) {
+		if (letGo != connection && this.closed) {
 			// closed meanwhile: close() may have emptied the idle list before this
+			// connection was added
 			discardIdle();
 		}
 	}
@@ -321,23 +331,11 @@ final class NodeConnectionPool implements AutoCloseable {
 			return;
 		}
 		try {
-			boolean kept = false;
-			PipelinedConnection unused = null;
-			if (!this.closed && connection.isReusable()) {
-				long now = System.nanoTime();
-				kept = this.idle.offer(connection, now);
-				unused = this.idle.pollUnused(now);
+			if (connection.isReusable()) {
+				keepIdle(connection);
 			}
-			if (!kept) {
+			else {
 				discard(connection);
-			}
-			if (unused != null) {
-				discard(unused);
-			}
-			else if (this.closed) {
-				// closed meanwhile: close() may have emptied the idle list before this
-				// connection was added
-				discardIdle();
 			}
 		}
 		finally {
