@@ -15,16 +15,16 @@ import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * Sends one command to many nodes at once: it is written and flushed to every node's
- * connection before any reply is read, so a round costs about one round trip, not the
- * sum. The whole round, waiting for connections included, shares one deadline, and no
- * node's connection or pool can eat another node's share of it: connections that are not
- * ready are waited for while the other nodes are read. The round waits for the node
- * expected to answer first (by when it was written to and its measured latency; of nodes
- * that answer alike, the one written to first), never for a node known to be slow while a
- * faster one is still out; once that node's reply is late, it reads whichever replies
- * have arrived. A round with an {@link EarlyExit} stops waiting as soon as the replies
- * read settle it, so a slow or frozen minority costs the caller nothing: what is left is
- * read by each node's late-reply thread.
+ * connection before any reply is read (to the nodes known to be slow last), so a round
+ * costs about one round trip, not the sum. The whole round, waiting for connections
+ * included, shares one deadline, and no node's connection or pool can eat another node's
+ * share of it: connections that are not ready are waited for while the other nodes are
+ * read. The round waits for the node expected to answer first (by when it was written to
+ * and its measured latency; of nodes that answer alike, the one written to first), never
+ * for a node known to be slow while a faster one is still out; once that node's reply is
+ * late, it reads whichever replies have arrived. A round with an {@link EarlyExit} stops
+ * waiting as soon as the replies read settle it, so a slow or frozen minority costs the
+ * caller nothing: what is left is read by each node's late-reply thread.
  *
  * @param pools the nodes' connection pools, in configuration order
  * @param timeoutNanos the deadline of a round, from its start

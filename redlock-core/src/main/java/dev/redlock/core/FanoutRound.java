@@ -104,46 +104,67 @@ final class FanoutRound extends WriteTimes {
 	}
 
 	/**
-	 * Writes the command to every node with an idle connection; the others are borrowed
-	 * without blocking and written to as their connection comes.
+	 * Writes the command to every node, those that answer quickly first: the round waits
+	 * for them, not for the slow ones, whose writes (and, in a test, the proxy that slows
+	 * them) would only delay theirs. See {@link #writeTo} for a node without an idle
+	 * connection.
 	 */
 	private void writeToAll() {
-		long slowAbove = slowThreshold();
+		long slowAbove = slowThreshold(this.pools);
+		int[] slowNodes = null;
+		int slowCount = 0;
 		for (int i = 0; i < this.connections.length; i++) {
-			if (this.selected != null && !this.selected[i]) {
-				continue;
-			}
-			NodeConnectionPool pool = this.pools.get(i);
-			PipelinedConnection idle = pool.borrowIdle();
-			if (idle != null) {
-				write(i, idle);
-				continue;
-			}
-			boolean mayLeaveThisOut = mayLeaveOutAnother();
-			if (mayLeaveThisOut && pool.expectedLatencyNanos() > slowAbove && pool.connectionsInUse() > 0) {
-				// slow, and its connections wait for its replies: one more would only be
-				// waited for too, so a slow node keeps the connections it has
-				notWritten(i, "not waited for: the node is slow to answer and its connections are busy");
-				continue;
-			}
-			CompletableFuture<PipelinedConnection> borrowed = pool.borrow(RoundTimes.millisLeft(this.deadline));
-			if (borrowed.isDone()) {
-				write(i, borrowed);
-			}
-			else if (mayLeaveThisOut && pool.expectedLatencyNanos() >= (this.deadline - this.start) / 2) {
-				// it let earlier rounds wait (frozen, or far away): connect it for a
-				// later round, not this one
-				PendingBorrows.keepWhenReady(pool, borrowed);
-				notWritten(i, "not waited for: connecting in the background, since the node was slow to answer");
-			}
-			else {
-				if (this.pending == PendingBorrows.NONE) {
-					this.pending = new PendingBorrows(this.pools);
+			if (this.selected == null || this.selected[i]) {
+				if (this.pools.get(i).expectedLatencyNanos() <= slowAbove) {
+					writeTo(i, slowAbove);
 				}
-				this.pending.add(i, borrowed);
+				else {
+					// decided once: another round may change the estimate meanwhile
+					slowNodes = (slowNodes != null) ? slowNodes : new int[this.connections.length];
+					slowNodes[slowCount++] = i;
+				}
 			}
 		}
+		for (int k = 0; k < slowCount; k++) {
+			writeTo(slowNodes[k], slowAbove);
+		}
 		firstPassDone();
+	}
+
+	/**
+	 * Writes to a node's idle connection, or borrows one without blocking and writes to
+	 * it when it comes; or leaves a slow node out, as timed out.
+	 */
+	private void writeTo(int i, long slowAbove) {
+		NodeConnectionPool pool = this.pools.get(i);
+		PipelinedConnection idle = pool.borrowIdle();
+		if (idle != null) {
+			write(i, idle);
+			return;
+		}
+		boolean mayLeaveThisOut = mayLeaveOutAnother();
+		if (mayLeaveThisOut && pool.expectedLatencyNanos() > slowAbove && pool.connectionsInUse() > 0) {
+			// slow, and its connections wait for its replies: one more would only be
+			// waited for too, so a slow node keeps the connections it has
+			notWritten(i, "not waited for: the node is slow to answer and its connections are busy");
+			return;
+		}
+		CompletableFuture<PipelinedConnection> borrowed = pool.borrow(RoundTimes.millisLeft(this.deadline));
+		if (borrowed.isDone()) {
+			write(i, borrowed);
+		}
+		else if (mayLeaveThisOut && pool.expectedLatencyNanos() >= (this.deadline - this.start) / 2) {
+			// it let earlier rounds wait (frozen, or far away): connect it for a
+			// later round, not this one
+			PendingBorrows.keepWhenReady(pool, borrowed);
+			notWritten(i, "not waited for: connecting in the background, since the node was slow to answer");
+		}
+		else {
+			if (this.pending == PendingBorrows.NONE) {
+				this.pending = new PendingBorrows(this.pools);
+			}
+			this.pending.add(i, borrowed);
+		}
 	}
 
 	/** Records a node that this round does not write to, as timed out. */
@@ -158,29 +179,7 @@ final class FanoutRound extends WriteTimes {
 	 * nodes, and a round without them could not reach a quorum.
 	 */
 	private boolean mayLeaveOutAnother() {
-		if (this.patient) {
-			return false;
-		}
-		int leftOut = 0;
-		for (NodeReply reply : this.replies) {
-			if (reply != null) {
-				leftOut++;
-			}
-		}
-		return leftOut < (this.replies.length - 1) / 2;
-	}
-
-	/**
-	 * The latency above which a node counts as slow: several times the fastest node's,
-	 * and more than a busy machine's scheduling delay. Relative, so that a loaded client,
-	 * whose every reply waits for a CPU, does not take healthy nodes for slow ones.
-	 */
-	private long slowThreshold() {
-		long fastest = Long.MAX_VALUE;
-		for (int i = 0; i < this.connections.length; i++) {
-			fastest = Math.min(fastest, this.pools.get(i).expectedLatencyNanos());
-		}
-		return Math.max(RoundTimes.LAG_SLACK_NANOS, 4 * fastest);
+		return !this.patient && NodeReply.count(this.replies) < (this.replies.length - 1) / 2;
 	}
 
 	/**

@@ -141,6 +141,21 @@ final class NodeReply {
 
 	}
 
+	/**
+	 * How many nodes of a round have a reply so far: before any is read, those that
+	 * failed or were left out.
+	 * @param replies the round's replies by node, {@code null} for none yet
+	 */
+	static int count(@Nullable NodeReply[] replies) {
+		int count = 0;
+		for (NodeReply reply : replies) {
+			if (reply != null) {
+				count++;
+			}
+		}
+		return count;
+	}
+
 	static NodeReply replied(int node, @Nullable Object value, long nanos) {
 		return new NodeReply(node, Kind.REPLIED, value, nanos, true, false);
 	}

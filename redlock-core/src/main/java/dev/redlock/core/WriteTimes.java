@@ -5,11 +5,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * When a round wrote to each node, which replies say how fast their node is, and which
- * reply is due first, and when. A reply that may have arrived while the round waited for
- * another node says nothing of its own node's speed: counted, it would make a fast node
- * look as slow as the one waited for. The base of {@link FanoutRound}, rather than an
- * object of its own, so that a round is one allocation less.
+ * When a round wrote to each node, which replies say how fast their node is, which nodes
+ * count as slow, and which reply is due first, and when. A reply that may have arrived
+ * while the round waited for another node says nothing of its own node's speed: counted,
+ * it would make a fast node look as slow as the one waited for. The base of
+ * {@link FanoutRound}, rather than an object of its own, so that a round is one
+ * allocation less.
  */
 abstract class WriteTimes {
 
@@ -115,6 +116,20 @@ abstract class WriteTimes {
 	private static boolean alike(NodeConnectionPool one, NodeConnectionPool other, long dueApart) {
 		return Math.abs(dueApart) <= RoundTimes.LAG_SLACK_NANOS
 				&& Math.abs(one.quickestLatencyNanos() - other.quickestLatencyNanos()) <= RoundTimes.NEAR_NANOS;
+	}
+
+	/**
+	 * The latency above which a node counts as slow: several times the fastest node's,
+	 * and more than a busy machine's scheduling delay. Relative, so that a loaded client,
+	 * whose every reply waits for a CPU, does not take healthy nodes for slow ones.
+	 * @param pools the round's nodes
+	 */
+	static long slowThreshold(List<NodeConnectionPool> pools) {
+		long fastest = Long.MAX_VALUE;
+		for (int i = 0; i < pools.size(); i++) {
+			fastest = Math.min(fastest, pools.get(i).expectedLatencyNanos());
+		}
+		return Math.max(RoundTimes.LAG_SLACK_NANOS, 4 * fastest);
 	}
 
 	/**

@@ -3,6 +3,7 @@ package dev.redlock.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -14,6 +15,7 @@ import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * A slow or frozen minority costs the caller nothing: acquire, release and extend return
@@ -254,6 +256,57 @@ class SlowMinorityTests {
 			TestSupport.awaitTrue("our value is removed from the node that timed out", Duration.ofSeconds(5),
 					() -> "0".equals(nodes.node(4).command("EXISTS", "redlock:k")));
 			assertThat(nodes.node(0).command("GET", "redlock:k")).isEqualTo("someone-else");
+		}
+	}
+
+	/**
+	 * Slow nodes are left out of a round only while they and the failed nodes are a
+	 * minority, and a round writes to the slow ones last, so that a node found down among
+	 * the others counts first: with two of five slow, their only connections busy with
+	 * late replies, and a third node down, a round waits for a slow node, since the two
+	 * left are no quorum. Written first, as listed, both slow nodes used to be left out
+	 * before the down node was seen, and the round failed.
+	 */
+	@Test
+	void slowNodesAreLeftOutOnlyOnceTheOthersAreWrittenTo(RedisNodes nodes) {
+		List<LatencyProxy> proxies = List.of(LatencyProxy.to(nodes.node(0), Duration.ZERO),
+				LatencyProxy.to(nodes.node(1), Duration.ZERO));
+		List<String> uris = new ArrayList<>(nodes.uris());
+		uris.set(0, proxies.get(0).uri());
+		uris.set(1, proxies.get(1).uri());
+		// one connection per node; time for a slow node's late reply, then for its own
+		RedlockSettings settings = this.settings.withNodeTimeout(Duration.ofSeconds(10)).withPool(1, 1);
+		Duration ttl = Duration.ofMinutes(1);
+		try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).build()) {
+			RedlockInternals internals = redlock.internals();
+			redlock.acquire("warm-up", ttl, Duration.ZERO).release();
+			TestSupport.awaitWarmPools(redlock);
+			proxies.forEach((proxy) -> proxy.delay(ONE_WAY));
+			redlock.acquire("measure", ttl, Duration.ZERO).release();
+			TestSupport.awaitTrue("the slow nodes measured, cleaned up and their connections back, idle",
+					Duration.ofSeconds(30),
+					() -> internals.expectedLatencies().get(0) > 100 && internals.expectedLatencies().get(1) > 100
+							&& TestSupport.keysOnNodes(nodes) == 0 && internals.connectionsInUse(0) == 0
+							&& internals.connectionsInUse(1) == 0 && internals.idleConnections(0) == 1
+							&& internals.idleConnections(1) == 1);
+			// written to both slow nodes, whose only connections now wait for its late
+			// replies, for twice ONE_WAY
+			Lease busy = redlock.acquire("busy", ttl, Duration.ZERO);
+			nodes.node(4).kill();
+			NodeConnectionPool down = internals.group().pools().get(4);
+			down.discardIdle();
+			assertThatExceptionOfType(CompletionException.class).as("node 4 found down")
+				.isThrownBy(() -> down.borrow(1_000).join());
+			assertThat(List.of(internals.connectionsInUse(0), internals.connectionsInUse(1)))
+				.as("the slow nodes' connections still busy")
+				.containsExactly(1, 1);
+
+			Lease lease = redlock.acquire("needs-a-slow-node", ttl, Duration.ZERO);
+			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+			assertThat(busy.release()).isEqualTo(ReleaseOutcome.RELEASED);
+		}
+		finally {
+			proxies.forEach(LatencyProxy::close);
 		}
 	}
 
