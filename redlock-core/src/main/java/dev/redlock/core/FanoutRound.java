@@ -105,9 +105,8 @@ final class FanoutRound extends WriteTimes {
 
 	/**
 	 * Writes the command to every node, those that answer quickly first: the round waits
-	 * for them, not for the slow ones, whose writes (and, in a test, the proxy that slows
-	 * them) would only delay theirs. See {@link #writeTo} for a node without an idle
-	 * connection.
+	 * for them, not for the slow ones, whose writes would only delay theirs, and a node
+	 * found down among them counts before a slow one is left out (see {@link #writeTo}).
 	 */
 	private void writeToAll() {
 		long slowAbove = slowThreshold(this.pools);
