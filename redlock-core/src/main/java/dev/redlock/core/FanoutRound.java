@@ -115,7 +115,7 @@ final class FanoutRound extends WriteTimes {
 		for (int i = 0; i < this.connections.length; i++) {
 			if (this.selected == null || this.selected[i]) {
 				if (this.pools.get(i).expectedLatencyNanos() <= slowAbove) {
-					writeTo(i, slowAbove);
+					writeTo(i, false);
 				}
 				else {
 					// decided once: another round may change the estimate meanwhile
@@ -125,7 +125,7 @@ final class FanoutRound extends WriteTimes {
 			}
 		}
 		for (int k = 0; k < slowCount; k++) {
-			writeTo(slowNodes[k], slowAbove);
+			writeTo(slowNodes[k], true);
 		}
 		firstPassDone();
 	}
@@ -133,8 +133,9 @@ final class FanoutRound extends WriteTimes {
 	/**
 	 * Writes to a node's idle connection, or borrows one without blocking and writes to
 	 * it when it comes; or leaves a slow node out, as timed out.
+	 * @param slow whether the node counts as slow, as {@link #writeToAll} decided
 	 */
-	private void writeTo(int i, long slowAbove) {
+	private void writeTo(int i, boolean slow) {
 		NodeConnectionPool pool = this.pools.get(i);
 		PipelinedConnection idle = pool.borrowIdle();
 		if (idle != null) {
@@ -142,7 +143,7 @@ final class FanoutRound extends WriteTimes {
 			return;
 		}
 		boolean mayLeaveThisOut = mayLeaveOutAnother();
-		if (mayLeaveThisOut && pool.expectedLatencyNanos() > slowAbove && pool.connectionsInUse() > 0) {
+		if (mayLeaveThisOut && slow && pool.connectionsInUse() > 0) {
 			// slow, and its connections wait for its replies: one more would only be
 			// waited for too, so a slow node keeps the connections it has
 			notWritten(i, "not waited for: the node is slow to answer and its connections are busy");
