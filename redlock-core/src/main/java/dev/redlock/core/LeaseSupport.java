@@ -29,6 +29,8 @@ final class LeaseSupport {
 
 	private final RenewalBatches renewalBatches;
 
+	private final ReleaseBatches releases;
+
 	/**
 	 * Runs the loss callbacks of leases whose loss the renewal thread found, so they
 	 * never delay a renewal.
@@ -47,6 +49,7 @@ final class LeaseSupport {
 		this.held = held;
 		this.renewals = renewals;
 		this.renewalBatches = new RenewalBatches(renewals, new BatchExtension(group));
+		this.releases = new ReleaseBatches(new BatchRelease(group));
 	}
 
 	RedlockSettings settings() {
@@ -65,6 +68,11 @@ final class LeaseSupport {
 	/** Renews the leases due together in one round. */
 	RenewalBatches renewalBatches() {
 		return this.renewalBatches;
+	}
+
+	/** Sends the releases asked for together while the nodes are busy. */
+	ReleaseBatches releaseBatches() {
+		return this.releases;
 	}
 
 	OnDemandThread lossCallbacks() {
@@ -97,7 +105,10 @@ final class LeaseSupport {
 	ReleaseOutcome release(Object lease, HeldValue held, long longestTtlNanos, long keepNanos) {
 		this.held.remove(lease);
 		this.waiters.releasing(held.key(), held.value().getRaw());
-		NodeGroup.Released released = this.group.release(held, longestTtlNanos, keepNanos);
+		// only releases that delete at once go together: one kept for a minimum hold
+		// sets a TTL of its own
+		NodeGroup.Released released = (keepNanos > 0) ? this.group.release(held, longestTtlNanos, keepNanos)
+				: this.releases.release(held, longestTtlNanos);
 		if (released.deleted()) {
 			this.waiters.released(held.key(), held.value().getRaw(), released.replies());
 		}

@@ -218,15 +218,33 @@ final class NodeGroup implements AutoCloseable {
 		long keepMillis = (keepNanos <= 0) ? 0 : Math.max(1, (keepNanos + 999_999) / 1_000_000);
 		RawArgument key = held.key();
 		RawArgument value = held.value();
-		long now = System.nanoTime();
-		// a node that missed a release keeping the lock loses the value once the minimum
-		// hold has passed, not before
-		ValueToRemove ours = new ValueToRemove(key, value, now + longestTtlNanos,
-				now + TimeUnit.MILLISECONDS.toNanos(keepMillis));
+		ValueToRemove ours = toRemove(held, longestTtlNanos, keepMillis);
 		QuorumExit exit = new QuorumExit(NodeCommand.RELEASE, false, ours);
 		NodeReply[] replies = (keepMillis == 0)
 				? runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, null, exit, value) : runScript(
 						NodeCommand.RELEASE, LockScripts.EXTEND, key, null, exit, value, RawArgument.of(keepMillis));
+		return settleRelease(held, ours, replies, keepMillis == 0);
+	}
+
+	/**
+	 * What a release leaves to remove from the nodes it does not reach.
+	 * @param keepMillis how much longer the lock must stay taken, 0 for not at all
+	 */
+	static ValueToRemove toRemove(HeldValue held, long longestTtlNanos, long keepMillis) {
+		long now = System.nanoTime();
+		// a node that missed a release keeping the lock loses the value once the minimum
+		// hold has passed, not before
+		return new ValueToRemove(held.key(), held.value(), now + longestTtlNanos,
+				now + TimeUnit.MILLISECONDS.toNanos(keepMillis));
+	}
+
+	/**
+	 * Settles a release from its nodes' replies: leaves the value to the late clean-up on
+	 * the nodes it may be on and did not confirm, and tells what a quorum said.
+	 * @param replies each node's reply to this release
+	 * @param deleted whether the key was to be deleted now
+	 */
+	Released settleRelease(HeldValue held, ValueToRemove ours, NodeReply[] replies, boolean deleted) {
 		for (NodeReply reply : replies) {
 			int node = reply.node();
 			boolean failed = !reply.written() || (reply.kind() != NodeReply.Kind.NOT_AWAITED && !reply.isDefinite());
@@ -237,22 +255,22 @@ final class NodeGroup implements AutoCloseable {
 				removeLater(node, ours);
 			}
 		}
-		int deleted = 0;
+		int deletedOn = 0;
 		int notOurs = 0;
 		for (NodeReply reply : replies) {
 			if (reply.isConfirmed()) {
-				deleted++;
+				deletedOn++;
 			}
 			else if (reply.kind() == NodeReply.Kind.REPLIED) {
 				notOurs++;
 			}
 		}
-		if (deleted >= this.quorum) {
-			return new Released(ReleaseOutcome.RELEASED, replies, keepMillis == 0);
+		if (deletedOn >= this.quorum) {
+			return new Released(ReleaseOutcome.RELEASED, replies, deleted);
 		}
 		ReleaseOutcome outcome = (notOurs > replies.length - this.quorum) ? ReleaseOutcome.EXPIRED
 				: ReleaseOutcome.UNKNOWN;
-		return new Released(outcome, replies, keepMillis == 0);
+		return new Released(outcome, replies, deleted);
 	}
 
 	/**
@@ -377,7 +395,8 @@ final class NodeGroup implements AutoCloseable {
 		});
 	}
 
-	private void removeLater(int node, ValueToRemove value) {
+	/** Leaves a value to the node's late clean-up, until it expires by itself. */
+	void removeLater(int node, ValueToRemove value) {
 		this.cleanup.remove(node, value.key(), value.value(), value.expiresAt(), value.notBefore());
 	}
 

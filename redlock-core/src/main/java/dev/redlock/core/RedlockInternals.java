@@ -40,6 +40,16 @@ record RedlockInternals(NodeGroup group, AcquireRound round, HeldLeases<Lease> h
 		return this.group.pools().get(node).awaitingOpen();
 	}
 
+	/** How many release rounds are out now. */
+	int releaseRoundsOut() {
+		return this.leases.releaseBatches().roundsOut();
+	}
+
+	/** How many releases wait to go together in the next round. */
+	int releasesWaiting() {
+		return this.leases.releaseBatches().waiting();
+	}
+
 	/** How many runs the renewal thread has scheduled. */
 	int scheduledRuns() {
 		return this.renewals.scheduledRuns();

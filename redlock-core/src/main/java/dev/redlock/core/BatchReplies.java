@@ -1,0 +1,139 @@
+package dev.redlock.core;
+
+import java.util.List;
+import java.util.function.IntPredicate;
+import java.util.function.Predicate;
+
+import org.jspecify.annotations.Nullable;
+
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * Reads a node's reply to a batch round ({@link RoundCommand#batch}): one list with an
+ * answer per call, an error reply standing in the place of the call it answers.
+ */
+final class BatchReplies {
+
+	private BatchReplies() {
+	}
+
+	/**
+	 * Whether the node answered {@code NOSCRIPT} to any call of the batch: it lost its
+	 * script cache (a flush), so the batch is sent there again by the script's source.
+	 */
+	static boolean lacksScript(NodeReply reply) {
+		if (reply.kind() != NodeReply.Kind.REPLIED || !(reply.value() instanceof List<?> answers)) {
+			return reply.isNoScript();
+		}
+		for (Object answer : answers) {
+			if (answer instanceof JedisNoScriptException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * One call's part of a node's reply to a batch, as the node would have answered that
+	 * call alone: its answer, or its error reply as a failure; a round trip that failed
+	 * or was not waited for fails or waits for every call alike.
+	 * @param reply the node's reply to the whole batch, {@code null} if not asked
+	 * @param part the call's index in the batch
+	 * @param parts how many calls the batch had
+	 */
+	static @Nullable NodeReply part(@Nullable NodeReply reply, int part, int parts) {
+		if (reply == null || reply.kind() != NodeReply.Kind.REPLIED) {
+			return reply;
+		}
+		if (!(reply.value() instanceof List<?> answers) || answers.size() != parts) {
+			return NodeReply.failed(reply.node(),
+					new JedisDataException("a batch of " + parts + " calls was not answered call by call"),
+					reply.nanos());
+		}
+		Object answer = answers.get(part);
+		return (answer instanceof JedisDataException error) ? NodeReply.failed(reply.node(), error, reply.nanos())
+				: NodeReply.replied(reply.node(), answer, reply.nanos());
+	}
+
+	/**
+	 * The replies as the listeners hear of them: a node that answered with an error
+	 * reply, to any call, failed the request (as a single extension answered so fails).
+	 */
+	static NodeReply[] asEvents(NodeReply[] replies) {
+		NodeReply[] events = replies.clone();
+		for (int i = 0; i < events.length; i++) {
+			JedisDataException error = errorIn(events[i]);
+			if (error != null) {
+				events[i] = NodeReply.failed(events[i].node(), error, events[i].nanos());
+			}
+		}
+		return events;
+	}
+
+	static @Nullable JedisDataException errorIn(@Nullable NodeReply reply) {
+		if (reply != null && reply.kind() == NodeReply.Kind.REPLIED && reply.value() instanceof List<?> answers) {
+			for (Object answer : answers) {
+				if (answer instanceof JedisDataException error) {
+					return error;
+				}
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Whether a node's reply confirms one call of the batch: the script answered 1 for
+	 * it. A reply that is not a list of one answer per call confirms none.
+	 */
+	static boolean confirms(@Nullable NodeReply reply, int part, int parts) {
+		return reply != null && reply.kind() == NodeReply.Kind.REPLIED && reply.value() instanceof List<?> answers
+				&& answers.size() == parts && answers.get(part) instanceof Long count && count > 0;
+	}
+
+	static Predicate<NodeReply> confirmsAll(int parts) {
+		return (reply) -> {
+			for (int part = 0; part < parts; part++) {
+				if (!confirms(reply, part, parts)) {
+					return false;
+				}
+			}
+			return true;
+		};
+	}
+
+	/**
+	 * Whether a batch round is settled: for every call, a quorum of counting nodes
+	 * confirmed it, or so many nodes did not that no quorum can. A node that lost its
+	 * scripts has not answered yet: it is asked again.
+	 * @param replies the replies read so far, {@code null} for none yet
+	 * @param parts how many calls the batch has
+	 * @param quorum how many nodes make a quorum
+	 * @param counting whether a node's confirmation counts, by index
+	 */
+	static boolean settled(@Nullable NodeReply[] replies, int parts, int quorum, IntPredicate counting) {
+		boolean[] answered = new boolean[replies.length];
+		for (int i = 0; i < replies.length; i++) {
+			answered[i] = replies[i] != null && replies[i].isDefinite() && !lacksScript(replies[i]);
+		}
+		for (int part = 0; part < parts; part++) {
+			int confirmed = 0;
+			int refused = 0;
+			for (int i = 0; i < replies.length; i++) {
+				if (answered[i]) {
+					if (confirms(replies[i], part, parts) && counting.test(replies[i].node())) {
+						confirmed++;
+					}
+					else {
+						refused++;
+					}
+				}
+			}
+			if (confirmed < quorum && refused <= replies.length - quorum) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+}
