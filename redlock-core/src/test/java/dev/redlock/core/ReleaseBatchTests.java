@@ -11,7 +11,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import dev.redlock.core.RedlockListener.NodeCommand;
+import dev.redlock.core.RedlockListener.NodeOutcome;
 import dev.redlock.core.RedlockListener.NodeRequestEvent;
+import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
@@ -32,6 +34,19 @@ class ReleaseBatchTests {
 
 	private static final Duration PATIENCE = Duration.ofSeconds(30);
 
+	/**
+	 * A node timeout far longer than the test: the frozen nodes hold the first rounds out
+	 * until the test resumes them, never until a timeout. No key prefix: the test deletes
+	 * a key itself.
+	 */
+	private static final RedlockSettings SETTINGS = TestSupport.SETTINGS.toBuilder()
+		.keyPrefix("")
+		.nodeTimeout(PATIENCE)
+		.build();
+
+	/** Far longer than a loaded machine keeps a healthy node's reply waiting. */
+	private static final Duration SLOW_ONE_WAY = Duration.ofMillis(100);
+
 	/** Releases that wait, more than the rounds that are out. */
 	private static final int WAITING = 8;
 
@@ -40,31 +55,16 @@ class ReleaseBatchTests {
 	void releasesAskedForWhileRoundsAreOutGoInOneRoundEachSettledOnItsOwn(boolean virtual, RedisNodes nodes)
 			throws Exception {
 		ReleaseRequests requests = new ReleaseRequests();
-		// no key prefix: the test deletes one of the keys itself
-		RedlockSettings settings = TestSupport.SETTINGS.toBuilder().keyPrefix("").nodeTimeout(PATIENCE).build();
-		try (Redlock redlock = TestSupport.redlock(nodes, settings, requests)) {
-			List<Lease> first = new ArrayList<>();
-			List<Lease> waiting = new ArrayList<>();
-			for (int i = 0; i < ReleaseBatches.ROUNDS_OUT; i++) {
-				first.add(redlock.acquire("first-" + i, TTL, Duration.ZERO));
-			}
-			for (int i = 0; i < WAITING; i++) {
-				waiting.add(redlock.acquire("waiting-" + i, TTL, Duration.ZERO));
-			}
+		try (Redlock redlock = TestSupport.redlock(nodes, SETTINGS, requests)) {
+			List<Lease> first = acquire(redlock, "first-", ReleaseBatches.ROUNDS_OUT);
+			List<Lease> waiting = acquire(redlock, "waiting-", WAITING);
 			// one lease of the batch lost its key everywhere: its release alone finds
 			// the lock expired
 			for (int i = 0; i < nodes.size(); i++) {
 				nodes.node(i).command("DEL", "waiting-0");
 			}
-			for (int i = 0; i < 3; i++) {
-				nodes.node(i).pause();
-			}
-			List<TestThreads.Running<ReleaseOutcome>> firstReleases = new ArrayList<>();
-			for (Lease lease : first) {
-				firstReleases.add(TestThreads.start(virtual, lease::release));
-			}
-			TestSupport.awaitTrue("the first releases' rounds are out", PATIENCE,
-					() -> redlock.internals().releaseRoundsOut() == ReleaseBatches.ROUNDS_OUT);
+			List<TestThreads.Running<ReleaseOutcome>> firstReleases = holdRoundsOut(redlock, nodes, first, virtual, 0,
+					1, 2);
 			List<TestThreads.Running<ReleaseOutcome>> waitingReleases = new ArrayList<>();
 			for (Lease lease : waiting.subList(0, WAITING - 1)) {
 				waitingReleases.add(TestThreads.start(virtual, lease::release));
@@ -75,53 +75,160 @@ class ReleaseBatchTests {
 			TestThreads.Running<Boolean> interrupted = TestThreads.start(virtual,
 					() -> interruptedLease.release() == ReleaseOutcome.RELEASED
 							&& Thread.currentThread().isInterrupted());
-			TestSupport.awaitTrue("the other releases wait", PATIENCE,
-					() -> redlock.internals().releasesWaiting() == WAITING);
+			awaitWaiting(redlock, WAITING);
 			interrupted.thread().interrupt();
 			// a node that lost its scripts meanwhile is asked again by their source
 			for (int i = 3; i < nodes.size(); i++) {
 				nodes.node(i).command("SCRIPT", "FLUSH");
 			}
-			for (int i = 0; i < 3; i++) {
-				nodes.node(i).resume();
-			}
+			resume(nodes, 0, 1, 2);
 
-			for (TestThreads.Running<ReleaseOutcome> release : firstReleases) {
-				assertThat(release.await(PATIENCE)).isEqualTo(ReleaseOutcome.RELEASED);
-			}
+			assertReleased(firstReleases);
 			assertThat(waitingReleases.get(0).await(PATIENCE)).isEqualTo(ReleaseOutcome.EXPIRED);
-			for (TestThreads.Running<ReleaseOutcome> release : waitingReleases.subList(1, WAITING - 1)) {
-				assertThat(release.await(PATIENCE)).isEqualTo(ReleaseOutcome.RELEASED);
-			}
+			assertReleased(waitingReleases.subList(1, WAITING - 1));
 			assertThat(interrupted.await(PATIENCE)).isTrue();
 			assertThat(waiting).allMatch(Lease::isReleased);
 			TestSupport.awaitNoKeys(nodes);
-			// each node heard of three requests: the first two releases, then one for
-			// the waiting ones (a batch retried by source counts once); without the
-			// batch, each release would have been a request of its own
-			TestSupport.awaitTrue("every node's replies heard of", PATIENCE,
-					() -> requests.byNode.size() == nodes.size()
-							&& requests.byNode.values().stream().allMatch((count) -> count.sum() >= 3));
-			assertThat(requests.byNode.values()).allMatch((count) -> count.sum() == 3);
+			// a batch retried by source counts once
+			requests.awaitThreePerNode(nodes.size());
 			assertThat(redlock.internals().releaseRoundsOut()).isZero();
 		}
 		finally {
-			for (int i = 0; i < 3; i++) {
-				nodes.node(i).resume();
+			resume(nodes, 0, 1, 2);
+		}
+	}
+
+	/**
+	 * A node known to be slow delays no batch: the batch settles on the others, and the
+	 * slow node's reply to it is read off the callers' threads.
+	 */
+	@ParameterizedTest(name = "virtual threads: {0}")
+	@MethodSource("dev.redlock.core.TestThreads#kinds")
+	void aSlowNodesReplyToABatchIsReadLate(boolean virtual, RedisNodes nodes) throws Exception {
+		ReleaseRequests requests = new ReleaseRequests();
+		List<String> uris = new ArrayList<>(nodes.uris());
+		try (LatencyProxy slow = LatencyProxy.to(nodes.node(4), Duration.ZERO)) {
+			uris.set(4, slow.uri());
+			try (Redlock redlock = Redlock.builder().nodes(uris).settings(SETTINGS).listener(requests).build()) {
+				slow.delay(SLOW_ONE_WAY);
+				redlock.acquire("measure", TTL, Duration.ZERO).release();
+				TestSupport.awaitTrue("the slow node measured", PATIENCE,
+						() -> redlock.internals().expectedLatencies().get(4) > 100);
+				List<Lease> first = acquire(redlock, "first-", ReleaseBatches.ROUNDS_OUT);
+				List<Lease> waiting = acquire(redlock, "waiting-", WAITING);
+				// the slow node's connections are free again: each round has one to
+				// write to
+				TestSupport.awaitTrue("the slow node's late replies read", PATIENCE,
+						() -> redlock.internals().connectionsInUse(4) == 0);
+				requests.reset();
+				List<TestThreads.Running<ReleaseOutcome>> firstReleases = holdRoundsOut(redlock, nodes, first, virtual,
+						0, 1, 2);
+				List<TestThreads.Running<ReleaseOutcome>> waitingReleases = new ArrayList<>();
+				for (Lease lease : waiting) {
+					waitingReleases.add(TestThreads.start(virtual, lease::release));
+				}
+				awaitWaiting(redlock, WAITING);
+				resume(nodes, 0, 1, 2);
+
+				assertReleased(firstReleases);
+				assertReleased(waitingReleases);
+				TestSupport.awaitNoKeys(nodes);
+				requests.awaitThreePerNode(nodes.size());
+				// the slow node answered the batch too: its reply, read off the callers'
+				// threads, is heard of
+				assertThat(requests.answeredBy(slow.host() + ":" + slow.port())).isEqualTo(3);
+			}
+			finally {
+				resume(nodes, 0, 1, 2);
 			}
 		}
 	}
 
-	/** Counts the release requests each node answered, in time or late. */
+	private static List<Lease> acquire(Redlock redlock, String prefix, int count) {
+		List<Lease> leases = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			leases.add(redlock.acquire(prefix + i, TTL, Duration.ZERO));
+		}
+		return leases;
+	}
+
+	/**
+	 * Freezes three nodes, so that no quorum answers, and starts the releases that keep
+	 * every round allowed out until the nodes are resumed. Every pool first holds its
+	 * warm connections: each round then has one to a frozen node, and writes to it.
+	 */
+	private static List<TestThreads.Running<ReleaseOutcome>> holdRoundsOut(Redlock redlock, RedisNodes nodes,
+			List<Lease> first, boolean virtual, int... frozen) {
+		TestSupport.awaitWarmPools(redlock);
+		for (int node : frozen) {
+			nodes.node(node).pause();
+		}
+		List<TestThreads.Running<ReleaseOutcome>> releases = new ArrayList<>();
+		for (Lease lease : first) {
+			releases.add(TestThreads.start(virtual, lease::release));
+		}
+		TestSupport.awaitTrue("the first releases' rounds are out", PATIENCE,
+				() -> redlock.internals().releaseRoundsOut() == ReleaseBatches.ROUNDS_OUT);
+		return releases;
+	}
+
+	private static void awaitWaiting(Redlock redlock, int count) {
+		TestSupport.awaitTrue(count + " releases wait", PATIENCE, () -> redlock.internals().releasesWaiting() == count);
+	}
+
+	private static void resume(RedisNodes nodes, int... frozen) {
+		for (int node : frozen) {
+			nodes.node(node).resume();
+		}
+	}
+
+	private static void assertReleased(List<TestThreads.Running<ReleaseOutcome>> releases) throws Exception {
+		for (TestThreads.Running<ReleaseOutcome> release : releases) {
+			assertThat(release.await(PATIENCE)).isEqualTo(ReleaseOutcome.RELEASED);
+		}
+	}
+
+	/** Counts the release requests the listeners hear of, by node, in time or late. */
 	private static final class ReleaseRequests implements RedlockListener {
 
 		private final Map<String, LongAdder> byNode = new ConcurrentHashMap<>();
+
+		private final Map<String, LongAdder> answeredByNode = new ConcurrentHashMap<>();
 
 		@Override
 		public void nodeRequestFinished(NodeRequestEvent event) {
 			if (event.command() == NodeCommand.RELEASE) {
 				this.byNode.computeIfAbsent(event.node(), (node) -> new LongAdder()).increment();
+				if (event.outcome() == NodeOutcome.OK || event.outcome() == NodeOutcome.REJECTED) {
+					this.answeredByNode.computeIfAbsent(event.node(), (node) -> new LongAdder()).increment();
+				}
 			}
+		}
+
+		void reset() {
+			this.byNode.clear();
+			this.answeredByNode.clear();
+		}
+
+		/**
+		 * The release requests the node answered (it deleted every value in it, or not
+		 * all of them: a lease whose acquisition left the slow node out has none there),
+		 * rather than timed out or failed.
+		 */
+		long answeredBy(String node) {
+			LongAdder count = this.answeredByNode.get(node);
+			return (count != null) ? count.sum() : 0;
+		}
+
+		/**
+		 * Waits until every node answered three release requests, in time or late, and
+		 * checks that none answered more: the first two releases, then one for the
+		 * waiting ones. Without the batch, each release would be a request of its own.
+		 */
+		void awaitThreePerNode(int nodes) {
+			TestSupport.awaitTrue("every node's replies heard of", PATIENCE, () -> this.byNode.size() == nodes
+					&& this.byNode.values().stream().allMatch((count) -> count.sum() >= 3));
+			assertThat(this.byNode.values()).allMatch((count) -> count.sum() == 3);
 		}
 
 	}
