@@ -296,6 +296,11 @@ public final class Lease implements AutoCloseable {
 	 * contacting the nodes. Never throws because of the nodes: failures show in the
 	 * outcome. A lease whose validity had run out, or that the nodes no longer held
 	 * ({@link ReleaseOutcome#EXPIRED}), is marked {@link #isLost() lost}.
+	 * <p>
+	 * When many threads release leases of one {@code Redlock} at once, their releases go
+	 * to the nodes together: a release asked for while two release rounds are out waits
+	 * for one of them to end, then goes with the others that waited, in one round, each
+	 * still decided by its own nodes' answers. A lone caller never waits.
 	 * @return what the nodes said
 	 */
 	public ReleaseOutcome release() {
