@@ -58,7 +58,7 @@ final class BatchReplies {
 
 	/**
 	 * The replies as the listeners hear of them: a node that answered with an error
-	 * reply, to any call, failed the request (as a single extension answered so fails).
+	 * reply, to any call, failed the request (as a lone call answered so fails).
 	 */
 	static NodeReply[] asEvents(NodeReply[] replies) {
 		NodeReply[] events = replies.clone();
@@ -71,7 +71,7 @@ final class BatchReplies {
 		return events;
 	}
 
-	static @Nullable JedisDataException errorIn(@Nullable NodeReply reply) {
+	private static @Nullable JedisDataException errorIn(@Nullable NodeReply reply) {
 		if (reply != null && reply.kind() == NodeReply.Kind.REPLIED && reply.value() instanceof List<?> answers) {
 			for (Object answer : answers) {
 				if (answer instanceof JedisDataException error) {
