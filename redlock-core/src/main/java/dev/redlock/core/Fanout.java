@@ -96,9 +96,13 @@ record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient
 		NodeConnectionPool pool = this.pools.get(node);
 		pool.readLate(() -> {
 			try {
+				// a reply already there may have come long ago, while the round waited
+				// for
+				// another node
+				boolean foundWaiting = connection.replyArrived();
 				NodeReply reply = readLate(node, connection, command, writtenAt + this.timeoutNanos, writtenAt);
 				if (command.measuresLatency() && reply.kind() != NodeReply.Kind.UNREACHABLE) {
-					pool.replied(System.nanoTime() - writtenAt);
+					pool.replied(System.nanoTime() - writtenAt, foundWaiting);
 				}
 				NodeReply followUp = null;
 				if (followedUp) {

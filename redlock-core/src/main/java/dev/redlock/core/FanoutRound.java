@@ -325,6 +325,7 @@ final class FanoutRound extends WriteTimes {
 		this.unread--;
 		deferInterrupt();
 		NodeConnectionPool pool = this.pools.get(node);
+		boolean foundWaiting = mayHaveArrivedUnseen(node) && connection.replyArrived();
 		long readStart = System.nanoTime();
 		try {
 			connection.readBy(this.deadline);
@@ -342,7 +343,7 @@ final class FanoutRound extends WriteTimes {
 		NodeReply.Kind kind = this.replies[node].kind();
 		if (this.command.measuresLatency() && measures(node, readStart, readEnd) && kind != NodeReply.Kind.INTERRUPTED
 				&& kind != NodeReply.Kind.UNREACHABLE) {
-			pool.replied(readEnd - writtenAt(node));
+			pool.replied(readEnd - writtenAt(node), foundWaiting);
 		}
 	}
 

@@ -86,8 +86,8 @@ final class NodeConnectionPool implements AutoCloseable {
 		this.connector = new NodeConnector(uri, settings.clientName(), tls, quarantine, reconnectBackoffNanos);
 		this.lateReplies = new OnDemandThread(OnDemandThread.LATE_REPLIES + uri.hostAndPort());
 		// last: from now on a marker repair may open a connection for this pool
-		this.warm = new WarmConnections(this.connector, minIdle, warmUp, quarantine.markers(), this::replied,
-				this::keep, () -> this.closed);
+		this.warm = new WarmConnections(this.connector, minIdle, warmUp, quarantine.markers(),
+				(nanos) -> replied(nanos, false), this::keep, () -> this.closed);
 	}
 
 	/**
@@ -281,8 +281,15 @@ final class NodeConnectionPool implements AutoCloseable {
 	 * Notes how long the node took to answer a command, timeouts included.
 	 * @param nanos from the moment the command was written until its reply was read (or
 	 * the read gave up)
+	 * @param foundWaiting whether the reply was already there when the read began: it may
+	 * have come long before (while a round waited for another node), so the time says
+	 * only that the node answered within it, which may lower the estimate but never
+	 * raises it
 	 */
-	void replied(long nanos) {
+	void replied(long nanos, boolean foundWaiting) {
+		if (foundWaiting && nanos - this.latencyNanos >= 0) {
+			return;
+		}
 		long average = this.latencyNanos;
 		this.latencyNanos = (average == 0) ? Math.max(1, nanos) : Math.max(1, (average + nanos) / 2);
 		long quickest = this.quickestNanos;
@@ -359,7 +366,8 @@ final class NodeConnectionPool implements AutoCloseable {
 
 	/** Opens a connection for a borrower, counting it. */
 	private PipelinedConnection open(int timeoutMillis) {
-		PipelinedConnection connection = this.connector.connectAndGreet(timeoutMillis, this::replied);
+		PipelinedConnection connection = this.connector.connectAndGreet(timeoutMillis,
+				(nanos) -> replied(nanos, false));
 		this.warm.opened();
 		return connection;
 	}

@@ -68,6 +68,15 @@ abstract class WriteTimes {
 	}
 
 	/**
+	 * Whether the node's reply may have arrived while the round waited for another node:
+	 * then a reply found waiting may be much older than its read, and says only that the
+	 * node answered within that time.
+	 */
+	final boolean mayHaveArrivedUnseen(int node) {
+		return this.blocked && writtenAt(node) - this.blockedUntil < 0;
+	}
+
+	/**
 	 * Records a read, and tells whether its reply measures its node's latency.
 	 * @param readStart when the read began
 	 * @param readEnd when it ended

@@ -52,6 +52,21 @@ class ReadOrderTests {
 	}
 
 	@Test
+	void aReplyFoundWaitingMayLowerTheEstimateButNeverRaiseIt() {
+		NodeConnectionPool fast = pool(500 * MICROS);
+		// read after a round waited 1.5 s for another node: its age is not its latency
+		fast.replied(1_500 * MILLIS, true);
+		assertThat(fast.expectedLatencyNanos()).isEqualTo(500 * MICROS);
+		assertThat(new Round(this.pools).expectedFirst(this.pools, owing(0))).isZero();
+		// a node that was slow and answered within less: faster than it was thought
+		NodeConnectionPool recovered = pool(1_500 * MILLIS);
+		recovered.replied(100 * MILLIS, true);
+		assertThat(recovered.expectedLatencyNanos()).isEqualTo(800 * MILLIS);
+		assertThat(WriteTimes.slowThreshold(this.pools)).isLessThan(recovered.expectedLatencyNanos());
+		assertThat(new Round(this.pools).expectedFirst(this.pools, owing(0, 1))).isZero();
+	}
+
+	@Test
 	void onlyNodesThatStillOweAReplyCount() {
 		pool(50 * MICROS);
 		pool(50 * MICROS);
@@ -79,7 +94,7 @@ class ReadOrderTests {
 		NodeConnectionPool pool = new NodeConnectionPool(uri, settings, TimeUnit.SECONDS.toNanos(1),
 				new NodeQuarantine(uri, Duration.ZERO), TlsSettings.jvmDefault(), WarmUp.none());
 		for (long nanos : replies) {
-			pool.replied(nanos);
+			pool.replied(nanos, false);
 		}
 		this.pools.add(pool);
 		return pool;

@@ -91,6 +91,14 @@ class SlowMinorityTests {
 					+ "nodes: %d ms)%n", slowNodes, slowest / 1e6, ONE_WAY.toMillis());
 			// a round that waited for a slow node would take its round trip, twice this
 			assertThat(Duration.ofNanos(slowest)).as("no round waited for a slow node").isLessThan(ONE_WAY);
+			// nor was a fast node taken for a slow one: a reply that waited while a round
+			// read a slow node is as old as that node's round trip, not its own
+			for (int i = 0; i < nodes.size(); i++) {
+				if (!slow.contains(i)) {
+					assertThat(redlock.internals().expectedLatencies().get(i)).as("node %d's expected latency, ms", i)
+						.isLessThan(ONE_WAY.toMillis() / 2.0);
+				}
+			}
 
 			TestSupport.awaitTrue("nothing of ours is left on any node", Duration.ofSeconds(10),
 					() -> TestSupport.keysOnNodes(nodes) == 0);
