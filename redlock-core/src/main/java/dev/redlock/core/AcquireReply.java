@@ -13,9 +13,9 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * {@code {count or 0, seconds, microseconds, marker or nil, generation}}
  * ({@link LockScripts#ACQUIRE_FENCED}); the list of replies of {@code SET NX PX},
  * {@code TIME} and {@code GET {fence}} written together; or, for a fenced lock without
- * the restart quarantine, those of {@code SET NX PX} and the {@code MGET} of the lock key
- * and its fencing counter (see {@link AcquireRound}). Anything of another shape (a stale
- * reply of another command) reads as no grant and no clock.
+ * the restart quarantine, the counting script's {@code {count, value}}
+ * ({@link LockScripts#ACQUIRE_COUNTED}). Anything of another shape (a stale reply of
+ * another command) reads as no grant and no clock.
  */
 final class AcquireReply {
 
@@ -32,7 +32,7 @@ final class AcquireReply {
 	 * @param value the reply
 	 */
 	static boolean isAcquireReply(@Nullable Object value) {
-		return isScriptReply(value) || isPipelinedReply(value) || isCounterReply(value);
+		return isScriptReply(value) || isPipelinedReply(value) || isCountedReply(value);
 	}
 
 	private static boolean isScriptReply(@Nullable Object value) {
@@ -46,36 +46,24 @@ final class AcquireReply {
 	}
 
 	/**
-	 * Whether it is the replies of {@code SET NX PX} and {@code MGET} of the lock key and
-	 * its counter: the reply of a fenced acquisition only.
+	 * Whether it is the counting script's {@code {count, value}}: the reply of a fenced
+	 * acquisition only.
 	 * @param value the reply
 	 */
-	static boolean isCounterReply(@Nullable Object value) {
-		return value instanceof List<?> list && list.size() == 2 && isSetReply(list.get(0))
-				&& list.get(1) instanceof List<?> read && read.size() == 2 && isBulkOrNil(read.get(0))
-				&& isBulkOrNil(read.get(1));
-	}
-
-	private static boolean isBulkOrNil(@Nullable Object reply) {
-		return reply == null || reply instanceof byte[];
-	}
-
-	/** The lock key's value and the counter as a counter reply read them. */
-	private static List<?> readBack(Object counterReply) {
-		return (List<?>) ((List<?>) counterReply).get(1);
+	static boolean isCountedReply(@Nullable Object value) {
+		return value instanceof List<?> list && list.size() == 2 && list.get(0) instanceof Long
+				&& list.get(1) instanceof byte[];
 	}
 
 	/**
-	 * Whether a fenced grant read back a lock value other than the caller's: then it is
-	 * not the reply to the caller's command, and no grant, whatever it says. Only the
-	 * reply that reads the counter with {@code MGET} reads the value back; for the
-	 * others, {@code false}.
+	 * Whether a counting script's reply names a lock value other than the caller's: then
+	 * it is not the reply to the caller's command, and no grant, whatever it says. Only
+	 * that script names the value; for the other replies, {@code false}.
 	 * @param value the reply
 	 * @param lockValue the caller's value
 	 */
 	static boolean readAnotherValue(@Nullable Object value, byte[] lockValue) {
-		return isCounterReply(value) && ((List<?>) value).get(0) != null
-				&& !(readBack(value).get(0) instanceof byte[] read && Arrays.equals(read, lockValue));
+		return isCountedReply(value) && !Arrays.equals((byte[]) ((List<?>) value).get(1), lockValue);
 	}
 
 	/** The reply of a {@code SET NX}: {@code OK}, or nil when the key was taken. */
@@ -84,39 +72,19 @@ final class AcquireReply {
 	}
 
 	/**
-	 * The grant: 1 for a plain one, for a fenced one the count its token would have (the
-	 * counter as it was, plus one), 0 when taken.
+	 * The grant: 1 for a plain one, for a fenced one the count of the counter once the
+	 * grant raised it (the token it would have), 0 when taken.
 	 * @return the value, 0 for a reply of another shape, -1 for a fenced grant whose
-	 * counter is not a count of up to 18 digits (not a grant, yet the lock key is ours)
+	 * counter is not a number (not a grant, yet the lock key is ours)
 	 */
 	static long grant(@Nullable Object value) {
-		if (isScriptReply(value)) {
+		if (isScriptReply(value) || isCountedReply(value)) {
 			return (Long) ((List<?>) value).get(0);
 		}
 		if (isPipelinedReply(value)) {
 			return (((List<?>) value).get(0) != null) ? 1 : 0;
 		}
-		if (isCounterReply(value)) {
-			if (((List<?>) value).get(0) == null) {
-				return 0;
-			}
-			long count = (readBack(value).get(1) instanceof byte[] counter) ? digits(counter, countLength(counter)) : 0;
-			return (count < 0) ? -1 : count + 1;
-		}
 		return 0;
-	}
-
-	/**
-	 * How many bytes of a stored counter, {@code <count>} or
-	 * {@code <count> <generation>}, are its count.
-	 */
-	private static int countLength(byte[] counter) {
-		for (int i = 0; i < counter.length; i++) {
-			if (counter[i] == ' ') {
-				return i;
-			}
-		}
-		return counter.length;
 	}
 
 	/**

@@ -17,12 +17,12 @@ import redis.clients.jedis.Protocol.Keyword;
 
 /**
  * One acquisition attempt of the Redlock algorithm: a random value written with
- * {@code SET key value NX PX ttl} (for a fenced lock, with a read of the resource's
- * counter, or the fenced script when nodes are judged) to every node at once, the round
- * ended as soon as its outcome is known, and the lock won if a quorum granted it with
- * validity left: {@code ttl - elapsed - drift > 0}. A fenced attempt confirms its token
- * on a quorum in a second round. A lost attempt removes its value from every node where
- * it may have landed.
+ * {@code SET key value NX PX ttl} (for a fenced lock, by a script that also raises the
+ * resource's counter where it sets the key) to every node at once, the round ended as
+ * soon as its outcome is known, and the lock won if a quorum granted it with validity
+ * left: {@code ttl - elapsed - drift > 0}. A fenced attempt whose grants counted
+ * differently confirms its token on a quorum in a second round. A lost attempt removes
+ * its value from every node where it may have landed.
  */
 final class AcquireRound {
 
@@ -84,8 +84,9 @@ final class AcquireRound {
 		AcquireExit exit = new AcquireExit(key, value, fenced, expiresAt, ttl.toNanos());
 		NodeReply[] replies = this.group.fanout().execute(acquire, null, exit);
 		try {
-			if (fenced && this.judged) {
-				retryBySource(LockScripts.ACQUIRE_FENCED, key, value, ttlArgument, replies);
+			if (fenced) {
+				retryBySource(this.judged ? LockScripts.ACQUIRE_FENCED : LockScripts.ACQUIRE_COUNTED, key, value,
+						ttlArgument, replies);
 			}
 			return settle(key, value, ttl, fenced, replies, start, expiresAt, exit);
 		}
@@ -99,22 +100,17 @@ final class AcquireRound {
 
 	/** What an attempt writes to every node. */
 	private RoundCommand acquireCommand(RawArgument key, RawArgument value, RawArgument ttl, boolean fenced) {
-		if (fenced && this.judged) {
-			return RoundCommand.of(fencingScript(Command.EVALSHA, LockScripts.ACQUIRE_FENCED.sha1(), key, value, ttl));
+		if (fenced) {
+			// the counter is raised in the same step as the SET: a later holder's SET on
+			// this node comes after our key left, so its count exceeds ours
+			Script script = this.judged ? LockScripts.ACQUIRE_FENCED : LockScripts.ACQUIRE_COUNTED;
+			return RoundCommand.of(fencingScript(Command.EVALSHA, script.sha1(), key, value, ttl));
 		}
 		CommandArguments set = new CommandArguments(Command.SET).add(key)
 			.add(value)
 			.add(Keyword.NX)
 			.add(Keyword.PX)
 			.add(ttl);
-		if (fenced) {
-			// without the quarantine, the counter is all a fenced grant needs, and no
-			// script is needed to read it: counters never go down, and a token was
-			// confirmed on a node only while its holder's key was there (the second
-			// round checks), so before our SET had the key; a read right behind the SET
-			// sees it. The key is read back too: a grant counts only with our value in it
-			return RoundCommand.allNeeded(set, new CommandArguments(Command.MGET).add(key).add(counterKey(key)));
-		}
 		// with the quarantine on, the node's clock and marker are read right behind the
 		// SET, in the same round trip: they judge this very grant. Not atomic, and need
 		// not be: a flush or failover between them leaves the marker gone or new, which
@@ -229,22 +225,31 @@ final class AcquireRound {
 	}
 
 	/**
-	 * The second round of a fenced acquisition. The candidate token is one more than the
-	 * highest counter among the grants that count (as the grants read it); it is written
-	 * back to every node that still holds our value, as the floor of its counter. The
-	 * token stands only if a quorum confirms it: any later holder's quorum then shares a
-	 * node with this one, where its read of the counter (or the script's increment) must
-	 * exceed the token.
+	 * The token of a fenced acquisition: the highest count among the grants that count
+	 * (each raised its node's counter with its grant). A token stands once a quorum of
+	 * counters reached it while our key was there: any later holder's quorum then shares
+	 * a node with that one, where its grant comes after our key left and counts higher.
+	 * When a quorum of the grants counted the token already, that is so; else a second
+	 * round raises the counter to the token on every node that still holds our value, and
+	 * the token stands only if a quorum confirms it.
 	 * @return the token, or 0 if no quorum confirmed it
 	 */
 	private long confirmToken(RawArgument key, RawArgument value, NodeReply[] grants, AcquireExit exit) {
 		long candidate = 0;
+		int atCandidate = 0;
 		for (NodeReply reply : grants) {
 			if (exit.countingGrant(reply, grants)) {
-				candidate = Math.max(candidate, AcquireReply.grant(reply.value()));
+				long count = AcquireReply.grant(reply.value());
+				if (count > candidate) {
+					candidate = count;
+					atCandidate = 0;
+				}
+				if (count == candidate) {
+					atCandidate++;
+				}
 			}
 		}
-		if (!this.confirmTokens) {
+		if (!this.confirmTokens || atCandidate >= this.group.quorum()) {
 			return candidate;
 		}
 		// returns once a quorum confirmed (or can no longer): a slow node costs nothing

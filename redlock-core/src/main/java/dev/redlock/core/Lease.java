@@ -81,19 +81,19 @@ public final class Lease implements AutoCloseable {
 	 * believes.
 	 *
 	 * <p>
-	 * How it is made: each node that grants the lock reads its per-resource counter
-	 * ({@code {fence}} + the lock key, no TTL) in the same round trip; the candidate is
-	 * one more than the highest of those counters over the grants that count. A second
-	 * round raises the counter to the candidate on every node that still holds this
-	 * lease's value, and the token stands only if a quorum confirms it, within the
-	 * validity. Every later holder's quorum shares at least one node with that quorum,
-	 * where the counter it reads already holds the token, so its own candidate exceeds
-	 * it. This holds as long as the counters are not lost: run the nodes with persistence
-	 * ({@code appendfsync always}) and {@code maxmemory-policy noeviction}. With the
-	 * restart quarantine on, a node found to have forgotten them counts in fenced
-	 * acquisitions only once its counters are re-seeded from the other nodes; without it,
-	 * a node restarted without its data may hand out old numbers. Extending the lease
-	 * keeps its token.
+	 * How it is made: each node that grants the lock raises its per-resource counter
+	 * ({@code {fence}} + the lock key, no TTL) by one in the same step; the token is the
+	 * highest count over the grants that count. When a quorum of them counted it, it
+	 * stands; else (counters out of step) a second round raises the counter to it on
+	 * every node that still holds this lease's value, and the token stands only if a
+	 * quorum confirms it, within the validity. Every later holder's quorum shares at
+	 * least one node with that quorum, where the counter already holds the token when the
+	 * later grant raises it, so the later token exceeds it. This holds as long as the
+	 * counters are not lost: run the nodes with persistence ({@code appendfsync always})
+	 * and {@code maxmemory-policy noeviction}. With the restart quarantine on, a node
+	 * found to have forgotten them counts in fenced acquisitions only once its counters
+	 * are re-seeded from the other nodes; without it, a node restarted without its data
+	 * may hand out old numbers. Extending the lease keeps its token.
 	 * @return the token, or empty for a lease acquired without one
 	 */
 	public OptionalLong fencingToken() {

@@ -66,14 +66,37 @@ final class LockScripts {
 			""");
 
 	/**
+	 * Fenced acquisition when nodes are not judged (the restart quarantine is off):
+	 * {@code SET KEYS[1] ARGV[1] NX PX ARGV[2]} and, if the lock was set, in the same
+	 * step, the increment of the resource's counter KEYS[2] (no TTL; {@code <count>} or
+	 * {@code <count> <generation>}, the generation kept). Returns {@code {count,
+	 * ARGV[1]}}: the count after the increment, 0 when the key was taken, -1 when the
+	 * counter is not a number (the key is then ours, yet no grant); the value, so that
+	 * the reply proves which command it answers.
+	 */
+	static final Script ACQUIRE_COUNTED = new Script("""
+			if not redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+			  return {0, ARGV[1]}
+			end
+			local stored = redis.call('get', KEYS[2]) or '0'
+			local space = string.find(stored, ' ', 1, true)
+			local count = tonumber(space and string.sub(stored, 1, space - 1) or stored)
+			if not count then
+			  return {-1, ARGV[1]}
+			end
+			count = count + 1
+			redis.call('set', KEYS[2], space and (count .. string.sub(stored, space)) or tostring(count))
+			return {count, ARGV[1]}
+			""");
+
+	/**
 	 * Fenced acquisition when nodes are judged (the restart quarantine is on; without it,
-	 * a {@code SET NX PX} and an {@code MGET} of the key and its counter do):
-	 * {@code SET KEYS[1] ARGV[1] NX PX ARGV[2]}, with the node's clock and its
-	 * {@link NodeMarker marker} read in the same step (they judge whether this very grant
-	 * may count; the marker by name, with {@code pcall}, so that an ACL user who may not
-	 * read it still locks: it then reads {@code -}), and, if the lock was set, the
-	 * increment of the resource's counter KEYS[2] (no TTL), whose value is
-	 * {@code <count>} or {@code <count> <generation>}: the generation of the node's
+	 * {@link #ACQUIRE_COUNTED} does): {@code SET KEYS[1] ARGV[1] NX PX ARGV[2]}, with the
+	 * node's clock and its {@link NodeMarker marker} read in the same step (they judge
+	 * whether this very grant may count; the marker by name, with {@code pcall}, so that
+	 * an ACL user who may not read it still locks: it then reads {@code -}), and, if the
+	 * lock was set, the increment of the resource's counter KEYS[2] (no TTL), whose value
+	 * is {@code <count>} or {@code <count> <generation>}: the generation of the node's
 	 * marker when a quorum last confirmed it. Returns {@code {count or 0, seconds,
 	 * microseconds, marker or nil, generation or ''}}.
 	 */
@@ -93,10 +116,10 @@ final class LockScripts {
 			""");
 
 	/**
-	 * The second round of a fenced acquisition: if KEYS[1] holds ARGV[1], raises the
-	 * counter KEYS[2] to at least the token ARGV[2], records the generation of the node's
-	 * marker with it (the counter is now confirmed by a quorum for that generation) and
-	 * returns 1; else 0.
+	 * The second round of a fenced acquisition, run only when the counts its grants read
+	 * differ: if KEYS[1] holds ARGV[1], raises the counter KEYS[2] to at least the token
+	 * ARGV[2], records the generation of the node's marker with it (the counter is now
+	 * confirmed by a quorum for that generation) and returns 1; else 0.
 	 */
 	static final Script RAISE_FENCE = new Script("""
 			if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -170,7 +193,7 @@ final class LockScripts {
 	 * The scripts of every lock and release, run by digest ({@code EVALSHA}): loaded on
 	 * every new connection, and called again by source where a node lost them.
 	 */
-	static final List<Script> CACHED = List.of(RELEASE, DISCARD, EXTEND, ACQUIRE_FENCED, RAISE_FENCE);
+	static final List<Script> CACHED = List.of(RELEASE, DISCARD, EXTEND, ACQUIRE_COUNTED, ACQUIRE_FENCED, RAISE_FENCE);
 
 	/** The number of keys the fencing scripts take: the lock and its counter. */
 	static final RawArgument TWO_KEYS = RawArgument.of(2);

@@ -235,7 +235,7 @@ final class NodeReply {
 			return false;
 		}
 		long grant = AcquireReply.grant(value());
-		return fenced ? grant > 0 : ((grant == 1 && !AcquireReply.isCounterReply(value())) || isOk());
+		return fenced ? grant > 0 : ((grant == 1 && !AcquireReply.isCountedReply(value())) || isOk());
 	}
 
 	/**

@@ -198,9 +198,8 @@ public interface RedlockListener {
 	enum NodeCommand {
 
 		/**
-		 * {@code SET key value NX PX ttl} (for a fenced lock, with a read of the
-		 * resource's counter, or a script that also counts the acquisition when the
-		 * restart quarantine is on).
+		 * {@code SET key value NX PX ttl} (for a fenced lock, a script that also raises
+		 * the resource's counter where it sets the key).
 		 */
 		ACQUIRE,
 
@@ -212,7 +211,7 @@ public interface RedlockListener {
 
 		/**
 		 * The second round of a fenced acquisition, raising each node's counter to the
-		 * token.
+		 * token: only when the grants counted differently.
 		 */
 		FENCE,
 

@@ -44,15 +44,6 @@ final class RoundCommand {
 	}
 
 	/**
-	 * Commands written together, whose replies read as a list, each needed: an error
-	 * reply to any of them fails the whole (once every reply is read, so the connection
-	 * owes nothing).
-	 */
-	static RoundCommand allNeeded(CommandArguments... parts) {
-		return new RoundCommand(null, parts, Shape.ALL_NEEDED);
-	}
-
-	/**
 	 * Many commands written together, each on its own: their replies read as a list in
 	 * which an error reply to any of them stands in its place. The round trip does not
 	 * count as the node's latency: a node takes longer to run many commands than one, and
@@ -80,8 +71,8 @@ final class RoundCommand {
 
 	/**
 	 * Reads the reply, or the list of replies of a compound.
-	 * @throws JedisDataException for an error reply to the first command, or to any of
-	 * those {@link #allNeeded}; never for a batch
+	 * @throws JedisDataException for an error reply to the first command of a compound;
+	 * never for a batch
 	 */
 	@Nullable Object readFrom(PipelinedConnection connection) {
 		if (this.single != null) {
@@ -95,7 +86,7 @@ final class RoundCommand {
 			}
 			catch (JedisDataException ex) {
 				replies.add(ex);
-				if (first == null && (this.shape == Shape.ALL_NEEDED || (i == 0 && this.shape == Shape.PIPELINED))) {
+				if (first == null && i == 0 && this.shape == Shape.PIPELINED) {
 					first = ex;
 				}
 			}
@@ -111,9 +102,6 @@ final class RoundCommand {
 
 		/** An error reply to the first command fails the whole; the others are extras. */
 		PIPELINED,
-
-		/** An error reply to any command fails the whole. */
-		ALL_NEEDED,
 
 		/**
 		 * Every command stands on its own, and the round trip is not the node's latency.

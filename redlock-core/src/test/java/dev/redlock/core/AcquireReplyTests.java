@@ -13,9 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * How an acquisition's reply is read, in its three shapes: the pipelined {@code SET NX
  * PX}, {@code TIME}, {@code GET {fence}}; the fenced script's list; and, for a fenced
- * lock without the quarantine, the {@code SET NX PX} with the {@code GET} of its counter.
- * Pure parsing; the nodes' side is covered by the forgetful-node and fencing tests on
- * real nodes.
+ * lock without the quarantine, the counting script's count and value. Pure parsing; the
+ * nodes' side is covered by the forgetful-node and fencing tests on real nodes.
  */
 class AcquireReplyTests {
 
@@ -64,52 +63,44 @@ class AcquireReplyTests {
 	}
 
 	@Test
-	void aFencedGrantWithoutTheQuarantineCountsOneMoreThanTheCounterItRead() {
-		assertThat(AcquireReply.grant(counterRead(bytes("OK"), OURS, bytes("41")))).isEqualTo(42);
-		// a counter a quorum confirmed for a marker's generation
-		assertThat(AcquireReply.grant(counterRead(bytes("OK"), OURS, bytes("41 g7")))).isEqualTo(42);
-		// a resource never locked with fencing: its first token is 1
-		Object first = counterRead(bytes("OK"), OURS, null);
-		assertThat(AcquireReply.grant(first)).isEqualTo(1);
-		assertThat(AcquireReply.nodeMicros(first)).isEqualTo(-1);
-		assertThat(AcquireReply.marker(first)).isNull();
-		assertThat(AcquireReply.readAnotherValue(first, OURS)).isFalse();
-		assertThat(NodeReply.replied(0, first, 1_000).isGrant(true)).isTrue();
+	void aFencedGrantWithoutTheQuarantineReadsTheCountItRaisedTheCounterTo() {
+		Object reply = counted(42L, OURS);
+		assertThat(AcquireReply.isAcquireReply(reply)).isTrue();
+		assertThat(AcquireReply.grant(reply)).isEqualTo(42);
+		assertThat(AcquireReply.nodeMicros(reply)).isEqualTo(-1);
+		assertThat(AcquireReply.marker(reply)).isNull();
+		assertThat(AcquireReply.generation(reply)).isEmpty();
+		assertThat(AcquireReply.readAnotherValue(reply, OURS)).isFalse();
+		assertThat(NodeReply.replied(0, reply, 1_000).isGrant(true)).isTrue();
+		// a first token is 1, and still no plain grant
+		assertThat(NodeReply.replied(0, counted(1L, OURS), 1_000).isGrant(false)).isFalse();
 	}
 
 	@Test
 	void aFencedRefusalWithoutTheQuarantineGrantsNothingAndLeavesNothing() {
-		Object reply = counterRead(null, bytes("someone else's"), bytes("41"));
-		assertThat(AcquireReply.isAcquireReply(reply)).isTrue();
-		assertThat(AcquireReply.grant(reply)).isZero();
-		assertThat(AcquireReply.readAnotherValue(reply, OURS)).isFalse();
-		NodeReply refused = NodeReply.replied(0, reply, 1_000);
+		NodeReply refused = NodeReply.replied(0, counted(0L, OURS), 1_000);
 		assertThat(refused.isGrant(true)).isFalse();
 		assertThat(refused.isRefused()).isTrue();
 		assertThat(refused.mayHoldWrite()).isFalse();
 	}
 
 	@Test
-	void aGrantThatReadsAnotherValueBackIsNotTheReplyToOurCommand() {
-		// what a connection out of step would read: a stale OK, then someone else's key
-		Object reply = counterRead(bytes("OK"), bytes("someone else's"), bytes("41"));
-		assertThat(AcquireReply.readAnotherValue(reply, OURS)).isTrue();
-		assertThat(AcquireReply.readAnotherValue(counterRead(bytes("OK"), null, bytes("41")), OURS)).isTrue();
-		// and a reply of another shape, which reads nothing back, is judged by its shape
+	void aCountedReplyNamingAnotherValueIsNotTheReplyToOurCommand() {
+		// what a connection out of step would read: someone else's acquisition's reply
+		assertThat(AcquireReply.readAnotherValue(counted(42L, bytes("someone else's")), OURS)).isTrue();
+		// a reply of another shape names no value, and is judged by its shape
 		assertThat(AcquireReply.readAnotherValue(List.of(42L, bytes("7"), bytes("8"), bytes("m")), OURS)).isFalse();
 	}
 
 	@Test
 	void aCounterThatIsNotACountIsNoGrantThoughTheKeyWasSet() {
-		for (String bad : List.of("", "x", "4x2", " 5", "1e+14", "1234567890123456789")) {
-			Object reply = counterRead(bytes("OK"), OURS, bytes(bad));
-			assertThat(AcquireReply.grant(reply)).as("counter '%s'", bad).isEqualTo(-1);
-			NodeReply node = NodeReply.replied(0, reply, 1_000);
-			assertThat(node.isGrant(true)).isFalse();
-			// the key is ours all the same: it must be removed
-			assertThat(node.isRefused()).isFalse();
-			assertThat(node.mayHoldWrite()).isTrue();
-		}
+		// the counting script's answer when the stored counter is not a number
+		NodeReply node = NodeReply.replied(0, counted(-1L, OURS), 1_000);
+		assertThat(AcquireReply.grant(node.value())).isEqualTo(-1);
+		assertThat(node.isGrant(true)).isFalse();
+		// the key is ours all the same: it must be removed
+		assertThat(node.isRefused()).isFalse();
+		assertThat(node.mayHoldWrite()).isTrue();
 	}
 
 	@Test
@@ -117,16 +108,16 @@ class AcquireReplyTests {
 		assertThat(AcquireReply.isAcquireReply(1L)).isFalse();
 		assertThat(AcquireReply.grant(bytes("OK"))).isZero();
 		assertThat(AcquireReply.nodeMicros(null)).isEqualTo(-1);
-		// two replies, but not a SET's and an MGET's (stale replies of something else)
+		// two replies, but not a count and a value (stale replies of something else)
 		assertThat(AcquireReply.isAcquireReply(Arrays.asList(bytes("OK"), bytes("5")))).isFalse();
 		assertThat(AcquireReply.isAcquireReply(Arrays.asList(null, null))).isFalse();
-		assertThat(AcquireReply.isAcquireReply(Arrays.asList(bytes("OK"), List.of(1L, 2L)))).isFalse();
+		assertThat(AcquireReply.isAcquireReply(Arrays.asList(1L, 2L))).isFalse();
 		assertThat(AcquireReply.isAcquireReply(Arrays.asList(bytes("OK"), List.of(OURS)))).isFalse();
 	}
 
-	/** The replies of {@code SET NX PX} and {@code MGET} of the key and its counter. */
-	private static List<Object> counterRead(Object set, Object lockValue, Object counter) {
-		return Arrays.asList(set, Arrays.asList(lockValue, counter));
+	/** The counting script's reply: the count, and the lock value it was called with. */
+	private static List<Object> counted(long count, byte[] lockValue) {
+		return Arrays.asList(count, lockValue);
 	}
 
 	private static List<Object> pipelined(Object set, Object time, Object marker) {

@@ -6,12 +6,16 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import dev.redlock.core.RedlockListener.NodeCommand;
+import dev.redlock.core.RedlockListener.NodeOutcome;
+import dev.redlock.core.RedlockListener.NodeRequestEvent;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
@@ -21,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Fencing tokens made on the quorum: they grow with every acquisition of a resource,
  * across holders, even when each acquisition reaches a different subset of nodes and the
- * nodes' counters are out of step; and the second round is what makes them so.
+ * nodes' counters are out of step; the second round is what makes them so, and it runs
+ * only when the counters a quorum granted with are out of step.
  */
 @WithRedisNodes(count = 5)
 class FencingTokenTests {
@@ -173,16 +178,15 @@ class FencingTokenTests {
 			Lease lease = redlock.tryAcquire(LockRequest.of("by-digest", TTL).named("fencing").fenced()).orElseThrow();
 			assertThat(lease.fencingToken()).hasValue(1L);
 			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
-			// the confirmation and the release by digest; without the quarantine the
-			// acquisition is no script at all, but a SET with an MGET of the key and its
-			// counter (the slower nodes run the last calls a moment after the quorum
-			// answered)
+			// the acquisition and the release by digest; no confirmation, since the
+			// fresh counters all counted 1 (the slower nodes run the last calls a moment
+			// after the quorum answered)
 			TestSupport.awaitTrue("every node ran two EVALSHA", Duration.ofSeconds(5),
 					() -> nodes.nodes().stream().allMatch((node) -> TWO_CALLS.matcher(commandStats(node)).find()));
 			for (RedisNode node : nodes.nodes()) {
 				assertThat(commandStats(node)).as("commands run on %s", node.uri())
 					.doesNotContain("cmdstat_eval:")
-					.contains("cmdstat_mget:calls=1,");
+					.doesNotContain("cmdstat_mget:");
 			}
 		}
 	}
@@ -201,6 +205,8 @@ class FencingTokenTests {
 				for (int i = 0; i < forgetting; i++) {
 					nodes.node(i).command("SCRIPT", "FLUSH");
 				}
+				// so that the confirmation runs too
+				staggerCounters(nodes, COUNTER, previous);
 				Lease lease = redlock.acquire(LockRequest.of(RESOURCE, ttl).named("fencing").fenced(), WAIT);
 				long token = lease.fencingToken().orElseThrow();
 				assertThat(token).isGreaterThan(previous);
@@ -212,6 +218,7 @@ class FencingTokenTests {
 			// fenced lock with NOSCRIPT for good (within a few locks: a reply the round
 			// handed to the late-reply thread is not tried again)
 			for (int lock = 0; lock < 5 && !fencingScriptsCached(nodes.node(0), quarantine); lock++) {
+				staggerCounters(nodes, COUNTER, counter(nodes, 4));
 				redlock.acquire(LockRequest.of(RESOURCE, ttl).named("fencing").fenced(), WAIT).release();
 			}
 			assertThat(fencingScriptsCached(nodes.node(0), quarantine)).as("fencing scripts cached on node 0 again")
@@ -223,9 +230,8 @@ class FencingTokenTests {
 
 	@Test
 	void tokensIncreaseAcrossClientsWithAndWithoutTheQuarantine(RedisNodes nodes) {
-		// the two acquire differently (the script, which counts with the grant, or the
-		// SET with a read of the counter): their tokens are one sequence all the same,
-		// from counters out of step
+		// the two acquire with different scripts (one reads the node's clock and marker
+		// too): their tokens are one sequence all the same, from counters out of step
 		Random random = new Random(7);
 		for (int i = 0; i < nodes.size(); i++) {
 			nodes.node(i).command("SET", "{fence}redlock:mixed", Integer.toString(random.nextInt(5_000)));
@@ -243,6 +249,46 @@ class FencingTokenTests {
 		}
 		assertThat(tokens).hasSize(40);
 		assertThat(inversions(tokens)).isZero();
+	}
+
+	@ParameterizedTest(name = "quarantine {0}")
+	@ValueSource(booleans = { false, true })
+	void grantsThatCountAlikeNeedNoSecondRound(boolean quarantine, RedisNodes nodes) {
+		String counter = "{fence}redlock:in-step";
+		List<NodeRequestEvent> confirmations = new CopyOnWriteArrayList<>();
+		RedlockListener listener = new RedlockListener() {
+			@Override
+			public void nodeRequestFinished(NodeRequestEvent event) {
+				if (event.command() == NodeCommand.FENCE) {
+					confirmations.add(event);
+				}
+			}
+		};
+		try (Redlock redlock = TestSupport.redlock(nodes, settings(quarantine), listener)) {
+			awaitReady(redlock);
+			Duration ttl = quarantine ? QUARANTINE : TTL;
+			// fresh counters count alike; each lock waits until every node counted it
+			// and deleted its key (the nodes not awaited do so just after the quorum),
+			// so that every node grants the next
+			for (long expected = 1; expected <= 5; expected++) {
+				Lease lease = redlock.acquire(LockRequest.of("in-step", ttl).named("fencing").fenced(), WAIT);
+				assertThat(lease.fencingToken()).hasValue(expected);
+				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+				long count = expected;
+				TestSupport.awaitTrue("every node counted " + count + " and released", Duration.ofSeconds(5),
+						() -> countedEverywhere(nodes, "in-step", count));
+			}
+			assertThat(confirmations).as("confirmation requests while the counters were in step").isEmpty();
+			// out of step, no two grants count alike: the second round raises them
+			staggerCounters(nodes, counter, 100);
+			Lease lease = redlock.acquire(LockRequest.of("in-step", ttl).named("fencing").fenced(), WAIT);
+			// the highest count of any quorum is at least the third node's
+			assertThat(lease.fencingToken().orElseThrow()).isGreaterThanOrEqualTo(131);
+			assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+			assertThat(confirmations.stream().filter((event) -> event.outcome() == NodeOutcome.OK))
+				.as("confirmations of the token")
+				.hasSizeGreaterThanOrEqualTo(3);
+		}
 	}
 
 	/**
@@ -290,14 +336,33 @@ class FencingTokenTests {
 	}
 
 	/**
-	 * Whether the node has the fencing scripts a lock calls: without the quarantine, only
-	 * the confirmation is a script.
+	 * Whether the node has the fencing scripts a lock calls: the acquisition's (with the
+	 * quarantine or without) and the confirmation's.
 	 */
 	private static boolean fencingScriptsCached(RedisNode node, boolean quarantine) {
-		String raise = LockScripts.RAISE_FENCE.sha1().toString();
-		return quarantine
-				? "1\n1".equals(node.command("SCRIPT", "EXISTS", LockScripts.ACQUIRE_FENCED.sha1().toString(), raise))
-				: "1".equals(node.command("SCRIPT", "EXISTS", raise));
+		LockScripts.Script acquire = quarantine ? LockScripts.ACQUIRE_FENCED : LockScripts.ACQUIRE_COUNTED;
+		return "1\n1".equals(
+				node.command("SCRIPT", "EXISTS", acquire.sha1().toString(), LockScripts.RAISE_FENCE.sha1().toString()));
+	}
+
+	/**
+	 * Whether every node's counter of the resource has the count, and its key is gone.
+	 */
+	private static boolean countedEverywhere(RedisNodes nodes, String resource, long count) {
+		String counter = "{fence}" + TestSupport.PREFIX + resource;
+		return TestSupport.nodesWithKey(nodes, TestSupport.PREFIX + resource) == 0 && nodes.nodes()
+			.stream()
+			.allMatch((node) -> Long.toString(count).equals(node.command("GET", counter).split(" ")[0]));
+	}
+
+	/**
+	 * Sets every node's counter to a count of its own above {@code floor}, so that no two
+	 * grants count alike and a fenced lock needs its second round.
+	 */
+	private static void staggerCounters(RedisNodes nodes, String counter, long floor) {
+		for (int i = 0; i < nodes.size(); i++) {
+			nodes.node(i).command("SET", counter, Long.toString(floor + 10 * (i + 1)));
+		}
 	}
 
 	private static String commandStats(RedisNode node) {

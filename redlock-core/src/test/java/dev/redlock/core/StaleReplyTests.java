@@ -130,11 +130,10 @@ class StaleReplyTests {
 		assertThat(taken.isGrant(true)).isFalse();
 		assertThat(one.isGrant(true)).as("a release's 1 never answers the fenced script").isFalse();
 		assertThat(nil.isGrant(true)).isFalse();
-		// a fenced acquisition's SET with the read of its key and counter (no quarantine)
-		NodeReply firstToken = NodeReply.replied(0,
-				Arrays.asList("OK".getBytes(), Arrays.asList("value".getBytes(), null)), 1);
+		// a fenced acquisition's counting script (no quarantine)
+		NodeReply firstToken = NodeReply.replied(0, Arrays.asList(1L, "value".getBytes()), 1);
 		assertThat(firstToken.isGrant(true)).isTrue();
-		assertThat(firstToken.isGrant(false)).as("a counter's read never answers a plain SET NX").isFalse();
+		assertThat(firstToken.isGrant(false)).as("a count never answers a plain SET NX").isFalse();
 	}
 
 	/** What the acquisition scripts answer: the grant, the node's clock, its marker. */

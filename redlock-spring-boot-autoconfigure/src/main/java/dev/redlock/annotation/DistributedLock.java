@@ -140,10 +140,11 @@ public @interface DistributedLock {
 	 * Whether the lock comes with a fencing token, a number that grows with every fenced
 	 * acquisition of the resource across all holders: read it in the method with
 	 * {@link dev.redlock.interceptor.LockContext#fencingToken()} and pass it to the store
-	 * the lock protects, which refuses tokens lower than the highest it has seen. Costs
-	 * one more round to the nodes per acquisition, and needs nodes that keep their data
-	 * (see {@link dev.redlock.core.Lease#fencingToken()}). A call that joins a lock
-	 * already held gets that lock's token, if it has one.
+	 * the lock protects, which refuses tokens lower than the highest it has seen. Costs a
+	 * script on the nodes per acquisition (and one more round when their counters are out
+	 * of step), and needs nodes that keep their data (see
+	 * {@link dev.redlock.core.Lease#fencingToken()}). A call that joins a lock already
+	 * held gets that lock's token, if it has one.
 	 * @return {@code true} for a token
 	 */
 	boolean fencing() default false;
