@@ -2,6 +2,7 @@ package dev.redlock.core;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -221,12 +222,15 @@ class LongFaultTests {
 					return 20;
 				}));
 			}
-			// the most connections the burst had open to node 0 at once (on a busy
-			// machine, many are being read late right after it, not yet idle)
+			// the most connections the burst had open to one node at once (on a busy
+			// machine, many are being read late right after it, not yet idle). Any node:
+			// a round leaves a node that looks slow and whose connections are busy out,
+			// rather than connect to it anew, so on a loaded machine one node may keep
+			// few; a majority is always written to
 			int peak = 0;
 			long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
 			while (!burst.stream().allMatch(TestThreads.Running::isDone) && System.nanoTime() - deadline < 0) {
-				peak = Math.max(peak, redlock.footprint().connections().get(0));
+				peak = Math.max(peak, mostOpenToOneNode(redlock));
 				LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
 			}
 			for (TestThreads.Running<Integer> thread : burst) {
@@ -235,17 +239,22 @@ class LongFaultTests {
 			// one thread goes on locking now and then: the unused ones close as it
 			// gives them back
 			long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-			int open = redlock.footprint().connections().get(0);
+			int open = mostOpenToOneNode(redlock);
 			while (open > settings.poolMinIdle() + 1 && System.nanoTime() - end < 0) {
 				redlock.acquire("trickle", TTL, Duration.ofSeconds(5)).release();
 				LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
-				open = redlock.footprint().connections().get(0);
+				open = mostOpenToOneNode(redlock);
 			}
-			System.out.printf("[connections] open to node 0: %d at most during the burst, %d once unused%n", peak,
+			System.out.printf("[connections] open to one node: %d at most during the burst, %d once unused%n", peak,
 					open);
 			assertThat(peak).isGreaterThan(settings.poolMinIdle() + 1);
 			assertThat(open).isLessThanOrEqualTo(settings.poolMinIdle() + 1);
 		}
+	}
+
+	/** The most connections open to any one node now. */
+	private static int mostOpenToOneNode(Redlock redlock) {
+		return Collections.max(redlock.footprint().connections());
 	}
 
 	@Test
