@@ -96,12 +96,11 @@ record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient
 		NodeConnectionPool pool = this.pools.get(node);
 		pool.readLate(() -> {
 			try {
-				// a reply already there may have come long ago, while the round waited
-				// for
-				// another node
-				boolean foundWaiting = connection.replyArrived();
+				// a reply already there may be long past: looked for only where it counts
+				boolean measures = command.measuresLatency();
+				boolean foundWaiting = measures && connection.replyArrived();
 				NodeReply reply = readLate(node, connection, command, writtenAt + this.timeoutNanos, writtenAt);
-				if (command.measuresLatency() && reply.kind() != NodeReply.Kind.UNREACHABLE) {
+				if (measures && reply.kind() != NodeReply.Kind.UNREACHABLE) {
 					pool.replied(System.nanoTime() - writtenAt, foundWaiting);
 				}
 				NodeReply followUp = null;
