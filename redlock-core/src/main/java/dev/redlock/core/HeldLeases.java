@@ -5,6 +5,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToLongFunction;
 
 import org.jspecify.annotations.Nullable;
@@ -14,11 +15,26 @@ import org.jspecify.annotations.Nullable;
  * released are let go once their validity is over, by a sweep on the renewal thread that
  * runs when the earliest validity ends, so nothing is kept for ever without anyone
  * asking.
+ * <p>
+ * While leases keep coming, a sweep stays scheduled even when it finds none left (a
+ * single thread that locks and unlocks holds none between its locks): the next lease then
+ * finds a sweep due and goes on at once. Once a sweep comes after no new lease, sweeping
+ * stops until the next one. Besides sparing the scheduling, this keeps the path of a
+ * lease that must schedule a sweep rare only where leases are rare: where it was taken
+ * once a validity after start-up, the JIT had compiled the acquisition without it and
+ * threw the compiled code away.
  */
 final class HeldLeases<L> {
 
 	/** The least delay between two sweeps. */
 	private static final long MIN_SWEEP_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+	/**
+	 * How much later than a lease's end the sweep that lets it go may come: the
+	 * validities of leases taken one after another differ by a little, and each would
+	 * otherwise move the sweep.
+	 */
+	private static final long SWEEP_SLACK_NANOS = MIN_SWEEP_DELAY_NANOS;
 
 	private final Set<L> leases = ConcurrentHashMap.newKeySet();
 
@@ -37,6 +53,12 @@ final class HeldLeases<L> {
 	/** {@link System#nanoTime()} when the scheduled sweep is due. */
 	private volatile long sweepDueNanos;
 
+	/**
+	 * The validity of the last lease recorded since the last sweep began, zero when none
+	 * was.
+	 */
+	private final AtomicLong addedSinceSweep = new AtomicLong();
+
 	HeldLeases(RenewalScheduler scheduler, ToLongFunction<L> remainingNanos) {
 		this.scheduler = scheduler;
 		this.remainingNanos = remainingNanos;
@@ -49,6 +71,9 @@ final class HeldLeases<L> {
 	 */
 	void add(L lease, long validityNanos) {
 		this.leases.add(lease);
+		// written by every lease, without a test that most would skip and the JIT would
+		// then leave out; a release store, as cheap as a plain one
+		this.addedSinceSweep.setRelease(Math.max(1, validityNanos));
 		sweepWithin(validityNanos);
 	}
 
@@ -61,6 +86,16 @@ final class HeldLeases<L> {
 	List<L> valid() {
 		this.leases.removeIf((lease) -> this.remainingNanos.applyAsLong(lease) <= 0);
 		return List.copyOf(this.leases);
+	}
+
+	/**
+	 * When the next sweep is due, {@link System#nanoTime()}, or {@code null} when none is
+	 * scheduled: for tests.
+	 */
+	@Nullable Long nextSweepNanos() {
+		synchronized (this.sweepLock) {
+			return this.sweepScheduled ? this.sweepDueNanos : null;
+		}
 	}
 
 	/** How many leases are recorded, without sweeping. */
@@ -76,39 +111,35 @@ final class HeldLeases<L> {
 	}
 
 	/**
-	 * Makes sure a sweep of the held leases runs once a validity of this length is over:
-	 * leases that are never released are dropped without anyone asking. Cheap when a
-	 * sweep is due no later (the usual case: the same TTL again).
+	 * Makes sure a sweep of the held leases runs once a validity of this length is over
+	 * (within {@link #SWEEP_SLACK_NANOS}): leases that are never released are dropped
+	 * without anyone asking. Cheap when a sweep is due by then (the usual case: the same
+	 * TTL again).
 	 */
 	private void sweepWithin(long validityNanos) {
 		long due = System.nanoTime() + Math.max(MIN_SWEEP_DELAY_NANOS, validityNanos);
-		if (this.sweepScheduled && due - this.sweepDueNanos >= 0) {
+		if (this.sweepScheduled && this.sweepDueNanos - due <= SWEEP_SLACK_NANOS) {
 			return;
 		}
 		synchronized (this.sweepLock) {
-			if (this.sweepScheduled && due - this.sweepDueNanos >= 0) {
-				return;
-			}
-			if (this.sweep != null) {
-				this.sweep.cancel(false);
-			}
-			try {
-				this.sweep = this.scheduler.schedule(this::sweepNow, due - System.nanoTime());
-				this.sweepDueNanos = due;
-				this.sweepScheduled = true;
-			}
-			catch (IllegalStateException ex) {
-				// closed: close() let go of every lease
+			if (!this.sweepScheduled || this.sweepDueNanos - due > SWEEP_SLACK_NANOS) {
+				scheduleAt(due);
 			}
 		}
 	}
 
-	/** Drops the leases whose validity is over; runs again when the next one's ends. */
+	/**
+	 * Drops the leases whose validity is over; runs again when the next one's ends, or,
+	 * with none left, a validity after the last lease recorded since the last sweep, if
+	 * any was.
+	 */
 	private void sweepNow() {
 		synchronized (this.sweepLock) {
-			this.sweepScheduled = false;
+			// still counted as scheduled (and due): leases recorded meanwhile go on at
+			// once, and this sweep schedules the next
 			this.sweep = null;
 		}
+		long added = this.addedSinceSweep.getAndSet(0);
 		long next = Long.MAX_VALUE;
 		for (L lease : this.leases) {
 			long left = this.remainingNanos.applyAsLong(lease);
@@ -119,8 +150,46 @@ final class HeldLeases<L> {
 				next = Math.min(next, left);
 			}
 		}
-		if (next != Long.MAX_VALUE) {
-			sweepWithin(next + TimeUnit.MILLISECONDS.toNanos(1));
+		if (next != Long.MAX_VALUE || added > 0) {
+			scheduleNext((next != Long.MAX_VALUE) ? next + TimeUnit.MILLISECONDS.toNanos(1) : added);
+			return;
+		}
+		synchronized (this.sweepLock) {
+			if (this.sweep == null) {
+				this.sweepScheduled = false;
+			}
+		}
+		// a lease recorded while this sweep ran found it scheduled and went on: it is in
+		// the set by now, and gets a sweep of its own
+		if (!this.leases.isEmpty()) {
+			scheduleNext(MIN_SWEEP_DELAY_NANOS);
+		}
+	}
+
+	/** Schedules the sweep after the one running now, unless one is due no later. */
+	private void scheduleNext(long delayNanos) {
+		long due = System.nanoTime() + Math.max(MIN_SWEEP_DELAY_NANOS, delayNanos);
+		synchronized (this.sweepLock) {
+			if (this.sweep == null || due - this.sweepDueNanos < 0) {
+				scheduleAt(due);
+			}
+		}
+	}
+
+	/** Schedules a sweep in place of the one scheduled, if any; holds the sweep lock. */
+	private void scheduleAt(long due) {
+		if (this.sweep != null) {
+			this.sweep.cancel(false);
+		}
+		try {
+			this.sweep = this.scheduler.schedule(this::sweepNow, due - System.nanoTime());
+			this.sweepDueNanos = due;
+			this.sweepScheduled = true;
+		}
+		catch (IllegalStateException ex) {
+			// closed: close() let go of every lease
+			this.sweep = null;
+			this.sweepScheduled = false;
 		}
 	}
 
