@@ -41,7 +41,7 @@ final class HeldLeases<L> {
 	/** A lease's remaining validity in nanoseconds, zero once it is over. */
 	private final ToLongFunction<L> remainingNanos;
 
-	private final RenewalScheduler scheduler;
+	private final Scheduler scheduler;
 
 	/** Guards the scheduling of sweeps. */
 	private final Object sweepLock = new Object();
@@ -59,7 +59,12 @@ final class HeldLeases<L> {
 	 */
 	private final AtomicLong addedSinceSweep = new AtomicLong();
 
-	HeldLeases(RenewalScheduler scheduler, ToLongFunction<L> remainingNanos) {
+	/**
+	 * @param scheduler runs the sweeps ({@link RenewalScheduler#schedule} in a
+	 * {@code Redlock})
+	 * @param remainingNanos a lease's remaining validity in nanoseconds, zero once over
+	 */
+	HeldLeases(Scheduler scheduler, ToLongFunction<L> remainingNanos) {
 		this.scheduler = scheduler;
 		this.remainingNanos = remainingNanos;
 	}
@@ -191,6 +196,22 @@ final class HeldLeases<L> {
 			this.sweep = null;
 			this.sweepScheduled = false;
 		}
+	}
+
+	/** Runs a task once, after a delay. */
+	@FunctionalInterface
+	interface Scheduler {
+
+		/**
+		 * Runs the task after the delay.
+		 * @param task what to run
+		 * @param delayNanos how long from now
+		 * @return the scheduled run, to cancel
+		 * @throws IllegalStateException once no more runs are taken (the {@code Redlock}
+		 * was closed)
+		 */
+		ScheduledFuture<?> schedule(Runnable task, long delayNanos);
+
 	}
 
 }

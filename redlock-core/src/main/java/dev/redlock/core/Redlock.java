@@ -51,7 +51,7 @@ public final class Redlock implements AutoCloseable {
 
 	private final RenewalScheduler renewals = new RenewalScheduler();
 
-	private final HeldLeases<Lease> held = new HeldLeases<>(this.renewals,
+	private final HeldLeases<Lease> held = new HeldLeases<>(this.renewals::schedule,
 			(lease) -> lease.remainingValidity().toNanos());
 
 	private final LeaseSupport leases;
