@@ -19,10 +19,9 @@ import org.jspecify.annotations.Nullable;
  * While leases keep coming, a sweep stays scheduled even when it finds none left (a
  * single thread that locks and unlocks holds none between its locks): the next lease then
  * finds a sweep due and goes on at once. Once a sweep comes after no new lease, sweeping
- * stops until the next one. Besides sparing the scheduling, this keeps the path of a
- * lease that must schedule a sweep rare only where leases are rare: where it was taken
- * once a validity after start-up, the JIT had compiled the acquisition without it and
- * threw the compiled code away.
+ * stops until the next one. Besides sparing the scheduling, this keeps a steady stream of
+ * locks off the path that schedules a sweep: first taken a validity after start-up, it
+ * had made the JIT throw away the acquisition it had compiled without it.
  */
 final class HeldLeases<L> {
 
