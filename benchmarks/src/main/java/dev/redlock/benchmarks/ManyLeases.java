@@ -161,7 +161,12 @@ public final class ManyLeases {
 		long processCpuBefore = processCpuNanos();
 		long start = System.nanoTime();
 		workers.forEach(Thread::start);
-		LockSupport.parkNanos(length.toNanos());
+		// parkNanos alone may return at once (a permit left by an unpark of this thread,
+		// which acquired the held leases) or early
+		long end = start + length.toNanos();
+		for (long left = length.toNanos(); left > 0; left = end - System.nanoTime()) {
+			LockSupport.parkNanos(left);
+		}
 		running.set(false);
 		for (Thread worker : workers) {
 			try {

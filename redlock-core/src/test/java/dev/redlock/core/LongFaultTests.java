@@ -264,7 +264,7 @@ class LongFaultTests {
 			@Override
 			public void nodeRequestFinished(NodeRequestEvent event) {
 				if (event.command() == NodeCommand.ACQUIRE) {
-					LockSupport.parkNanos(ttl.toNanos());
+					TestSupport.pauseFor(ttl);
 				}
 			}
 		};

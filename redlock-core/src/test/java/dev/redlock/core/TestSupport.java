@@ -176,6 +176,17 @@ final class TestSupport {
 	}
 
 	/**
+	 * Pauses the caller for the whole duration: {@code parkNanos} alone may return at
+	 * once (a permit left by an earlier unpark of this thread) or early.
+	 */
+	static void pauseFor(Duration pause) {
+		long end = System.nanoTime() + pause.toNanos();
+		for (long left = pause.toNanos(); left > 0; left = end - System.nanoTime()) {
+			LockSupport.parkNanos(left);
+		}
+	}
+
+	/**
 	 * A ticker that stands still until the test moves it on or lets it run: time passes
 	 * for a {@code Redlock} built with it only when the test says so, however long the
 	 * machine keeps the test from running.

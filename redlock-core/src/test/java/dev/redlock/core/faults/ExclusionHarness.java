@@ -295,12 +295,23 @@ final class ExclusionHarness {
 
 	}
 
+	/**
+	 * Pauses the caller for the whole duration: {@code parkNanos} alone may return at
+	 * once (a permit left by an earlier unpark of this thread) or early.
+	 */
+	static void pauseFor(Duration pause) {
+		long end = System.nanoTime() + pause.toNanos();
+		for (long left = pause.toNanos(); left > 0; left = end - System.nanoTime()) {
+			LockSupport.parkNanos(left);
+		}
+	}
+
 	/** What a holder does between the read and the write of the register. */
 	@FunctionalInterface
 	interface CriticalSection {
 
 		/** Simulated work of the given length. */
-		CriticalSection THINK = (lease, work) -> LockSupport.parkNanos(work.toNanos());
+		CriticalSection THINK = (lease, work) -> pauseFor(work);
 
 		void run(Lease lease, Duration work);
 

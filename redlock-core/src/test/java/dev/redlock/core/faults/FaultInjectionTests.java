@@ -290,7 +290,7 @@ class FaultInjectionTests {
 		CriticalSection pausing = (lease, work) -> {
 			int n = sectionsRun.incrementAndGet();
 			if (n % 30 == 10) {
-				pauseFor(pause);
+				ExclusionHarness.pauseFor(pause);
 				woke.add(lease.isLost() + "/" + lease.lossReason().map(Enum::name).orElse("-"));
 			}
 			else {
@@ -318,7 +318,7 @@ class FaultInjectionTests {
 		try (Redlock paused = Redlock.builder().nodes(nodes.uris()).settings(PATIENT).build();
 				Redlock other = Redlock.builder().nodes(nodes.uris()).settings(PATIENT).build()) {
 			Lease stale = paused.acquire(LockRequest.of(ExclusionHarness.RESOURCE, ttl).named("faults"), Duration.ZERO);
-			pauseFor(pause);
+			ExclusionHarness.pauseFor(pause);
 			assertThat(stale.isLost()).isTrue();
 			assertThat(stale.lossReason()).contains(LossReason.VALIDITY_RAN_OUT);
 			ExclusionHarness.awaitTrue("the stale lock expired on every node", CLEAN_UP, () -> keyCount(nodes) == 0);
@@ -686,17 +686,6 @@ class FaultInjectionTests {
 			values.add(node.command("GET", "redlock:" + ExclusionHarness.RESOURCE));
 		}
 		return values;
-	}
-
-	/**
-	 * The holder's pause, in full: {@code parkNanos} alone may return at once (a permit
-	 * left by an earlier unpark of this thread) or early.
-	 */
-	private static void pauseFor(Duration pause) {
-		long end = System.nanoTime() + pause.toNanos();
-		for (long left = pause.toNanos(); left > 0; left = end - System.nanoTime()) {
-			LockSupport.parkNanos(left);
-		}
 	}
 
 }
