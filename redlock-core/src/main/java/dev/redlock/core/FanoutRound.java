@@ -1,6 +1,5 @@
 package dev.redlock.core;
 
-import java.net.SocketTimeoutException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
@@ -8,7 +7,6 @@ import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 import redis.clients.jedis.CommandArguments;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -169,7 +167,7 @@ final class FanoutRound extends WriteTimes {
 
 	/** Records a node that this round does not write to, as timed out. */
 	private void notWritten(int node, String why) {
-		this.replies[node] = NodeReply.notWritten(node, new JedisConnectionException(why, new SocketTimeoutException()),
+		this.replies[node] = NodeReply.notWritten(node, NodeLeftOutException.asTimedOut(why),
 				System.nanoTime() - this.start);
 	}
 

@@ -119,7 +119,7 @@ final class NodeConnector {
 		// the cause tells a node that timed out (frozen) from one that refused the
 		// connection
 		return (last instanceof AuthenticationFailedException) ? new AuthenticationFailedException(message, last)
-				: new JedisConnectionException(message, last);
+				: new NodeLeftOutException(message, last);
 	}
 
 	/** Stops the thread once the tasks queued have run. */
