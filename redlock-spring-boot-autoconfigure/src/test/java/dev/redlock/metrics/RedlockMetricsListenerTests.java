@@ -188,9 +188,13 @@ class RedlockMetricsListenerTests {
 	@Test
 	void observationMetersDoNotCollideWithTheListenersMeters() {
 		this.shop.restock(400);
-		// Boot turns every observation into a timer of its name: the lock's observations
-		// are there...
+		// Boot turns every observation into a timer of its name, tagged with its
+		// low-cardinality keys and the error: the lock's observations are there, as
+		// documented...
 		assertThat(this.meters.find("redlock.lock").tag("lock", "restock").timers()).isNotEmpty();
+		assertTagKeys("redlock.lock", "lock", "outcome", "error");
+		assertTagKeys("redlock.lock.acquire", "lock", "outcome", "error");
+		assertTagKeys("redlock.lock.release", "lock", "outcome", "error");
 		// ...and under names of their own, so each of the listener's meters keeps exactly
 		// its documented tags
 		assertTagKeys("redlock.acquire", "lock", "outcome");
