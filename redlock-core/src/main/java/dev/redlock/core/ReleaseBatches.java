@@ -13,11 +13,12 @@ import dev.redlock.core.NodeGroup.Released;
 /**
  * Sends the releases that callers ask for while the nodes are busy with others together:
  * while fewer than {@value #ROUNDS_OUT} release rounds are out, a release runs at once in
- * a round of its own (a lone caller never waits for another); a release asked for while
- * that many are out waits, and when a round ends, the first caller waiting releases every
- * waiting lease (up to {@value #MAX_BATCH}) in one round ({@link BatchRelease}) and hands
- * each caller its own result. Under many threads a round then costs each node one write
- * and one read for many releases instead of one each.
+ * a round of its own (a lone caller never waits for another, nor does a thread already
+ * running a round: a listener it calls may release another lease); a release asked for
+ * while that many are out waits, and when a round ends, the first caller waiting releases
+ * every waiting lease (up to {@value #MAX_BATCH}) in one round ({@link BatchRelease}) and
+ * hands each caller its own result. Under many threads a round then costs each node one
+ * write and one read for many releases instead of one each.
  *
  * <p>
  * Unless more than {@value #MAX_BATCH} wait, a release waits for at most one round before
@@ -43,6 +44,13 @@ final class ReleaseBatches {
 	/** The release rounds out; guarded by the lock. */
 	private int roundsOut;
 
+	/**
+	 * The threads running the rounds out, once per round; guarded by the lock. One of
+	 * them asking for another release (a listener called from its round does) would wait
+	 * for its own round to end: it runs that release at once instead.
+	 */
+	private final List<Thread> runningRounds = new ArrayList<>(ROUNDS_OUT + 1);
+
 	ReleaseBatches(BatchRelease release) {
 		this.release = release;
 	}
@@ -55,13 +63,15 @@ final class ReleaseBatches {
 	 */
 	Released release(HeldValue held, long longestTtlNanos) {
 		Waiting queued = null;
+		Thread caller = Thread.currentThread();
 		this.lock.lock();
 		try {
-			if (this.roundsOut < ROUNDS_OUT) {
+			if (this.roundsOut < ROUNDS_OUT || this.runningRounds.contains(caller)) {
 				this.roundsOut++;
+				this.runningRounds.add(caller);
 			}
 			else {
-				queued = new Waiting(held, longestTtlNanos, Thread.currentThread());
+				queued = new Waiting(held, longestTtlNanos, caller);
 				this.waiting.add(queued);
 			}
 		}
@@ -136,13 +146,14 @@ final class ReleaseBatches {
 	}
 
 	/**
-	 * Ends a round: the first caller waiting, if any, sends the next batch, else one
-	 * round fewer is out.
+	 * Ends the caller's round: the first caller waiting, if any, sends the next batch,
+	 * else one round fewer is out.
 	 */
 	private void roundEnded() {
 		Waiting next = null;
 		this.lock.lock();
 		try {
+			this.runningRounds.remove(Thread.currentThread());
 			if (this.waiting.isEmpty()) {
 				this.roundsOut--;
 			}
@@ -153,6 +164,7 @@ final class ReleaseBatches {
 				}
 				next = batch.get(0);
 				next.batch = batch;
+				this.runningRounds.add(next.caller);
 			}
 		}
 		finally {

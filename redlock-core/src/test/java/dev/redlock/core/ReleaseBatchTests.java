@@ -5,6 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -144,6 +147,39 @@ class ReleaseBatchTests {
 		}
 	}
 
+	/**
+	 * A listener may release another lease from inside a release round, even when every
+	 * round allowed out is held by such a listener: a caller already running a round
+	 * never waits for a round to end (it would wait for its own), it runs its release at
+	 * once.
+	 */
+	@ParameterizedTest(name = "virtual threads: {0}")
+	@MethodSource("dev.redlock.core.TestThreads#kinds")
+	void aListenerReleasingFromInsideEveryRoundOutDoesNotWaitForItsOwnRound(boolean virtual, RedisNodes nodes)
+			throws Exception {
+		ReleasingListener listener = new ReleasingListener();
+		try (Redlock redlock = TestSupport.redlock(nodes, SETTINGS, listener)) {
+			List<Lease> outer = acquire(redlock, "outer-", ReleaseBatches.ROUNDS_OUT);
+			List<Lease> inner = acquire(redlock, "inner-", ReleaseBatches.ROUNDS_OUT);
+			List<TestThreads.Running<ReleaseOutcome>> outerReleases = new ArrayList<>();
+			for (int i = 0; i < ReleaseBatches.ROUNDS_OUT; i++) {
+				Lease outerLease = outer.get(i);
+				Lease innerLease = inner.get(i);
+				outerReleases.add(TestThreads.start(virtual, () -> {
+					listener.releaseFromInside(innerLease);
+					return outerLease.release();
+				}));
+			}
+
+			assertReleased(outerReleases);
+			assertThat(listener.innerOutcomes).hasSize(ReleaseBatches.ROUNDS_OUT)
+				.allMatch((outcome) -> outcome == ReleaseOutcome.RELEASED);
+			assertThat(inner).allMatch(Lease::isReleased);
+			TestSupport.awaitNoKeys(nodes);
+			assertThat(redlock.internals().releaseRoundsOut()).isZero();
+		}
+	}
+
 	private static List<Lease> acquire(Redlock redlock, String prefix, int count) {
 		List<Lease> leases = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
@@ -186,6 +222,40 @@ class ReleaseBatchTests {
 		for (TestThreads.Running<ReleaseOutcome> release : releases) {
 			assertThat(release.await(PATIENCE)).isEqualTo(ReleaseOutcome.RELEASED);
 		}
+	}
+
+	/**
+	 * Releases a lease of the caller's from inside the caller's release round, once every
+	 * round allowed out is inside this listener.
+	 */
+	private static final class ReleasingListener implements RedlockListener {
+
+		private final Map<Thread, Lease> toRelease = new ConcurrentHashMap<>();
+
+		private final CyclicBarrier everyRoundOut = new CyclicBarrier(ReleaseBatches.ROUNDS_OUT);
+
+		final List<ReleaseOutcome> innerOutcomes = new CopyOnWriteArrayList<>();
+
+		void releaseFromInside(Lease lease) {
+			this.toRelease.put(Thread.currentThread(), lease);
+		}
+
+		@Override
+		public void nodeRequestFinished(NodeRequestEvent event) {
+			Lease lease = (event.command() == NodeCommand.RELEASE) ? this.toRelease.remove(Thread.currentThread())
+					: null;
+			if (lease == null) {
+				return;
+			}
+			try {
+				this.everyRoundOut.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException("Not every round was out at once", ex);
+			}
+			this.innerOutcomes.add(lease.release());
+		}
+
 	}
 
 	/** Counts the release requests the listeners hear of, by node, in time or late. */
