@@ -12,6 +12,11 @@ import redis.clients.jedis.Protocol.Command;
 /**
  * The Lua scripts that touch a lock key only while it still holds the caller's value,
  * with their SHA-1 digests for {@code EVALSHA}.
+ *
+ * <p>
+ * Fencing counts are written with {@code string.format('%d', …)}: Lua writes numbers from
+ * 10^14 on as {@code 1e+14}, which would stop a counter there. Lua numbers are doubles,
+ * so a count is exact up to 2^53.
  */
 final class LockScripts {
 
@@ -84,9 +89,9 @@ final class LockScripts {
 			if not count then
 			  return {-1, ARGV[1]}
 			end
-			count = count + 1
-			redis.call('set', KEYS[2], space and (count .. string.sub(stored, space)) or tostring(count))
-			return {count, ARGV[1]}
+			count = string.format('%d', count + 1)
+			redis.call('set', KEYS[2], space and (count .. string.sub(stored, space)) or count)
+			return {tonumber(count), ARGV[1]}
 			""");
 
 	/**
@@ -109,10 +114,10 @@ final class LockScripts {
 			end
 			local stored = redis.call('get', KEYS[2]) or '0'
 			local space = string.find(stored, ' ', 1, true)
-			local count = tonumber(space and string.sub(stored, 1, space - 1) or stored) + 1
+			local count = string.format('%d', tonumber(space and string.sub(stored, 1, space - 1) or stored) + 1)
 			local generation = space and string.sub(stored, space + 1) or ''
-			redis.call('set', KEYS[2], (generation == '') and tostring(count) or (count .. ' ' .. generation))
-			return {count, time[1], time[2], marker, generation}
+			redis.call('set', KEYS[2], (generation == '') and count or (count .. ' ' .. generation))
+			return {tonumber(count), time[1], time[2], marker, generation}
 			""");
 
 	/**
@@ -126,10 +131,10 @@ final class LockScripts {
 			  local stored = redis.call('get', KEYS[2]) or '0'
 			  local space = string.find(stored, ' ', 1, true)
 			  local count = tonumber(space and string.sub(stored, 1, space - 1) or stored)
-			  local token = math.max(count, tonumber(ARGV[2]))
+			  local token = string.format('%d', math.max(count, tonumber(ARGV[2])))
 			  local marker = redis.pcall('get', '{fence}')
 			  local generation = (type(marker) == 'string') and string.match(marker, '^%S+ %S+ (%S+)') or nil
-			  redis.call('set', KEYS[2], generation and (token .. ' ' .. generation) or tostring(token))
+			  redis.call('set', KEYS[2], generation and (token .. ' ' .. generation) or token)
 			  return 1
 			end
 			return 0
@@ -170,7 +175,7 @@ final class LockScripts {
 			  local stored = redis.call('get', key) or '0'
 			  local space = string.find(stored, ' ', 1, true)
 			  local count = tonumber(space and string.sub(stored, 1, space - 1) or stored) or 0
-			  local seeded = math.max(count, tonumber(ARGV[i + 1]))
+			  local seeded = string.format('%d', math.max(count, tonumber(ARGV[i + 1])))
 			  redis.call('set', key, seeded .. ' ' .. ARGV[1])
 			end
 			return #KEYS

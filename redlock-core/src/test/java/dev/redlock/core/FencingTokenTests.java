@@ -292,6 +292,74 @@ class FencingTokenTests {
 	}
 
 	/**
+	 * Counters are written as whole numbers however high they get: Lua writes a number
+	 * from 10^14 on as {@code 1e+14} by default, which would stop the count there (every
+	 * later grant would read and write the same count) and break the counters'
+	 * re-seeding.
+	 */
+	@ParameterizedTest(name = "quarantine {0}")
+	@ValueSource(booleans = { false, true })
+	void tokensKeepIncreasingPastTenToTheFourteenth(boolean quarantine, RedisNodes nodes) {
+		String counter = "{fence}redlock:high";
+		long high = 99_999_999_999_998L;
+		try (Redlock redlock = TestSupport.redlock(nodes, settings(quarantine))) {
+			awaitReady(redlock);
+			Duration ttl = quarantine ? QUARANTINE : TTL;
+			List<Long> tokens = new ArrayList<>();
+			for (int i = 0; i < nodes.size(); i++) {
+				nodes.node(i).command("SET", counter, Long.toString(high));
+			}
+			for (int i = 0; i < 3; i++) {
+				tokens.add(fencedToken(redlock, nodes, "high", ttl));
+			}
+			// out of step: the second round raises the counters to the token
+			staggerCounters(nodes, counter, high);
+			for (int i = 0; i < 3; i++) {
+				tokens.add(fencedToken(redlock, nodes, "high", ttl));
+			}
+			assertThat(tokens.subList(0, 3)).containsExactly(high + 1, high + 2, high + 3);
+			assertThat(tokens.get(3)).isGreaterThanOrEqualTo(high + 30);
+			assertThat(inversions(tokens)).isZero();
+			for (int i = 0; i < nodes.size(); i++) {
+				assertThat(nodes.node(i).command("GET", counter)).as("node %d's counter", i).matches("[0-9]+( .+)?");
+			}
+			if (quarantine) {
+				// a node that forgot its counters gets them back as whole numbers too
+				nodes.node(0).command("FLUSHALL");
+				awaitReseeded(redlock, nodes.node(0), counter, high);
+			}
+		}
+	}
+
+	/**
+	 * Takes fenced locks until the node's counter is back, re-seeded from the others: the
+	 * rounds let the client see that the node forgot.
+	 */
+	private static void awaitReseeded(Redlock redlock, RedisNode node, String counter, long atLeast) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+		String stored = node.command("GET", counter);
+		while (stored == null || !stored.matches("[0-9]+ .+") || Long.parseLong(stored.split(" ")[0]) < atLeast) {
+			assertThat(System.nanoTime() - deadline).as("node counter re-seeded, now %s", stored).isNegative();
+			redlock.tryAcquire(LockRequest.of("reseed", QUARANTINE).named("fencing").fenced())
+				.ifPresent(Lease::release);
+			stored = node.command("GET", counter);
+		}
+	}
+
+	/**
+	 * Takes a fenced lock, releases it, and waits until no node holds its key (the nodes
+	 * not awaited delete it just after the quorum), so that every node grants the next.
+	 */
+	private static long fencedToken(Redlock redlock, RedisNodes nodes, String resource, Duration ttl) {
+		Lease lease = redlock.acquire(LockRequest.of(resource, ttl).named("fencing").fenced(), WAIT);
+		long token = lease.fencingToken().orElseThrow();
+		assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+		TestSupport.awaitTrue("the lock key is gone from every node", Duration.ofSeconds(5),
+				() -> TestSupport.nodesWithKey(nodes, TestSupport.PREFIX + resource) == 0);
+		return token;
+	}
+
+	/**
 	 * The settings of the tests where no node is paused, with or without a quarantine.
 	 */
 	private RedlockSettings settings(boolean quarantine) {
