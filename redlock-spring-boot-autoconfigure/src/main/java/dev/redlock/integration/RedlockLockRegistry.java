@@ -30,16 +30,17 @@ import dev.redlock.core.Redlock;
  * <p>
  * Each key is one {@link Lock} (the same instance on every {@link #obtain} call, until it
  * is expired): resource {@code lock-registry:<key>}, lock name (in metrics)
- * {@code lock-registry}. Its semantics are those of a {@link ReentrantLock} across
- * threads of this process, and of a Redlock across processes: the thread that holds it
- * may lock it again (a hold count), and only its last {@code unlock()} releases the
- * lease. While held, the lease renews itself (up to {@code redlock.max-hold}), and each
- * renewal checks the nodes; locking it again while held confirms the lease is still valid
- * as far as the last renewal knows, and takes the lock afresh when it is not, which is
- * how {@code LockRegistryLeaderInitiator}'s heartbeat notices a lost leadership; if it
- * cannot be taken afresh, the thread no longer holds it at any depth (a later
- * {@code unlock()} throws {@link IllegalMonitorStateException}).
- * {@link Lock#newCondition()} is not supported.
+ * {@code lock-registry}. A key is a {@code String}, or a value keyed by its own
+ * {@code toString()}; one that would print its identity is refused. Its semantics are
+ * those of a {@link ReentrantLock} across threads of this process, and of a Redlock
+ * across processes: the thread that holds it may lock it again (a hold count), and only
+ * its last {@code unlock()} releases the lease. While held, the lease renews itself (up
+ * to {@code redlock.max-hold}), and each renewal checks the nodes; locking it again while
+ * held confirms the lease is still valid as far as the last renewal knows, and takes the
+ * lock afresh when it is not, which is how {@code LockRegistryLeaderInitiator}'s
+ * heartbeat notices a lost leadership; if it cannot be taken afresh, the thread no longer
+ * holds it at any depth (a later {@code unlock()} throws
+ * {@link IllegalMonitorStateException}). {@link Lock#newCondition()} is not supported.
  *
  * <p>
  * As an {@link ExpirableLockRegistry}, it forgets the locks of keys unused for a while
@@ -60,6 +61,21 @@ public final class RedlockLockRegistry implements ExpirableLockRegistry<Lock>, R
 
 	/** How long {@link Lock#lock()} waits per attempt before trying again. */
 	private static final Duration LOCK_ATTEMPT = Duration.ofSeconds(1);
+
+	/** Whether a class's instances print as {@link Object#toString()} does. */
+	private static final ClassValue<Boolean> PRINTS_IDENTITY = new ClassValue<>() {
+
+		@Override
+		protected Boolean computeValue(Class<?> type) {
+			try {
+				return type.getMethod("toString").getDeclaringClass() == Object.class;
+			}
+			catch (NoSuchMethodException ex) {
+				throw new IllegalStateException("Every class has toString()", ex);
+			}
+		}
+
+	};
 
 	private final Redlock redlock;
 
@@ -87,10 +103,18 @@ public final class RedlockLockRegistry implements ExpirableLockRegistry<Lock>, R
 		this.ttl = Objects.requireNonNull(ttl, "ttl");
 	}
 
+	/**
+	 * The key's lock.
+	 * @param lockKey a {@code String}, or a value whose own {@code toString()} identifies
+	 * it (a number, a {@code UUID}): it is keyed by that text
+	 * @return the same lock for the same text, until it is expired
+	 * @throws IllegalArgumentException if the key prints as its class and identity hash
+	 * (its class has no {@code toString()} of its own, or it is an array): a different
+	 * resource in every process, so nothing would be excluded
+	 */
 	@Override
 	public Lock obtain(Object lockKey) {
-		String key = lockKey.toString();
-		return this.locks.computeIfAbsent(key, RedlockLock::new);
+		return this.locks.computeIfAbsent(textOf(lockKey), RedlockLock::new);
 	}
 
 	/**
@@ -139,7 +163,7 @@ public final class RedlockLockRegistry implements ExpirableLockRegistry<Lock>, R
 	 */
 	@Override
 	public void renewLock(Object lockKey, Duration ttl) {
-		String key = lockKey.toString();
+		String key = textOf(lockKey);
 		RedlockLock lock = this.locks.get(key);
 		if (lock == null) {
 			throw new IllegalStateException("Could not find mutex at " + RESOURCE_PREFIX + key);
@@ -162,6 +186,19 @@ public final class RedlockLockRegistry implements ExpirableLockRegistry<Lock>, R
 	 */
 	int size() {
 		return this.locks.size();
+	}
+
+	private static String textOf(Object lockKey) {
+		if (lockKey instanceof String key) {
+			return key;
+		}
+		if (PRINTS_IDENTITY.get(lockKey.getClass())) {
+			throw new IllegalArgumentException("Lock key of type " + lockKey.getClass().getTypeName()
+					+ " has no toString() of its own: it prints as its class and identity hash, a different resource "
+					+ "in every process, and nothing would be locked. Obtain the lock by a String, or a value whose "
+					+ "toString() identifies the resource");
+		}
+		return lockKey.toString();
 	}
 
 	@Override

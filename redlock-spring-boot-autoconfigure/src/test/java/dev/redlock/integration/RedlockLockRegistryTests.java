@@ -15,6 +15,7 @@ import dev.redlock.test.RedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The registry's locks on three real nodes: reentrant for their thread, exclusive across
@@ -37,6 +38,36 @@ class RedlockLockRegistryTests {
 	void stop() {
 		this.redlocks.close();
 		this.nodes.close();
+	}
+
+	@Test
+	void keysThatPrintTheirIdentityAreRefusedOthersLockTheirText() throws Exception {
+		RedlockLockRegistry registry = new RedlockLockRegistry(this.redlocks.here());
+		RedlockLockRegistry otherProcess = new RedlockLockRegistry(this.redlocks.elsewhere());
+		// their text differs in every JVM: two instances would never exclude each other
+		assertThatIllegalArgumentException().isThrownBy(() -> registry.obtain(new Order("A-1")))
+			.withMessageContaining(Order.class.getTypeName())
+			.withMessageContaining("toString()");
+		assertThatIllegalArgumentException().isThrownBy(() -> registry.obtain(new String[] { "A-1" }))
+			.withMessageContaining("String[]");
+		assertThatIllegalArgumentException().isThrownBy(() -> registry.renewLock(new Order("A-1")))
+			.withMessageContaining(Order.class.getTypeName());
+		// a value with a text of its own is keyed by it, as its String is
+		Lock lock = registry.obtain(42L);
+		assertThat(lock.tryLock()).isTrue();
+		assertThat(otherProcess.obtain("42").tryLock()).as("the same key as text, elsewhere").isFalse();
+		lock.unlock();
+	}
+
+	/** A key class without a {@code toString()} of its own. */
+	private static final class Order {
+
+		private final String id;
+
+		Order(String id) {
+			this.id = id;
+		}
+
 	}
 
 	@Test
