@@ -89,9 +89,10 @@ final class LockScripts {
 			if not count then
 			  return {-1, ARGV[1]}
 			end
-			count = string.format('%d', count + 1)
-			redis.call('set', KEYS[2], space and (count .. string.sub(stored, space)) or count)
-			return {tonumber(count), ARGV[1]}
+			count = count + 1
+			local text = string.format('%d', count)
+			redis.call('set', KEYS[2], space and (text .. string.sub(stored, space)) or text)
+			return {count, ARGV[1]}
 			""");
 
 	/**
@@ -114,10 +115,11 @@ final class LockScripts {
 			end
 			local stored = redis.call('get', KEYS[2]) or '0'
 			local space = string.find(stored, ' ', 1, true)
-			local count = string.format('%d', tonumber(space and string.sub(stored, 1, space - 1) or stored) + 1)
+			local count = tonumber(space and string.sub(stored, 1, space - 1) or stored) + 1
+			local text = string.format('%d', count)
 			local generation = space and string.sub(stored, space + 1) or ''
-			redis.call('set', KEYS[2], (generation == '') and count or (count .. ' ' .. generation))
-			return {tonumber(count), time[1], time[2], marker, generation}
+			redis.call('set', KEYS[2], (generation == '') and text or (text .. ' ' .. generation))
+			return {count, time[1], time[2], marker, generation}
 			""");
 
 	/**

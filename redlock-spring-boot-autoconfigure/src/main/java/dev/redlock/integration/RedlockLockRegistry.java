@@ -160,6 +160,8 @@ public final class RedlockLockRegistry implements ExpirableLockRegistry<Lock>, R
 	 * lease is lost), or if the lease was renewed this way {@code redlock.max-extensions}
 	 * times
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
+	 * @throws IllegalArgumentException if the key prints its identity, as
+	 * {@link #obtain(Object)} refuses
 	 */
 	@Override
 	public void renewLock(Object lockKey, Duration ttl) {
