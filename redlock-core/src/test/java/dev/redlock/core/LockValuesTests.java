@@ -7,7 +7,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.security.SecureRandom;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
@@ -74,6 +76,55 @@ class LockValuesTests {
 			long distinct = Arrays.stream(position).filter((count) -> count > 0).count();
 			assertThat(distinct).isGreaterThan(200);
 		}
+	}
+
+	@Test
+	void oneDrawServesManyValuesWhileItsBytesAreFresh() {
+		CountingRandom random = new CountingRandom();
+		LockValues values = new LockValues(random, () -> 1_000_000L);
+		Set<RawArgument> taken = new HashSet<>();
+		for (int i = 0; i < 64; i++) {
+			taken.add(values.take());
+		}
+		assertThat(random.draws).isEqualTo(1);
+		taken.add(values.take());
+		assertThat(random.draws).isEqualTo(2);
+		assertThat(taken).hasSize(65);
+	}
+
+	@Test
+	void drawnBytesExpireSoASnapshotRestoredTwiceDoesNotSignTwoLocksAlike() {
+		// a process restored from a snapshot (a VM clone, a CRaC restore) finds its clock
+		// moved on, or back: the bytes left from before the snapshot must not be used, or
+		// every clone would hand out the same values
+		CountingRandom random = new CountingRandom();
+		AtomicLong clock = new AtomicLong(1_000_000);
+		LockValues values = new LockValues(random, clock::get);
+		values.take();
+		clock.addAndGet(LockValues.DRAWN_VALID_MILLIS);
+		values.take();
+		assertThat(random.draws).as("bytes still within their time").isEqualTo(1);
+		clock.addAndGet(1);
+		values.take();
+		assertThat(random.draws).as("bytes past their time").isEqualTo(2);
+		clock.addAndGet(-5_000);
+		values.take();
+		assertThat(random.draws).as("a clock gone back").isEqualTo(3);
+	}
+
+	/** Counts its draws; each draw's bytes differ from the last's. */
+	private static final class CountingRandom extends SecureRandom {
+
+		private int draws;
+
+		@Override
+		public void nextBytes(byte[] bytes) {
+			this.draws++;
+			for (int i = 0; i < bytes.length; i++) {
+				bytes[i] = (byte) (i * 31 + this.draws);
+			}
+		}
+
 	}
 
 }
