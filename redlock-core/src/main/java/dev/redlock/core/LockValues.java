@@ -48,7 +48,7 @@ final class LockValues {
 
 	private int used = this.drawn.length;
 
-	/** When {@link #drawn} was drawn, by {@link #clockMillis}. */
+	/** When the bytes last drawn were drawn, by {@link #clockMillis}. */
 	private long drawnAt;
 
 	/**
@@ -75,14 +75,23 @@ final class LockValues {
 		this.lock.lock();
 		try {
 			long now = this.clockMillis.getAsLong();
-			// a clock that went back may be a snapshot restored: draw again as well
-			if (this.used == this.drawn.length || now - this.drawnAt > DRAWN_VALID_MILLIS || now < this.drawnAt) {
-				this.random.nextBytes(this.drawn);
+			if (now - this.drawnAt > DRAWN_VALID_MILLIS || now < this.drawnAt) {
+				// a quiet spell, or a snapshot restored (a clock gone back too): what is
+				// left is stale, and a lone call needs one value's bytes, not 64 values'
+				// that would expire unused
+				this.used = this.drawn.length;
+				this.random.nextBytes(this.oneValue);
 				this.drawnAt = now;
-				this.used = 0;
 			}
-			System.arraycopy(this.drawn, this.used, this.oneValue, 0, RANDOM_BYTES);
-			this.used += RANDOM_BYTES;
+			else {
+				if (this.used == this.drawn.length) {
+					this.random.nextBytes(this.drawn);
+					this.drawnAt = now;
+					this.used = 0;
+				}
+				System.arraycopy(this.drawn, this.used, this.oneValue, 0, RANDOM_BYTES);
+				this.used += RANDOM_BYTES;
+			}
 			ENCODER.encode(this.oneValue, encoded);
 		}
 		finally {

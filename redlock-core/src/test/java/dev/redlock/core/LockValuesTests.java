@@ -83,13 +83,15 @@ class LockValuesTests {
 		CountingRandom random = new CountingRandom();
 		LockValues values = new LockValues(random, () -> 1_000_000L);
 		Set<RawArgument> taken = new HashSet<>();
+		taken.add(values.take());
+		assertThat(random.bytesDrawn).as("a lone value draws its own bytes").isEqualTo(20);
 		for (int i = 0; i < 64; i++) {
 			taken.add(values.take());
 		}
-		assertThat(random.draws).isEqualTo(1);
+		assertThat(random.draws).as("the next 64 share one draw").isEqualTo(2);
 		taken.add(values.take());
-		assertThat(random.draws).isEqualTo(2);
-		assertThat(taken).hasSize(65);
+		assertThat(random.draws).isEqualTo(3);
+		assertThat(taken).hasSize(66);
 	}
 
 	@Test
@@ -101,15 +103,19 @@ class LockValuesTests {
 		AtomicLong clock = new AtomicLong(1_000_000);
 		LockValues values = new LockValues(random, clock::get);
 		values.take();
+		values.take();
+		assertThat(random.draws).isEqualTo(2);
 		clock.addAndGet(LockValues.DRAWN_VALID_MILLIS);
 		values.take();
-		assertThat(random.draws).as("bytes still within their time").isEqualTo(1);
+		assertThat(random.draws).as("bytes still within their time").isEqualTo(2);
 		clock.addAndGet(1);
 		values.take();
-		assertThat(random.draws).as("bytes past their time").isEqualTo(2);
+		assertThat(random.draws).as("bytes past their time").isEqualTo(3);
+		values.take();
+		assertThat(random.draws).as("what was left before is not used").isEqualTo(4);
 		clock.addAndGet(-5_000);
 		values.take();
-		assertThat(random.draws).as("a clock gone back").isEqualTo(3);
+		assertThat(random.draws).as("a clock gone back").isEqualTo(5);
 	}
 
 	/** Counts its draws; each draw's bytes differ from the last's. */
@@ -117,9 +123,12 @@ class LockValuesTests {
 
 		private int draws;
 
+		private long bytesDrawn;
+
 		@Override
 		public void nextBytes(byte[] bytes) {
 			this.draws++;
+			this.bytesDrawn += bytes.length;
 			for (int i = 0; i < bytes.length; i++) {
 				bytes[i] = (byte) (i * 31 + this.draws);
 			}
