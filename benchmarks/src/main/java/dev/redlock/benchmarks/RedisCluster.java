@@ -17,9 +17,10 @@ import dev.redlock.test.RedisNodes;
 /**
  * The Redis nodes of one trial: {@code nodes} fresh, empty servers on loopback, started
  * by the test kit and stopped at the end of the trial. Every client in a benchmark talks
- * to these; with {@code slow} set, the clients reach one or two of them through the kit's
- * latency proxy ({@value #SLOW_ONE_WAY_MILLIS} ms each way), while the floor is still
- * measured on the direct nodes.
+ * to these; with {@code slow} set, the clients reach one or two of them through a latency
+ * proxy ({@value #SLOW_ONE_WAY_MILLIS} ms each way; the kit's unless
+ * {@code redlock.bench.proxy} says otherwise), while the floor is still measured on the
+ * direct nodes.
  */
 @State(Scope.Benchmark)
 public class RedisCluster {
@@ -41,7 +42,16 @@ public class RedisCluster {
 
 	private RedisNodes redis;
 
-	private final List<LatencyProxy> proxies = new ArrayList<>();
+	/**
+	 * Which proxy makes a node slow, by the system property {@code redlock.bench.proxy}
+	 * of the forked JVM: {@code kit} (the default: the test kit's {@link LatencyProxy},
+	 * four threads per connection, which every figure so far was measured with) or
+	 * {@code selector} ({@link SelectorDelayProxy}, one thread for all, which costs the
+	 * client's cores less).
+	 */
+	private static final String PROXY = System.getProperty("redlock.bench.proxy", "kit");
+
+	private final List<AutoCloseable> proxies = new ArrayList<>();
 
 	private List<String> uris;
 
@@ -56,19 +66,35 @@ public class RedisCluster {
 			case "one" -> List.of(0);
 			default -> throw new IllegalArgumentException("slow must be none, first, last or one, was " + this.slow);
 		};
+		Duration delay = Duration.ofMillis(SLOW_ONE_WAY_MILLIS);
 		for (int node : slowNodes) {
-			LatencyProxy proxy = LatencyProxy.to(this.redis.node(node), Duration.ofMillis(SLOW_ONE_WAY_MILLIS));
-			this.proxies.add(proxy);
-			this.uris.set(node, proxy.uri());
+			if (PROXY.equals("selector")) {
+				SelectorDelayProxy proxy = SelectorDelayProxy.to(this.redis.node(node).host(),
+						this.redis.node(node).port(), delay);
+				this.proxies.add(proxy);
+				this.uris.set(node, proxy.uri());
+			}
+			else {
+				LatencyProxy proxy = LatencyProxy.to(this.redis.node(node), delay);
+				this.proxies.add(proxy);
+				this.uris.set(node, proxy.uri());
+			}
 		}
 		System.out.println("# " + this.nodes + " Redis node(s), backend " + this.redis.backend() + ", "
-				+ versionOf(this.redis) + ((slowNodes.isEmpty()) ? ""
-						: ", nodes " + slowNodes + " " + SLOW_ONE_WAY_MILLIS + " ms slower each way"));
+				+ versionOf(this.redis) + ((slowNodes.isEmpty()) ? "" : ", nodes " + slowNodes + " "
+						+ SLOW_ONE_WAY_MILLIS + " ms slower each way (" + PROXY + " proxy)"));
 	}
 
 	@TearDown(Level.Trial)
 	public void stop() {
-		this.proxies.forEach(LatencyProxy::close);
+		for (AutoCloseable proxy : this.proxies) {
+			try {
+				proxy.close();
+			}
+			catch (Exception ex) {
+				// stopping anyway
+			}
+		}
 		this.proxies.clear();
 		if (this.redis != null) {
 			this.redis.close();
