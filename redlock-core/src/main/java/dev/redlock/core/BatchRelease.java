@@ -126,7 +126,7 @@ final class BatchRelease {
 				.nodeReplies(NodeCommand.RELEASE, BatchReplies.asEvents(new NodeReply[] { reply }),
 						BatchReplies.confirmsAll(parts));
 			for (int part = 0; part < parts; part++) {
-				if (!BatchReplies.part(reply, part, parts).isDefinite()) {
+				if (this.values[part].mayRemainAfter(BatchReplies.part(reply, part, parts))) {
 					BatchRelease.this.group.removeLater(reply.node(), this.values[part]);
 				}
 			}

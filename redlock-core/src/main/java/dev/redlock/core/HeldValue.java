@@ -20,14 +20,8 @@ record HeldValue(RawArgument key, RawArgument value, long writtenTo, long answer
 		return isSet(this.writtenTo, node);
 	}
 
-	/**
-	 * Whether the acquisition's reply from the node was left to its late-reply thread.
-	 */
-	boolean answeredLateOn(int node) {
-		return isSet(this.answeredLate, node);
-	}
-
-	private static boolean isSet(long mask, int node) {
+	/** Whether a node's bit is set in a mask of these (index 64 on: always). */
+	static boolean isSet(long mask, int node) {
 		return node >= Long.SIZE || (mask & (1L << node)) != 0;
 	}
 

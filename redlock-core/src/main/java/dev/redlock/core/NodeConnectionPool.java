@@ -326,6 +326,20 @@ final class NodeConnectionPool implements AutoCloseable {
 	}
 
 	/**
+	 * Whether a task on this node's late-reply thread must not wait for a connection:
+	 * every one is in use, and replies queued on that thread, most likely those they owe,
+	 * are what gives them back.
+	 */
+	boolean everyConnectionOwesLateReplies() {
+		return this.permits.availablePermits() == 0 && this.lateReplies.queued() > 0;
+	}
+
+	/** How many tasks wait for this node's late-reply thread, for tests. */
+	int lateTasksQueued() {
+		return this.lateReplies.queued();
+	}
+
+	/**
 	 * Returns a borrowed connection; broken ones, those that still owe a reply (the next
 	 * user would read it as its own) and those beyond the idle limit are closed.
 	 * @param connection the connection from {@link #borrow}

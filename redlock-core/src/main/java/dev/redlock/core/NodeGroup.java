@@ -235,7 +235,7 @@ final class NodeGroup implements AutoCloseable {
 		// a node that missed a release keeping the lock loses the value once the minimum
 		// hold has passed, not before
 		return new ValueToRemove(held.key(), held.value(), now + longestTtlNanos,
-				now + TimeUnit.MILLISECONDS.toNanos(keepMillis));
+				now + TimeUnit.MILLISECONDS.toNanos(keepMillis), held.answeredLate());
 	}
 
 	/**
@@ -246,13 +246,13 @@ final class NodeGroup implements AutoCloseable {
 	 */
 	Released settleRelease(HeldValue held, ValueToRemove ours, NodeReply[] replies, boolean deleted) {
 		for (NodeReply reply : replies) {
-			int node = reply.node();
 			boolean failed = !reply.written() || (reply.kind() != NodeReply.Kind.NOT_AWAITED && !reply.isDefinite());
-			if ((failed && held.mayBeOn(node)) || held.answeredLateOn(node)) {
-				// not reached in time, or the SET itself may land after this release: the
-				// value is removed from the node's late-reply thread, behind the SET's
-				// reply
-				removeLater(node, ours);
+			boolean read = reply.kind() == NodeReply.Kind.REPLIED;
+			if (failed ? held.mayBeOn(reply.node()) : (read && ours.mayRemainAfter(reply))) {
+				// not reached in time, or the SET not waited for may land after this
+				// release: the value is removed from the node's late-reply thread, behind
+				// the SET's reply (a reply not waited for is judged there, as it comes)
+				removeLater(reply.node(), ours);
 			}
 		}
 		int deletedOn = 0;
@@ -358,7 +358,7 @@ final class NodeGroup implements AutoCloseable {
 		@Override
 		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
 			NodeGroup.this.events.nodeReplies(this.command, new NodeReply[] { reply }, NodeReply::isConfirmed);
-			if (this.toRemove != null && !reply.isDefinite()) {
+			if (this.toRemove != null && this.toRemove.mayRemainAfter(reply)) {
 				removeLater(reply.node(), this.toRemove);
 			}
 		}
@@ -407,8 +407,22 @@ final class NodeGroup implements AutoCloseable {
 	 * @param expiresAt {@link System#nanoTime()} by which it has expired anyway
 	 * @param notBefore {@link System#nanoTime()} before which it must stay: the end of a
 	 * minimum hold
+	 * @param answeredLate the nodes whose acquisition reply was left to their late-reply
+	 * thread, as in {@link HeldValue}: there the {@code SET} may land after the release
 	 */
-	record ValueToRemove(RawArgument key, RawArgument value, long expiresAt, long notBefore) {
+	record ValueToRemove(RawArgument key, RawArgument value, long expiresAt, long notBefore, long answeredLate) {
+
+		/**
+		 * Whether the value may still be on the node, or land there, after the node's
+		 * reply to its release: the reply did not say, or it found nothing to release
+		 * while the acquisition's {@code SET}, not waited for, may have come behind it. A
+		 * release the node confirmed leaves nothing: the {@code SET} came first.
+		 */
+		boolean mayRemainAfter(NodeReply release) {
+			return !release.isDefinite()
+					|| (!release.isConfirmed() && HeldValue.isSet(this.answeredLate, release.node()));
+		}
+
 	}
 
 	@Override

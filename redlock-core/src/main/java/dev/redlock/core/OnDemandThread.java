@@ -72,6 +72,14 @@ final class OnDemandThread implements AutoCloseable {
 	}
 
 	/**
+	 * Returns how many tasks wait for their turn, the one running left out.
+	 * @return tasks queued
+	 */
+	int queued() {
+		return this.executor.getQueue().size();
+	}
+
+	/**
 	 * Returns the name of the thread, whether started or not.
 	 * @return e.g. {@code redlock-lease-lost-1}
 	 */

@@ -2,6 +2,7 @@ package dev.redlock.core;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -39,6 +40,12 @@ final class ValueCleanup {
 	 * expire with their TTL).
 	 */
 	static final int MAX_WAITING_PER_NODE = 10_000;
+
+	/**
+	 * The most values removed from a node in one round trip: a few tens of kilobytes
+	 * written at once.
+	 */
+	static final int MAX_BATCH = 128;
 
 	private final Fanout fanout;
 
@@ -134,29 +141,28 @@ final class ValueCleanup {
 	}
 
 	/**
-	 * Removes what waits for the node until one attempt fails; then tries again after a
-	 * longer pause.
+	 * Removes what waits for the node, a batch per round trip, until one attempt fails;
+	 * then tries again after a longer pause. After each batch the node's late-reply
+	 * thread reads the replies queued meanwhile before the next.
 	 */
 	private void run(NodeQueue queue, long pauseNanos) {
-		for (Value value = queue.values.peek(); value != null; value = queue.values.peek()) {
-			if (System.nanoTime() - value.expiresAtNanos < 0) {
-				NodeReply reply;
-				try {
-					reply = this.fanout.execute(value.release(), queue.only)[queue.node];
-				}
-				catch (RuntimeException ex) {
-					logger.warn("Late clean-up of node {} failed; tried again later", queue.node, ex);
-					schedule(queue, Math.min(MAX_PAUSE_NANOS, pauseNanos * 2));
-					return;
-				}
-				if (!reply.isDefinite()) {
-					logger.debug("Late clean-up of node {} not confirmed ({}); tried again in {} ms", queue.node,
-							reply.describeFailure(), TimeUnit.NANOSECONDS.toMillis(pauseNanos * 2));
-					schedule(queue, Math.min(MAX_PAUSE_NANOS, pauseNanos * 2));
-					return;
-				}
+		NodeConnectionPool pool = this.pools.get(queue.node);
+		if (pool.everyConnectionOwesLateReplies()) {
+			// they come back as this thread reads the replies queued behind this task:
+			// waiting here for one would wait out the node timeout
+			continueLater(queue, pauseNanos);
+			return;
+		}
+		List<Value> batch = liveBatch(queue);
+		if (!batch.isEmpty()) {
+			if (!removeBatch(queue, batch)) {
+				schedule(queue, Math.min(MAX_PAUSE_NANOS, pauseNanos * 2));
+				return;
 			}
-			dequeue(queue, value);
+			if (!queue.values.isEmpty()) {
+				continueLater(queue, this.firstPauseNanos);
+				return;
+			}
 		}
 		queue.scheduled.set(false);
 		// a value added while the flag was still set would otherwise wait for the next
@@ -164,6 +170,65 @@ final class ValueCleanup {
 		if (!queue.values.isEmpty() && queue.scheduled.compareAndSet(false, true)) {
 			schedule(queue, this.firstPauseNanos);
 		}
+	}
+
+	/** Runs the node's clean-up again after the tasks queued on its late-reply thread. */
+	private void continueLater(NodeQueue queue, long pauseNanos) {
+		this.pools.get(queue.node).readLate(() -> run(queue, pauseNanos), () -> {
+			// closed: the values expire with their TTL
+		});
+	}
+
+	/**
+	 * The values at the head of the node's queue, at most {@link #MAX_BATCH}, those that
+	 * have expired by now dropped on the way.
+	 */
+	private List<Value> liveBatch(NodeQueue queue) {
+		List<Value> batch = new ArrayList<>();
+		long now = System.nanoTime();
+		for (Iterator<Value> values = queue.values.iterator(); values.hasNext() && batch.size() < MAX_BATCH;) {
+			Value value = values.next();
+			if (now - value.expiresAtNanos < 0) {
+				batch.add(value);
+			}
+			else {
+				dequeue(queue, value);
+			}
+		}
+		return batch;
+	}
+
+	/**
+	 * Sends the batch to the node in one round trip; each value the node answers for
+	 * (removed, or found gone or someone else's) stops waiting.
+	 * @return whether the node answered for every value
+	 */
+	private boolean removeBatch(NodeQueue queue, List<Value> batch) {
+		List<CommandArguments> calls = new ArrayList<>(batch.size());
+		batch.forEach((value) -> calls.add(value.release()));
+		NodeReply reply;
+		try {
+			reply = this.fanout.execute(RoundCommand.batch(calls), queue.only, null)[queue.node];
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Late clean-up of node {} failed; tried again later", queue.node, ex);
+			return false;
+		}
+		NodeReply unanswered = null;
+		for (int part = 0; part < batch.size(); part++) {
+			NodeReply answer = BatchReplies.part(reply, part, batch.size());
+			if (answer.isDefinite()) {
+				dequeue(queue, batch.get(part));
+			}
+			else if (unanswered == null) {
+				unanswered = answer;
+			}
+		}
+		if (unanswered != null) {
+			logger.debug("Late clean-up of node {} not confirmed ({}); tried again later", queue.node,
+					unanswered.describeFailure());
+		}
+		return unanswered == null;
 	}
 
 	/**
@@ -198,23 +263,15 @@ final class ValueCleanup {
 	}
 
 	/**
-	 * Tries each value waiting for the node once, stopping at the first attempt that
-	 * fails.
+	 * Tries each value waiting for the node once, a batch per round trip, stopping at the
+	 * first batch the node does not answer for in full.
 	 */
 	private void removeOnce(NodeQueue queue) {
-		for (Value value = queue.values.poll(); value != null; value = queue.values.poll()) {
-			queue.size.decrementAndGet();
-			forget(value);
-			if (System.nanoTime() - value.expiresAtNanos < 0) {
-				try {
-					if (!this.fanout.execute(value.release(), queue.only)[queue.node].isDefinite()) {
-						return;
-					}
-				}
-				catch (RuntimeException ex) {
-					logger.debug("Last clean-up of node {} failed", queue.node, ex);
-					return;
-				}
+		for (List<Value> batch = liveBatch(queue); !batch.isEmpty(); batch = liveBatch(queue)) {
+			// tried once, whatever the answer
+			batch.forEach((value) -> dequeue(queue, value));
+			if (!removeBatch(queue, batch)) {
+				return;
 			}
 		}
 	}
