@@ -21,11 +21,13 @@ import redis.clients.jedis.Protocol.Command;
 
 /**
  * Removes lock values from a node that a round could not clean up: a release whose reply
- * did not come (a slow or frozen node), a release or a lost acquisition's clean-up that
- * could not be written (no connection in time). Retried off the caller's path, on the
- * node's own late-reply thread, until the node gives a definite answer or the value's TTL
- * has passed (the node then dropped it by itself). Each node has one queue: a node that
- * does not answer costs one attempt per pause (from the node timeout, doubling up to a
+ * did not come (a slow or frozen node), a release that found nothing to delete while the
+ * acquisition's {@code SET}, not waited for, may still land behind it, a release or a
+ * lost acquisition's clean-up that could not be written (no connection in time). Retried
+ * off the caller's path, on the node's own late-reply thread, up to {@value #MAX_BATCH}
+ * values per round trip, until the node gives a definite answer or the value's TTL has
+ * passed (the node then dropped it by itself). Each node has one queue: a node that does
+ * not answer costs one attempt per pause (from the node timeout, doubling up to a
  * second), however many values wait for it. Only ever compare-and-delete: a value someone
  * else holds by then is left alone.
  */
