@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 import re
+import statistics
 import sys
 
 _spec = importlib.util.spec_from_file_location(
@@ -105,7 +106,7 @@ def main(directory):
         values = [v for v in (figure(r) for r in rounds) if v is not None]
         if not values:
             continue
-        median = ratio_table.statistics.median(values)
+        median = statistics.median(values)
         result = ratio_table.summary(values, show=lambda v: shown(v, text))
         if target is None:
             print(f"| {text} | | {result} | | |")

@@ -38,5 +38,6 @@ for round in $(seq 1 "$rounds"); do
     bench "round$round-fenced" -wi 3 -i 5 -bm avgt -tu us -p slow=none,one 'Latency.(floor|redlock|fenced)$'
 done
 echo "=== hand-off, $(date +%T)"
-java -cp "$jar" dev.redlock.benchmarks.HandOff 3 > "$out/handoff.log" 2>&1
+java -cp "$jar" dev.redlock.benchmarks.HandOff 3 > "$out/handoff.log" 2>&1 \
+    || { echo "HandOff failed: see $out/handoff.log" >&2; exit 1; }
 python3 benchmarks/checks-table.py "$out"
