@@ -49,6 +49,11 @@ def allocated(entries, part, method, mode):
     return entry["secondaryMetrics"]["gc.alloc.rate.norm"]["score"] if entry else None
 
 
+def secondary(entries, part, method, metric):
+    entry = entries.get((part, method, "none", "avgt"))
+    return entry["secondaryMetrics"][metric]["score"] if entry else None
+
+
 def divide(top, bottom):
     return top / bottom if top is not None and bottom else None
 
@@ -61,8 +66,11 @@ CHECKS = [
      lambda r: divide(score(r, "threads-16", "redlock", mode="thrpt"), score(r, "threads-16", "floor", mode="thrpt"))),
     ("16 threads: annotated ÷ `ideal` (ops/s)", None, None,
      lambda r: divide(score(r, "threads-16", "annotated", mode="thrpt"), score(r, "threads-16", "ideal", mode="thrpt"))),
-    ("one thread: ours ÷ `ideal` (time)", 1.05, "max",
+    ("one thread, each in a JVM of its own: ours ÷ `ideal` (time)", 1.05, "max",
      lambda r: divide(score(r, "one-thread-redlock", "redlock"), score(r, "one-thread-ideal", "ideal"))),
+    ("one thread, both in one JVM in turn (`SideBySide`): ours ÷ `ideal` (time)", 1.05, "max",
+     lambda r: divide(secondary(r, "side-by-side", "redlockAndIdeal", "redlockNanos"),
+                      secondary(r, "side-by-side", "redlockAndIdeal", "idealNanos"))),
     ("one thread: annotated ÷ `ideal` (time)", None, None,
      lambda r: divide(score(r, "one-thread-annotated", "annotated"), score(r, "one-thread-ideal", "ideal"))),
     ("bytes per lock+unlock, one thread, programmatic", 1600, "max",
