@@ -17,15 +17,18 @@ import org.openjdk.jmh.annotations.Threads;
  * One thread, our lock+unlock and the {@link IdealRedlock ideal} client's in turn, each
  * on a fresh key, in one JVM against the same nodes: a paired measurement. Measured in
  * JVMs of their own ({@link Latency}), the two clients' times move with whatever the
- * machine does during each JVM (on two cores, where the five servers and the client share
- * the CPUs, one JVM runs 20–30% slower than the next); here both see the same moments, so
- * the ratio of their times keeps only what the clients themselves cost.
+ * machine does during each JVM, by more than the difference between them; here both see
+ * the same moments of the machine and the same servers, so the drift from one JVM to the
+ * next cancels out of their ratio. Both pay the cost of running interleaved (each runs
+ * about 5–10% slower than alone, and warms up on half the calls), which
+ * {@link #idealAndIdeal} measures: the ideal client against a second instance of itself.
  *
  * <p>
- * Each invocation runs both, first one then the other, alternating which goes first. The
- * score is the pair's time; the secondary results {@code redlockNanos} and
- * {@code idealNanos} are each client's nanoseconds summed over the iteration, and
- * {@code pairs} the invocations: their ratio is ours ÷ the ideal's.
+ * Each invocation runs two lock+unlocks, alternating which client goes first. The score
+ * is the pair's time; the secondary results {@code firstNanos} and {@code secondNanos}
+ * are each client's nanoseconds summed over the iteration's invocations (ours, then the
+ * ideal's, in {@link #redlockAndIdeal}), and {@code firstNanos ÷ secondNanos} is the
+ * ratio of their times.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -34,25 +37,62 @@ public class SideBySide extends SuiteSettings {
 
 	@Benchmark
 	public void redlockAndIdeal(RedisCluster cluster, OurRedlock ours, IdealRedlock ideal, Keys keys, Times times) {
-		boolean oursFirst = (times.pairs & 1) == 0;
-		long start = System.nanoTime();
-		if (oursFirst) {
-			LockUnlock.mustHold(LockUnlock.redlock(ours, keys.next()), "redlock");
+		inTurn((key) -> LockUnlock.redlock(ours, key), (key) -> ideal.lockUnlock(key, LockUnlock.TTL_MILLIS), keys,
+				times);
+	}
+
+	/**
+	 * The control: the ideal client against a second instance of itself, measured as
+	 * {@link #redlockAndIdeal} is. Any ratio away from 1 is the method's own bias.
+	 */
+	@Benchmark
+	public void idealAndIdeal(RedisCluster cluster, IdealRedlock ideal, SecondIdeal second, Keys keys, Times times) {
+		inTurn((key) -> ideal.lockUnlock(key, LockUnlock.TTL_MILLIS),
+				(key) -> second.lockUnlock(key, LockUnlock.TTL_MILLIS), keys, times);
+	}
+
+	/**
+	 * Runs a lock+unlock of each client, in the order {@link Times#firstGoesFirst} says,
+	 * timing only the two calls.
+	 */
+	private static void inTurn(Client first, Client second, Keys keys, Times times) {
+		String firstKey = keys.next();
+		String secondKey = keys.next();
+		boolean firstHeld;
+		boolean secondHeld;
+		if (times.firstGoesFirst()) {
+			long start = System.nanoTime();
+			firstHeld = first.lockUnlock(firstKey);
+			long between = System.nanoTime();
+			secondHeld = second.lockUnlock(secondKey);
+			times.add(between - start, System.nanoTime() - between);
 		}
 		else {
-			LockUnlock.mustHold(ideal.lockUnlock(keys.next(), LockUnlock.TTL_MILLIS), "ideal");
+			long start = System.nanoTime();
+			secondHeld = second.lockUnlock(secondKey);
+			long between = System.nanoTime();
+			firstHeld = first.lockUnlock(firstKey);
+			times.add(System.nanoTime() - between, between - start);
 		}
-		long between = System.nanoTime();
-		if (oursFirst) {
-			LockUnlock.mustHold(ideal.lockUnlock(keys.next(), LockUnlock.TTL_MILLIS), "ideal");
-		}
-		else {
-			LockUnlock.mustHold(LockUnlock.redlock(ours, keys.next()), "redlock");
-		}
-		long end = System.nanoTime();
-		times.redlockNanos += oursFirst ? between - start : end - between;
-		times.idealNanos += oursFirst ? end - between : between - start;
-		times.pairs++;
+		LockUnlock.mustHold(firstHeld, "the first client");
+		LockUnlock.mustHold(secondHeld, "the second client");
+	}
+
+	/** One client's lock+unlock of a fresh key. */
+	@FunctionalInterface
+	interface Client {
+
+		/**
+		 * @param key a fresh key
+		 * @return whether the lock was held
+		 */
+		boolean lockUnlock(String key);
+
+	}
+
+	/** A second ideal client with connections of its own, for the control. */
+	public static class SecondIdeal extends IdealRedlock {
+
 	}
 
 	/**
@@ -62,20 +102,30 @@ public class SideBySide extends SuiteSettings {
 	@State(Scope.Thread)
 	public static class Times {
 
-		/** Nanoseconds our client took over the iteration's invocations. */
-		public long redlockNanos;
+		/** Nanoseconds the first-named client took over the iteration's invocations. */
+		public long firstNanos;
 
-		/** Nanoseconds the ideal client took over the same invocations. */
-		public long idealNanos;
+		/** Nanoseconds the second-named client took over the same invocations. */
+		public long secondNanos;
 
 		/** Invocations: each ran both clients once. */
 		public long pairs;
 
 		@Setup(Level.Iteration)
 		public void reset() {
-			this.redlockNanos = 0;
-			this.idealNanos = 0;
+			this.firstNanos = 0;
+			this.secondNanos = 0;
 			this.pairs = 0;
+		}
+
+		boolean firstGoesFirst() {
+			return (this.pairs & 1) == 0;
+		}
+
+		void add(long first, long second) {
+			this.firstNanos += first;
+			this.secondNanos += second;
+			this.pairs++;
 		}
 
 	}
