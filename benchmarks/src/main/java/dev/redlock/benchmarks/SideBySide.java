@@ -19,9 +19,10 @@ import org.openjdk.jmh.annotations.Threads;
  * JVMs of their own ({@link Latency}), the two clients' times move with whatever the
  * machine does during each JVM, by more than the difference between them; here both see
  * the same moments of the machine and the same servers, so the drift from one JVM to the
- * next cancels out of their ratio. Both pay the cost of running interleaved (each runs
- * about 5–10% slower than alone, and warms up on half the calls), which
- * {@link #idealAndIdeal} measures: the ideal client against a second instance of itself.
+ * next cancels out of their ratio. Both pay for running interleaved (each runs about
+ * 5–10% slower than alone, and warms up on half the calls); {@link #idealAndIdeal}, the
+ * ideal client against a second instance of itself, shows what the method itself adds to
+ * the ratio.
  *
  * <p>
  * Each invocation runs two lock+unlocks, alternating which client goes first. The score
