@@ -8,6 +8,7 @@ import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -118,22 +119,46 @@ final class Backends {
 	 * Starts one node of the chosen backend, serving TLS too when certificates are given.
 	 */
 	static ManagedNode startNode(Choice choice, @Nullable TestCertificates tls) {
+		return startNode(choice, tls, List.of());
+	}
+
+	/**
+	 * Starts one node of the chosen backend, serving TLS too when certificates are given,
+	 * with further {@code redis-server} arguments.
+	 */
+	static ManagedNode startNode(Choice choice, @Nullable TestCertificates tls, List<String> arguments) {
 		switch (choice.name()) {
 			case TESTCONTAINERS:
 				if (tls != null) {
 					throw new IllegalStateException("TLS nodes need a local redis-server: run with -D"
 							+ RedisNodes.BACKEND_PROPERTY + "=" + EMBEDDED + " or " + PATH);
 				}
-				return ContainerRedisNode.start();
+				return ContainerRedisNode.start(arguments);
 			case PATH:
-				return ProcessRedisNode.start(requireNonNull(choice.executable()), tls);
+				return ProcessRedisNode.start(requireNonNull(choice.executable()), tls, false, arguments);
 			case EMBEDDED:
-				return ProcessRedisNode.start(extractEmbedded(requireNonNull(choice.resource())), tls);
+				return ProcessRedisNode.start(extractEmbedded(requireNonNull(choice.resource())), tls, false,
+						arguments);
 			case STEPPABLE_CLOCK:
-				return ProcessRedisNode.start(extractEmbedded(requireNonNull(choice.resource())), tls, true);
+				return ProcessRedisNode.start(extractEmbedded(requireNonNull(choice.resource())), tls, true, arguments);
 			default:
 				throw new IllegalStateException("unknown backend " + choice.name());
 		}
+	}
+
+	/**
+	 * The {@code redis-server} arguments that let a server of the chosen backend accept
+	 * {@code DEBUG}: {@code enable-debug-command} from Redis 7 on (the container image is
+	 * 7), none before (6.2 allows {@code DEBUG} and refuses to start with an option it
+	 * does not know).
+	 */
+	static List<String> debugCommandArguments(Choice choice) {
+		int major = switch (choice.name()) {
+			case TESTCONTAINERS -> 7;
+			case PATH -> ProcessRedisNode.majorVersion(requireNonNull(choice.executable()));
+			default -> ProcessRedisNode.majorVersion(extractEmbedded(requireNonNull(choice.resource())));
+		};
+		return (major >= 7) ? List.of("--enable-debug-command", "yes") : List.of();
 	}
 
 	/**

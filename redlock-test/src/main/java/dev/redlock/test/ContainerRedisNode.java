@@ -1,6 +1,8 @@
 package dev.redlock.test;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 import org.testcontainers.DockerClientFactory;
@@ -30,7 +32,11 @@ final class ContainerRedisNode implements ManagedNode {
 
 	private boolean stopped;
 
-	private ContainerRedisNode() {
+	/** Further {@code redis-server} arguments, given at every start. */
+	private final List<String> arguments;
+
+	private ContainerRedisNode(List<String> arguments) {
+		this.arguments = List.copyOf(arguments);
 	}
 
 	static boolean isDockerAvailable() {
@@ -43,7 +49,12 @@ final class ContainerRedisNode implements ManagedNode {
 	}
 
 	static ContainerRedisNode start() {
-		ContainerRedisNode node = new ContainerRedisNode();
+		return start(List.of());
+	}
+
+	/** Starts a container whose server gets further {@code redis-server} arguments. */
+	static ContainerRedisNode start(List<String> arguments) {
+		ContainerRedisNode node = new ContainerRedisNode(arguments);
 		Cleanup.track(node);
 		try {
 			node.launch();
@@ -175,8 +186,10 @@ final class ContainerRedisNode implements ManagedNode {
 	}
 
 	private void launch() {
+		List<String> command = new ArrayList<>(List.of("redis-server", "--save", "", "--appendonly", "no"));
+		command.addAll(this.arguments);
 		GenericContainer<?> c = new GenericContainer<>(IMAGE).withExposedPorts(REDIS_PORT)
-			.withCommand("redis-server", "--save", "", "--appendonly", "no");
+			.withCommand(command.toArray(String[]::new));
 		c.start();
 		synchronized (this) {
 			container = c;

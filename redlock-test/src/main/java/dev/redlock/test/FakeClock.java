@@ -11,8 +11,10 @@ import java.util.Map;
 /**
  * A wall clock one {@code redis-server} process sees through libfaketime (Debian's
  * {@code faketime} package): an offset from the real time, read from a file at every
- * clock read, so that it can be stepped while the server runs. Works with the embedded
- * Redis 6.2 binary; Debian's Redis 7.0.15 hangs at startup under it.
+ * clock read, so that it can be stepped while the server runs. The offset is written to
+ * the millisecond, with a point ({@code +0.750s}), which libfaketime reads as a fraction
+ * of a second (it reads no comma). Works with the embedded Redis 6.2 binary; Debian's
+ * Redis 7.0.15 hangs at startup under it.
  */
 final class FakeClock {
 
@@ -28,7 +30,7 @@ final class FakeClock {
 
 	private final Path offsetFile;
 
-	private long offsetSeconds;
+	private long offsetMillis;
 
 	private FakeClock(Path library, Path offsetFile) {
 		this.library = library;
@@ -65,15 +67,22 @@ final class FakeClock {
 
 	/**
 	 * Moves the clock; the process sees it at its next clock read.
-	 * @param by how far, forward when positive; whole seconds
+	 * @param by how far, forward when positive; to the millisecond
 	 */
 	synchronized void step(Duration by) {
-		this.offsetSeconds += by.toSeconds();
+		this.offsetMillis += by.toMillis();
 		write();
 	}
 
+	/** The offset as libfaketime reads it: a sign, seconds, a point and milliseconds. */
+	static String offsetText(long millis) {
+		long magnitude = Math.abs(millis);
+		String fraction = String.valueOf(1000 + magnitude % 1000).substring(1);
+		return ((millis < 0) ? "-" : "+") + magnitude / 1000 + "." + fraction + "s";
+	}
+
 	private void write() {
-		String offset = ((this.offsetSeconds >= 0) ? "+" : "") + this.offsetSeconds + "s";
+		String offset = offsetText(this.offsetMillis);
 		try {
 			Files.writeString(this.offsetFile, offset + "\n", StandardCharsets.US_ASCII);
 		}

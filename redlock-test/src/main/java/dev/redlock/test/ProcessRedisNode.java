@@ -63,14 +63,18 @@ final class ProcessRedisNode implements ManagedNode {
 	/** The wall clock the server sees, when it can be stepped; else the real one. */
 	private final @Nullable FakeClock clock;
 
+	/** Further {@code redis-server} arguments, given at every start. */
+	private final List<String> arguments;
+
 	private ProcessRedisNode(Path executable, Path dir, int port, @Nullable TestCertificates tls, int tlsPort,
-			boolean steppableClock) {
+			boolean steppableClock, List<String> arguments) {
 		this.executable = executable;
 		this.dir = dir;
 		this.port = port;
 		this.tls = tls;
 		this.tlsPort = tlsPort;
 		this.clock = steppableClock ? FakeClock.in(dir) : null;
+		this.arguments = List.copyOf(arguments);
 	}
 
 	/**
@@ -94,10 +98,20 @@ final class ProcessRedisNode implements ManagedNode {
 	 * second free port; with a steppable clock, it runs under libfaketime.
 	 */
 	static ProcessRedisNode start(Path executable, @Nullable TestCertificates tls, boolean steppableClock) {
+		return start(executable, tls, steppableClock, List.of());
+	}
+
+	/**
+	 * Starts a server on a free loopback port, as
+	 * {@link #start(Path, TestCertificates, boolean)} does, with further
+	 * {@code redis-server} arguments, e.g. {@code --enable-debug-command yes}.
+	 */
+	static ProcessRedisNode start(Path executable, @Nullable TestCertificates tls, boolean steppableClock,
+			List<String> arguments) {
 		PortInUseException last = null;
 		for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
 			ProcessRedisNode node = new ProcessRedisNode(executable, createDir(), freePort(), tls,
-					(tls != null) ? freePort() : -1, steppableClock);
+					(tls != null) ? freePort() : -1, steppableClock, arguments);
 			Cleanup.track(node);
 			try {
 				node.launch();
@@ -275,6 +289,7 @@ final class ProcessRedisNode implements ManagedNode {
 					tls.serverCertificate().toString(), "--tls-key-file", tls.serverKey().toString(),
 					"--tls-ca-cert-file", tls.caCertificate().toString(), "--tls-auth-clients", "no"));
 		}
+		cmd.addAll(this.arguments);
 		Process p;
 		try {
 			ProcessBuilder builder = new ProcessBuilder(cmd).directory(dir.toFile())
@@ -354,6 +369,35 @@ final class ProcessRedisNode implements ManagedNode {
 			throw new IllegalStateException("node " + uri() + " is not running");
 		}
 		return p;
+	}
+
+	/**
+	 * The major version of a {@code redis-server} binary, from its {@code --version}
+	 * ({@code Redis server v=7.0.15 ...}).
+	 * @throws IllegalStateException if it cannot be run or its version read
+	 */
+	static int majorVersion(Path executable) {
+		try {
+			Process p = new ProcessBuilder(executable.toString(), "--version").redirectErrorStream(true).start();
+			p.getOutputStream().close();
+			String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+			if (!ChildProcesses.waitFor(p, Duration.ofSeconds(10))) {
+				p.destroyForcibly();
+				throw new IllegalStateException(executable + " --version did not finish");
+			}
+			int at = output.indexOf("v=");
+			int dot = output.indexOf('.', at);
+			if (at < 0 || dot < 0) {
+				throw new IllegalStateException("no version in the output of " + executable + " --version: " + output);
+			}
+			return Integer.parseInt(output.substring(at + 2, dot));
+		}
+		catch (IOException e) {
+			throw new UncheckedIOException("could not run " + executable + " --version", e);
+		}
+		catch (NumberFormatException e) {
+			throw new IllegalStateException("no version in the output of " + executable + " --version", e);
+		}
 	}
 
 	static int freePort() {

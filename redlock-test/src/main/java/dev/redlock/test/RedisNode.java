@@ -166,11 +166,33 @@ public interface RedisNode {
 	}
 
 	/**
+	 * Writes the server's data set to its dump file now ({@code SAVE}), for a later
+	 * {@link #reloadSnapshot()}; the kit's servers save nothing by themselves.
+	 * @throws IllegalStateException with the error text when Redis refuses the command
+	 */
+	default void saveSnapshot() {
+		command("SAVE");
+	}
+
+	/**
+	 * Replaces the server's data set with the one {@link #saveSnapshot()} last wrote,
+	 * without restarting it ({@code DEBUG RELOAD NOSAVE}): keys written since are gone,
+	 * keys deleted since are back, while its {@code run_id} and uptime stay. A stand-in
+	 * for a server brought back from an old dump or a restored VM snapshot. Only for
+	 * nodes that accept {@code DEBUG} ({@link RedisNodes#startWithDebugCommand(int)}, or
+	 * Redis 6.2).
+	 * @throws IllegalStateException with the error text when Redis refuses the command
+	 */
+	default void reloadSnapshot() {
+		command("DEBUG", "RELOAD", "NOSAVE");
+	}
+
+	/**
 	 * Steps the server's wall clock, as an NTP step, a manual {@code date} or a virtual
 	 * machine resumed after a pause would: Redis expires keys by that clock, and its
 	 * {@code TIME} reads it. Only for nodes started by
 	 * {@link RedisNodes#startWithSteppableClocks(int)}.
-	 * @param forward how far forward (backward when negative), in whole seconds
+	 * @param forward how far forward (backward when negative), to the millisecond
 	 * @throws IllegalStateException if the node's clock cannot be stepped
 	 */
 	default void stepClock(Duration forward) {

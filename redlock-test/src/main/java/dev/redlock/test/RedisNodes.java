@@ -46,6 +46,27 @@ public final class RedisNodes implements AutoCloseable {
 	/** The key where Redlock keeps a node's marker, which a reset keeps. */
 	static final String REDLOCK_MARKER = "{fence}";
 
+	/**
+	 * Deletes every key of every database but the one named ARGV[1] in database 0, a
+	 * thousand keys a page. Its first write is refused by a replica, whatever it holds,
+	 * so that a node left as one is restarted.
+	 */
+	private static final String DELETE_ALL_BUT_THE_MARKER = """
+			redis.call('DEL', ARGV[1] .. ':reset')
+			for db = 0, 15 do
+			  if not pcall(redis.call, 'SELECT', db) then break end
+			  local cursor = '0'
+			  repeat
+			    local page = redis.call('SCAN', cursor, 'COUNT', 1000)
+			    cursor = page[1]
+			    for _, key in ipairs(page[2]) do
+			      if db ~= 0 or key ~= ARGV[1] then redis.call('DEL', key) end
+			    end
+			  until cursor == '0'
+			end
+			return 0
+			""";
+
 	private static final AtomicInteger THREADS = new AtomicInteger();
 
 	private final String backend;
@@ -102,14 +123,28 @@ public final class RedisNodes implements AutoCloseable {
 		if (resource == null) {
 			throw new IllegalStateException("Steppable clocks need the embedded-redis binary for this platform");
 		}
-		return start(count, null, new Backends.Choice(Backends.STEPPABLE_CLOCK, null, resource));
+		return start(count, null, new Backends.Choice(Backends.STEPPABLE_CLOCK, null, resource), List.of());
+	}
+
+	/**
+	 * Starts {@code count} empty Redis servers that accept {@code DEBUG}, e.g. for
+	 * {@link RedisNode#reloadSnapshot()}: Redis 7 refuses it unless started with
+	 * {@code enable-debug-command}, an option Redis 6.2 does not know, so the kit passes
+	 * it to servers from 7 on only. The backend is chosen as for {@link #start(int)}.
+	 * @param count how many servers, at least 1
+	 * @return the running servers; close them when done
+	 */
+	public static RedisNodes startWithDebugCommand(int count) {
+		Backends.Choice choice = Backends.select();
+		return start(count, null, choice, Backends.debugCommandArguments(choice));
 	}
 
 	private static RedisNodes start(int count, @Nullable TestCertificates tls) {
-		return start(count, tls, Backends.select());
+		return start(count, tls, Backends.select(), List.of());
 	}
 
-	private static RedisNodes start(int count, @Nullable TestCertificates tls, Backends.Choice choice) {
+	private static RedisNodes start(int count, @Nullable TestCertificates tls, Backends.Choice choice,
+			List<String> arguments) {
 		if (count < 1) {
 			throw new IllegalArgumentException("count must be at least 1, was " + count);
 		}
@@ -123,7 +158,7 @@ public final class RedisNodes implements AutoCloseable {
 		@Nullable Throwable failure = null;
 		try {
 			for (int i = 0; i < count; i++) {
-				futures.add(pool.submit(() -> Backends.startNode(choice, tls)));
+				futures.add(pool.submit(() -> Backends.startNode(choice, tls, arguments)));
 			}
 			for (Future<ManagedNode> future : futures) {
 				try {
@@ -225,10 +260,11 @@ public final class RedisNodes implements AutoCloseable {
 
 	/**
 	 * Restores every node for the next test: resumes paused nodes, restarts killed or
-	 * stopped ones, then lifts any {@code CLIENT PAUSE} and runs {@code FLUSHALL} on
-	 * every node, keeping only the node's Redlock marker (the key
-	 * {@value #REDLOCK_MARKER}, which tells Redlock clients that the node lost no data).
-	 * A node that refuses those commands (left with a password, or as a replica) is
+	 * stopped ones, then lifts any {@code CLIENT PAUSE} and deletes every key of every
+	 * node but the node's Redlock marker (the key {@value #REDLOCK_MARKER}, which tells
+	 * Redlock clients that the node lost no data), one by one: a {@code FLUSHALL} would
+	 * show in the node's statistics as a loss of data since the marker was written. A
+	 * node that refuses those commands (left with a password, or as a replica) is
 	 * restarted: fresh and empty. Other settings a test changed stay.
 	 * {@link WithRedisNodes} calls this before each test.
 	 * @throws IllegalStateException if these nodes were closed, or a node cannot be
@@ -249,13 +285,12 @@ public final class RedisNodes implements AutoCloseable {
 		for (ManagedNode node : nodes) {
 			try {
 				node.unpauseClients();
-				// the node's Redlock marker survives: a reset between tests is no loss of
-				// data that the next test's clients should wait out in quarantine
-				String marker = node.command("GET", REDLOCK_MARKER);
-				node.command("FLUSHALL");
-				if (marker != null) {
-					node.command("SET", REDLOCK_MARKER, marker);
-				}
+				// every key but the node's Redlock marker, deleted one by one: a reset
+				// between tests is no loss of data that the next test's clients should
+				// wait
+				// out in quarantine (a FLUSHALL would be, counted in the node's
+				// statistics)
+				node.command("EVAL", DELETE_ALL_BUT_THE_MARKER, "0", REDLOCK_MARKER);
 			}
 			catch (IllegalStateException refused) {
 				// an error reply (NOAUTH, READONLY, ...): a fresh server has none of that
