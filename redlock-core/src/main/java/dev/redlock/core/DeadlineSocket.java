@@ -27,12 +27,18 @@ import javax.net.ssl.SSLSocket;
  * deadline (at most a millisecond less, as before). A TLS socket gets the exact value:
  * whether a read can go on after a timeout that cut a record in two is not something its
  * contract promises.
+ * <p>
+ * It also keeps the TCP socket under a TLS one, so that {@link #abort()} can end the
+ * connection without the TLS layer's say.
  */
 final class DeadlineSocket extends Socket {
 
 	private static final long ONE_MILLI_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
 	private final Socket socket;
+
+	/** The TCP connection: {@link #socket} itself, or the one TLS is layered on. */
+	private final Socket tcp;
 
 	private final InputStream input;
 
@@ -52,8 +58,23 @@ final class DeadlineSocket extends Socket {
 
 	private long deadlineNanos;
 
+	/**
+	 * Wraps a plain socket.
+	 * @param socket a connected socket
+	 */
 	DeadlineSocket(Socket socket) throws IOException {
+		this(socket, socket);
+	}
+
+	/**
+	 * Wraps a socket and the TCP socket it runs over.
+	 * @param socket a connected socket, plain or TLS
+	 * @param tcp {@code socket} itself when plain; for TLS, the TCP socket it is layered
+	 * on, which closing {@code socket} closes too
+	 */
+	DeadlineSocket(Socket socket, Socket tcp) throws IOException {
 		this.socket = socket;
+		this.tcp = tcp;
 		this.timeoutMillis = socket.getSoTimeout();
 		this.appliedMillis = this.timeoutMillis;
 		this.rereadsAfterTimeout = !(socket instanceof SSLSocket);
@@ -133,9 +154,24 @@ final class DeadlineSocket extends Socket {
 		return this.timeoutMillis;
 	}
 
+	/** Closes the connection; a TLS socket first tells the node (a closing alert). */
 	@Override
 	public void close() throws IOException {
 		this.socket.close();
+	}
+
+	/**
+	 * Closes the TCP connection at once, whatever a thread is doing with it: a read or
+	 * write blocked on it fails. A TLS socket's own {@link #close()} writes a closing
+	 * alert, and a write to a node that stopped reading waits with no timeout: the alert
+	 * waits behind a write in progress (the JDK's TLS gives up on the alert only when
+	 * {@code SO_LINGER} is on, which Jedis sets today), and its own write blocks once the
+	 * socket's buffers are full. Closing the socket underneath takes none of the TLS
+	 * socket's locks; the TLS socket's own close, later, fails at once on the closed
+	 * connection.
+	 */
+	void abort() throws IOException {
+		this.tcp.close();
 	}
 
 	@Override

@@ -5,15 +5,21 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.util.Arrays;
 
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+
 import org.jspecify.annotations.Nullable;
 
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.DefaultJedisSocketFactory;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisSocketFactory;
+import redis.clients.jedis.SSLSocketWrapper;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.util.RedisInputStream;
@@ -38,7 +44,7 @@ final class PipelinedConnection extends Connection {
 	private final SocketCapture capture;
 
 	PipelinedConnection(HostAndPort hostAndPort, JedisClientConfig config) {
-		this(new SocketCapture(new DefaultJedisSocketFactory(hostAndPort, config)), config);
+		this(new SocketCapture(hostAndPort, config), config);
 	}
 
 	private PipelinedConnection(SocketCapture capture, JedisClientConfig config) {
@@ -207,16 +213,17 @@ final class PipelinedConnection extends Connection {
 	}
 
 	/**
-	 * Closes the socket at once, without flushing what is buffered (a close that flushes
-	 * blocks as long as a write does when the node stopped reading): a write blocked on
-	 * it fails, and the connection is broken.
+	 * Closes the connection at once, without flushing what is buffered (a close that
+	 * flushes blocks as long as a write does when the node stopped reading) and, over
+	 * TLS, without the closing alert (see {@link DeadlineSocket#abort()}): a read or
+	 * write blocked on it fails, and the connection is broken. Never blocks.
 	 */
 	void abort() {
 		setBroken();
-		Socket socket = this.capture.socket;
+		DeadlineSocket socket = this.capture.socket;
 		if (socket != null) {
 			try {
-				socket.close();
+				socket.abort();
 			}
 			catch (IOException ex) {
 				// closed already
@@ -225,40 +232,82 @@ final class PipelinedConnection extends Connection {
 	}
 
 	/**
-	 * Keeps the socket Jedis opens, wrapped so its reads can have a deadline, and its
-	 * input stream, which {@link Connection} does not expose.
+	 * Opens the socket, wrapped so its reads can have a deadline, and keeps it and its
+	 * input stream, which {@link Connection} does not expose. Jedis opens the TCP
+	 * connection; for TLS this layers the TLS socket over it as Jedis would (host name
+	 * for SNI and, through the parameters, for verification), so that the TCP socket
+	 * stays within reach of {@link #abort()}.
 	 */
 	private static final class SocketCapture implements JedisSocketFactory {
 
-		private final JedisSocketFactory delegate;
+		private final HostAndPort hostAndPort;
+
+		private final JedisSocketFactory tcp;
+
+		/** The TLS socket factory, or {@code null} for plain TCP. */
+		private final @Nullable SSLSocketFactory tls;
+
+		private final @Nullable SSLParameters sslParameters;
 
 		private volatile @Nullable InputStream input;
 
 		private volatile @Nullable DeadlineSocket socket;
 
-		SocketCapture(JedisSocketFactory delegate) {
-			this.delegate = delegate;
+		/**
+		 * Takes the timeouts and the TLS settings of the configuration; its
+		 * {@code SslOptions} and host name verifier are not used ({@link RedisNodeUri}
+		 * sets neither: host names are verified through the SSL parameters).
+		 */
+		SocketCapture(HostAndPort hostAndPort, JedisClientConfig config) {
+			this.hostAndPort = hostAndPort;
+			this.tcp = new DefaultJedisSocketFactory(hostAndPort,
+					DefaultJedisClientConfig.builder()
+						.connectionTimeoutMillis(config.getConnectionTimeoutMillis())
+						.socketTimeoutMillis(config.getSocketTimeoutMillis())
+						.build());
+			this.tls = config.isSsl() ? tlsFactory(config) : null;
+			this.sslParameters = config.getSslParameters();
+		}
+
+		private static SSLSocketFactory tlsFactory(JedisClientConfig config) {
+			SSLSocketFactory factory = config.getSslSocketFactory();
+			return (factory != null) ? factory : (SSLSocketFactory) SSLSocketFactory.getDefault();
 		}
 
 		@Override
 		public Socket createSocket() {
-			Socket opened = this.delegate.createSocket();
+			// connected, with the read timeout set; a failure closed it
+			Socket tcp = this.tcp.createSocket();
 			DeadlineSocket socket;
 			try {
-				socket = new DeadlineSocket(opened);
+				socket = new DeadlineSocket((this.tls != null) ? layerTls(this.tls, tcp) : tcp, tcp);
 			}
-			catch (IOException ex) {
+			catch (IOException | RuntimeException ex) {
 				try {
-					opened.close();
+					tcp.close();
 				}
 				catch (IOException closing) {
 					ex.addSuppressed(closing);
 				}
-				throw new JedisConnectionException("Failed to read the socket's settings", ex);
+				throw new JedisConnectionException("Failed to create socket.", ex);
 			}
 			this.socket = socket;
 			this.input = socket.getInputStream();
 			return socket;
+		}
+
+		/**
+		 * A TLS socket over the TCP one, which closing it closes too; the handshake
+		 * happens on first use, bounded by the read timeout.
+		 */
+		private Socket layerTls(SSLSocketFactory factory, Socket tcp) throws IOException {
+			SSLSocket tlsSocket = (SSLSocket) factory.createSocket(tcp, this.hostAndPort.getHost(),
+					this.hostAndPort.getPort(), true);
+			if (this.sslParameters != null) {
+				tlsSocket.setSSLParameters(this.sslParameters);
+			}
+			// Jedis's wrapper, as before: its available() counts encrypted bytes
+			return new SSLSocketWrapper(tlsSocket, tcp);
 		}
 
 	}

@@ -104,6 +104,30 @@ class DeadlineSocketTests {
 		assertThat(this.client.lastTimeout).isEqualTo(2_000);
 	}
 
+	@Test
+	void abortClosesTheConnectionUnderALayeredSocketNotTheLayer() throws IOException {
+		AtomicInteger layerCloses = new AtomicInteger();
+		// stands for a TLS socket, whose close() would wait for a write in progress
+		Socket layer = new Socket() {
+
+			@Override
+			public InputStream getInputStream() throws IOException {
+				return DeadlineSocketTests.this.client.getInputStream();
+			}
+
+			@Override
+			public synchronized void close() {
+				layerCloses.incrementAndGet();
+			}
+
+		};
+		DeadlineSocket layered = new DeadlineSocket(layer, this.client);
+		layered.abort();
+		assertThat(this.client.isClosed()).isTrue();
+		assertThat(layerCloses).hasValue(0);
+		assertThatExceptionOfType(SocketException.class).isThrownBy(() -> layered.getInputStream().read());
+	}
+
 	/** A plain socket that counts the read timeouts set on it. */
 	private static final class CountingSocket extends Socket {
 
