@@ -93,19 +93,27 @@ final class AcquireReply {
 	 * refused)
 	 */
 	static long nodeMicros(@Nullable Object value) {
-		Object seconds;
-		Object micros;
 		if (isScriptReply(value)) {
-			seconds = ((List<?>) value).get(1);
-			micros = ((List<?>) value).get(2);
+			return micros(((List<?>) value).get(1), ((List<?>) value).get(2));
 		}
-		else if (isPipelinedReply(value) && ((List<?>) value).get(1) instanceof List<?> time && time.size() == 2) {
-			seconds = time.get(0);
-			micros = time.get(1);
+		if (isPipelinedReply(value)) {
+			return timeMicros(((List<?>) value).get(1));
 		}
-		else {
-			return -1;
+		return -1;
+	}
+
+	/**
+	 * Reads the reply of {@code TIME}: seconds and microseconds.
+	 * @return the time in microseconds since the epoch, or -1 for anything else
+	 */
+	static long timeMicros(@Nullable Object reply) {
+		if (reply instanceof List<?> time && time.size() == 2) {
+			return micros(time.get(0), time.get(1));
 		}
+		return -1;
+	}
+
+	private static long micros(@Nullable Object seconds, @Nullable Object micros) {
 		long wholeSeconds = (seconds instanceof byte[] bytes) ? digits(bytes, bytes.length) : -1;
 		long fraction = (micros instanceof byte[] bytes) ? digits(bytes, bytes.length) : -1;
 		return (wholeSeconds < 0 || fraction < 0) ? -1 : wholeSeconds * 1_000_000 + fraction;

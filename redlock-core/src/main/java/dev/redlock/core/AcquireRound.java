@@ -75,20 +75,27 @@ final class AcquireRound {
 	 * @return what the attempt found
 	 */
 	AcquireAttempt attempt(RawArgument key, Duration ttl, boolean fenced) {
-		this.group.removeOwnLeftovers(key);
+		// an attempt takes at most two node timeouts, whatever it meets: its own values
+		// left on the nodes removed first (at most one), its round (one), and what
+		// follows
+		// it (a token to confirm, scripts to send again, the clean-up of a lost round) in
+		// what is left; what there is no time for goes to the late clean-up
+		long timeout = this.settings.nodeTimeout().toNanos();
+		long deadline = System.nanoTime() + 2 * timeout;
+		this.group.removeOwnLeftovers(key, deadline - timeout);
 		RawArgument value = LockValues.next();
 		RawArgument ttlArgument = ttlArgument(ttl.toMillis());
 		RoundCommand acquire = acquireCommand(key, value, ttlArgument, fenced);
 		long start = this.ticker.getAsLong();
 		long expiresAt = System.nanoTime() + ttl.toNanos();
-		AcquireExit exit = new AcquireExit(key, value, fenced, expiresAt, ttl.toNanos());
+		AcquireExit exit = new AcquireExit(key, value, fenced, expiresAt);
 		NodeReply[] replies = this.group.fanout().execute(acquire, null, exit);
 		try {
 			if (fenced) {
 				retryBySource(this.judged ? LockScripts.ACQUIRE_FENCED : LockScripts.ACQUIRE_COUNTED, key, value,
-						ttlArgument, replies);
+						ttlArgument, replies, deadline);
 			}
-			return settle(key, value, ttl, fenced, replies, start, expiresAt, exit);
+			return settle(key, value, ttl, fenced, replies, start, expiresAt, exit, deadline);
 		}
 		catch (Throwable ex) {
 			// nothing of ours should fail here; if it does, our value must not stay where
@@ -123,7 +130,7 @@ final class AcquireRound {
 	 * value may have landed.
 	 */
 	private AcquireAttempt settle(RawArgument key, RawArgument value, Duration ttl, boolean fenced, NodeReply[] replies,
-			long start, long expiresAt, AcquireExit exit) {
+			long start, long expiresAt, AcquireExit exit, long deadline) {
 		// listeners first: the time they take counts in the validity, which is read after
 		this.group.events().nodeReplies(NodeCommand.ACQUIRE, replies, grants(fenced));
 		long end = this.ticker.getAsLong();
@@ -132,7 +139,7 @@ final class AcquireRound {
 		if (granted >= this.group.quorum() && validUntil - end > 0) {
 			long token = 0;
 			if (fenced) {
-				token = confirmToken(key, value, replies, exit);
+				token = confirmToken(key, value, replies, exit, deadline);
 				end = this.ticker.getAsLong();
 			}
 			if (!fenced || (token > 0 && validUntil - end > 0)) {
@@ -160,10 +167,10 @@ final class AcquireRound {
 			}
 		}
 		if (any) {
-			NodeReply[] released = this.group.runScript(NodeCommand.RELEASE, LockScripts.DISCARD, key, answered, null,
-					value);
-			for (int i = 0; i < released.length; i++) {
-				if (answered[i] && !released[i].isDefinite()) {
+			NodeReply[] released = this.group.runScript(deadline, NodeCommand.RELEASE, LockScripts.DISCARD, key,
+					answered, null, value);
+			for (int i = 0; i < answered.length; i++) {
+				if (answered[i] && (released == null || !released[i].isDefinite())) {
 					this.group.cleanup().remove(i, key, value, expiresAt);
 				}
 			}
@@ -234,11 +241,11 @@ final class AcquireRound {
 	 * the token stands only if a quorum confirms it.
 	 * @return the token, or 0 if no quorum confirmed it
 	 */
-	private long confirmToken(RawArgument key, RawArgument value, NodeReply[] grants, AcquireExit exit) {
+	private long confirmToken(RawArgument key, RawArgument value, NodeReply[] grants, AcquireExit exit, long deadline) {
 		long candidate = 0;
 		int atCandidate = 0;
 		for (NodeReply reply : grants) {
-			if (exit.countingGrant(reply, grants)) {
+			if (exit.counts(reply, grants)) {
 				long count = AcquireReply.grant(reply.value());
 				if (count > candidate) {
 					candidate = count;
@@ -253,11 +260,15 @@ final class AcquireRound {
 			return candidate;
 		}
 		// returns once a quorum confirmed (or can no longer): a slow node costs nothing
+		Fanout fanout = this.group.fanout().until(deadline);
+		if (fanout == null) {
+			return 0;
+		}
 		RawArgument token = RawArgument.of(candidate);
-		NodeReply[] replies = this.group.fanout()
-			.execute(fencingScript(Command.EVALSHA, LockScripts.RAISE_FENCE.sha1(), key, value, token), null,
-					this.group.quorumExit(NodeCommand.FENCE));
-		retryBySource(LockScripts.RAISE_FENCE, key, value, token, replies);
+		NodeReply[] replies = fanout.execute(
+				fencingScript(Command.EVALSHA, LockScripts.RAISE_FENCE.sha1(), key, value, token), null,
+				this.group.quorumExit(NodeCommand.FENCE));
+		retryBySource(LockScripts.RAISE_FENCE, key, value, token, replies, deadline);
 		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isConfirmed);
 		int confirmed = 0;
 		for (NodeReply reply : replies) {
@@ -285,11 +296,13 @@ final class AcquireRound {
 	 * one node fewer.
 	 */
 	private void retryBySource(Script script, RawArgument key, RawArgument value, RawArgument argument,
-			NodeReply[] replies) {
+			NodeReply[] replies, long deadline) {
 		boolean[] missing = ScriptRetry.nodesLackingScript(replies, NodeReply::isNoScript);
-		if (missing != null) {
-			ScriptRetry.merge(replies, this.group.fanout()
-				.execute(fencingScript(Command.EVAL, script.source(), key, value, argument), missing), missing);
+		Fanout fanout = (missing != null) ? this.group.fanout().until(deadline) : null;
+		if (fanout != null) {
+			ScriptRetry.merge(replies,
+					fanout.execute(fencingScript(Command.EVAL, script.source(), key, value, argument), missing),
+					missing);
 		}
 	}
 
@@ -339,56 +352,98 @@ final class AcquireRound {
 
 		private final @Nullable NodeJudge judge;
 
-		AcquireExit(RawArgument key, RawArgument value, boolean fenced, long expiresAt, long ttlNanos) {
+		AcquireExit(RawArgument key, RawArgument value, boolean fenced, long expiresAt) {
 			this.key = key;
 			this.value = value;
 			this.fenced = fenced;
 			this.expiresAt = expiresAt;
 			// without quarantines, every node is trusted: nothing to judge
-			this.judge = AcquireRound.this.judged ? new NodeJudge(AcquireRound.this.group, ttlNanos) : null;
+			this.judge = AcquireRound.this.judged
+					? new NodeJudge(AcquireRound.this.group.quarantines(), AcquireRound.this.group.quorum(),
+							AcquireRound.this.settings.clockTolerance().toNanos(), System::nanoTime)
+					: null;
 		}
 
 		/**
 		 * How many of the replies read so far are grants that count: a quarantined node's
 		 * do not, nor those of a node whose clock or marker the reply proves may have
-		 * forgotten, nor, for a fenced lock, those whose counter no quorum confirmed
-		 * since the node last forgot.
+		 * forgotten, or whose clock is not yet proven to agree with the others', nor, for
+		 * a fenced lock, those whose counter no quorum confirmed since the node last
+		 * forgot.
 		 */
 		int granted(NodeReply[] replies) {
-			int granted = 0;
-			for (NodeReply reply : replies) {
-				if (countingGrant(reply, replies)) {
-					granted++;
-				}
-			}
-			return granted;
+			return count(replies, NodeJudge.COUNTS);
 		}
 
-		boolean countingGrant(@Nullable NodeReply reply, NodeReply[] replies) {
-			// a quarantined node may have forgotten a lock someone else still holds: its
-			// grant proves nothing
-			if (reply == null || !reply.isGrant(this.fenced) || !AcquireRound.this.group.counts(reply.node())
-					|| (this.fenced && AcquireReply.readAnotherValue(reply.value(), this.value.getRaw()))) {
+		/**
+		 * How many of the replies read so far have the given verdict
+		 * ({@link NodeJudge}'s).
+		 */
+		private int count(NodeReply[] replies, byte verdict) {
+			if (this.judge != null) {
+				this.judge.read(replies);
+			}
+			int count = 0;
+			for (NodeReply reply : replies) {
+				if (reply != null && verdict(reply) == verdict) {
+					count++;
+				}
+			}
+			return count;
+		}
+
+		/** Whether a reply is a grant that counts. */
+		boolean counts(@Nullable NodeReply reply, NodeReply[] replies) {
+			if (reply == null) {
 				return false;
 			}
-			return this.judge == null
-					|| (this.judge.trusts(reply, replies) && (!this.fenced || this.judge.confirmedCounter(reply)));
+			if (this.judge != null) {
+				this.judge.read(replies);
+			}
+			return verdict(reply) == NodeJudge.COUNTS;
+		}
+
+		/** A reply's verdict, once the judge has read the round's replies. */
+		private byte verdict(NodeReply reply) {
+			// a quarantined node may have forgotten a lock someone else still holds: its
+			// grant proves nothing
+			if (!reply.isGrant(this.fenced)
+					|| (this.fenced && AcquireReply.readAnotherValue(reply.value(), this.value.getRaw()))) {
+				return NodeJudge.REFUSED;
+			}
+			if (this.judge == null) {
+				return AcquireRound.this.group.counts(reply.node()) ? NodeJudge.COUNTS : NodeJudge.REFUSED;
+			}
+			byte verdict = this.judge.judge(reply);
+			if (verdict == NodeJudge.COUNTS && this.fenced && !this.judge.confirmedCounter(reply)) {
+				return NodeJudge.REFUSED;
+			}
+			return verdict;
 		}
 
 		@Override
 		public boolean settled(NodeReply[] replies) {
-			int granted = granted(replies);
+			if (this.judge != null) {
+				this.judge.read(replies);
+			}
+			int granted = 0;
+			int pending = 0;
 			int answered = 0;
 			for (NodeReply reply : replies) {
 				// a node that lost the fencing script is asked again by its source: its
 				// answer is still to come
 				if (reply != null && !reply.isNoScript()) {
 					answered++;
+					byte verdict = verdict(reply);
+					if (verdict == NodeJudge.COUNTS) {
+						granted++;
+					}
+					else if (verdict == NodeJudge.PENDING) {
+						pending++;
+					}
 				}
 			}
-			int refused = answered - granted;
-			return granted >= AcquireRound.this.group.quorum()
-					|| refused > replies.length - AcquireRound.this.group.quorum();
+			return NodeJudge.settled(granted, pending, answered, replies.length, AcquireRound.this.group.quorum());
 		}
 
 		@Override

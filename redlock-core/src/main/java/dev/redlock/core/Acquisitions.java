@@ -96,9 +96,12 @@ final class Acquisitions {
 	}
 
 	/**
-	 * Records an acquisition; reads no clock, so that a test's scripted ticker sees only
-	 * the algorithm's reads. Should anything fail here, the lock is released before the
-	 * failure reaches the caller, never left on the nodes until its TTL.
+	 * Records an acquisition and tells the listeners; reads no clock unless listeners
+	 * took the lease's whole validity, so that a test's scripted ticker sees only the
+	 * algorithm's reads. Listener time counts in the validity: a lease they leave with
+	 * nothing is released, and the acquisition fails with
+	 * {@link Reason#VALIDITY_EXHAUSTED}. Should anything fail here, the lock is released
+	 * before the failure reaches the caller, never left on the nodes until its TTL.
 	 */
 	private Lease acquired(String name, String resource, RawArgument key, Duration ttl, AcquireAttempt attempt,
 			long start, int attempts, long waitedNanos) {
@@ -118,6 +121,14 @@ final class Acquisitions {
 						Duration.ofNanos(attempt.end() - start), attempts,
 						Duration.ofNanos(attempt.validUntil() - attempt.end()),
 						Duration.ofNanos(Math.max(0, waitedNanos))));
+				if (!lease.isValid()) {
+					// the listeners took the whole validity: no lease with nothing left
+					lease.release();
+					throw notAcquired(name,
+							new LockNotAcquiredException(resource, Reason.VALIDITY_EXHAUSTED, attempts,
+									Duration.ofNanos(Math.max(0, this.ticker.getAsLong() - start)), List.of(),
+									List.of(), null));
+				}
 			}
 			return lease;
 		}

@@ -108,8 +108,7 @@ final class CounterReseed implements AutoCloseable {
 					new CommandArguments(Command.EVAL).add(LockScripts.COUNTERS_RESEEDED.source())
 						.add(1)
 						.add(NodeMarker.KEY)
-						.add(marker.nonce())
-						.add(marker.withCountersOk().encode()));
+						.add(marker.nonce()));
 			logger.info("Fencing counters of Redis node {} re-seeded from {} other nodes: {} counters",
 					this.pools.get(node).uri().redacted(), read, counters.size());
 			return true;

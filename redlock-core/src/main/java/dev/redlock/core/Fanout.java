@@ -44,6 +44,21 @@ record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient
 	}
 
 	/**
+	 * The same fanout, its rounds cut at a deadline when that comes before their own: for
+	 * the rounds that follow an acquisition's first, so that an attempt as a whole keeps
+	 * its bound.
+	 * @param deadline a {@link System#nanoTime()} reading
+	 * @return the fanout, or {@code null} when the deadline has passed
+	 */
+	@Nullable Fanout until(long deadline) {
+		long left = deadline - System.nanoTime();
+		if (left <= 0) {
+			return null;
+		}
+		return (left >= this.timeoutNanos) ? this : new Fanout(this.pools, left, this.patient);
+	}
+
+	/**
 	 * Runs the command on the selected nodes. Never throws for a node's failure: each
 	 * shows in its reply.
 	 * @param command the command, the same for every node

@@ -103,7 +103,8 @@ final class LockArguments {
 		long driftNanos = this.settings.driftNanosFor(millis.toNanos());
 		if (millis.toNanos() <= driftNanos) {
 			throw new IllegalArgumentException("Lock TTL must be longer than the clock drift allowance of "
-					+ TimeUnit.NANOSECONDS.toMillis(driftNanos) + " ms, was " + ttl);
+					+ TimeUnit.NANOSECONDS.toMillis(driftNanos) + " ms (ttl × clockDriftFactor + 2 ms"
+					+ (this.settings.restartQuarantine().isZero() ? "" : " + 3 × clockTolerance") + "), was " + ttl);
 		}
 		Duration quarantine = this.settings.restartQuarantine();
 		if (!quarantine.isZero() && millis.compareTo(quarantine) > 0) {

@@ -143,17 +143,31 @@ final class LockScripts {
 			""");
 
 	/**
-	 * Records a failover in a node's marker KEYS[1], unless it records this one already:
-	 * sets it to ARGV[2] when the replication id it names is not ARGV[1]. Returns the
-	 * marker in place afterwards.
+	 * Writes a node's marker KEYS[1] if it still is ARGV[1] (empty: if there is none), a
+	 * compare-and-set, so that no client writes over a marker it did not read: the new
+	 * value is ARGV[2] (every field but the epoch and the evidence), the epoch, and
+	 * ARGV[3] (the evidence). The epoch is set here, on the node: one more than the old
+	 * one, and at least the node's time in ms, so that it only ever rises. Returns the
+	 * marker in place afterwards (nil when there is none).
 	 */
-	static final Script RECORD_FAILOVER = new Script("""
-			local marker = redis.call('get', KEYS[1])
-			if marker and string.match(marker, '^%S+ %S+ %S+ (%S+)') == ARGV[1] then
-			  return marker
+	static final Script WRITE_MARKER = new Script("""
+			local current = redis.call('get', KEYS[1])
+			if (current or '') ~= ARGV[1] then
+			  return current
 			end
-			redis.call('set', KEYS[1], ARGV[2])
-			return ARGV[2]
+			local old = 0
+			if current then
+			  local field = 0
+			  for word in string.gmatch(current, '%S+') do
+			    field = field + 1
+			    if field == 6 then old = tonumber(word) or 0 end
+			  end
+			end
+			local time = redis.call('time')
+			local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+			local marker = ARGV[2] .. ' ' .. string.format('%d', math.max(old + 1, now)) .. ' ' .. ARGV[3]
+			redis.call('set', KEYS[1], marker)
+			return marker
 			""");
 
 	/**
@@ -184,16 +198,26 @@ final class LockScripts {
 			""");
 
 	/**
-	 * Marks a marker's counters re-seeded: sets the marker KEYS[1] to ARGV[2] if it still
-	 * has the generation ARGV[1]; returns 1 when set.
+	 * Marks a marker's counters re-seeded: if the marker KEYS[1] still has the generation
+	 * ARGV[1], sets its counters field to {@code ok} and raises its epoch as
+	 * {@link #WRITE_MARKER} does, the other fields kept; returns 1 when set.
 	 */
 	static final Script COUNTERS_RESEEDED = new Script("""
 			local marker = redis.call('get', KEYS[1])
-			if marker and string.match(marker, '^%S+ %S+ (%S+)') == ARGV[1] then
-			  redis.call('set', KEYS[1], ARGV[2])
-			  return 1
+			if not marker or string.match(marker, '^%S+ %S+ (%S+)') ~= ARGV[1] then
+			  return 0
 			end
-			return 0
+			local fields = {}
+			for word in string.gmatch(marker, '%S+') do
+			  fields[#fields + 1] = word
+			end
+			local time = redis.call('time')
+			local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+			fields[5] = 'ok'
+			fields[6] = string.format('%d', math.max((tonumber(fields[6] or '0') or 0) + 1, now))
+			fields[7] = fields[7] or '-'
+			redis.call('set', KEYS[1], table.concat(fields, ' '))
+			return 1
 			""");
 
 	/**

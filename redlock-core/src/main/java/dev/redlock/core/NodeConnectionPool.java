@@ -86,8 +86,8 @@ final class NodeConnectionPool implements AutoCloseable {
 		this.connector = new NodeConnector(uri, settings.clientName(), tls, quarantine, reconnectBackoffNanos);
 		this.lateReplies = new OnDemandThread(OnDemandThread.LATE_REPLIES + uri.hostAndPort());
 		// last: from now on a marker repair may open a connection for this pool
-		this.warm = new WarmConnections(this.connector, minIdle, warmUp, quarantine.markers(),
-				(nanos) -> replied(nanos, false), this::keep, () -> this.closed);
+		this.warm = new WarmConnections(this.connector, minIdle, warmUp, (nanos) -> replied(nanos, false), this::keep,
+				() -> this.closed);
 	}
 
 	/**

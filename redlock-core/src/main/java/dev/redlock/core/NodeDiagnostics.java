@@ -51,13 +51,12 @@ final class NodeDiagnostics {
 				quarantine.observe(fields);
 				String uptime = fields.get("uptime_in_seconds");
 				statuses.add(new NodeStatus(node, true, latency, fields.get("redis_version"), fields.get("role"),
-						seconds(uptime), quarantine.remaining(), quarantine.reason(), quarantine.clockRunsFast(),
-						null));
+						seconds(uptime), quarantine.remaining(), quarantine.reason(), quarantine.clockOffSeen(), null));
 			}
 			else {
 				NodeQuarantine quarantine = this.group.quarantine(reply.node());
 				statuses.add(new NodeStatus(node, false, latency, null, null, null, quarantine.remaining(),
-						quarantine.reason(), quarantine.clockRunsFast(), reply.describeFailure()));
+						quarantine.reason(), quarantine.clockOffSeen(), reply.describeFailure()));
 			}
 		}
 		return statuses;
@@ -69,8 +68,9 @@ final class NodeDiagnostics {
 	 * it would fake a quorum), a node that is a replica. Warnings: fewer than 3 nodes or
 	 * an even count, a node that cannot be reached now (a minority may be down at
 	 * startup), a {@code maxmemory-policy} other than {@code noeviction} (lock keys carry
-	 * a TTL, so even {@code volatile-*} policies may evict them), and a default TTL below
-	 * 3 node timeouts.
+	 * a TTL, so even {@code volatile-*} policies may evict them; with a {@code maxmemory}
+	 * and the restart quarantine on, such a node counts towards no quorum), and a default
+	 * TTL below 3 node timeouts.
 	 * @return the findings, errors first; empty when all is well
 	 */
 	List<NodeFinding> verifyNodes() {
@@ -137,9 +137,19 @@ final class NodeDiagnostics {
 								+ "master; list independent masters"));
 			}
 			String policy = configValue(policies[i]);
+			if (policy == null) {
+				policy = fields.get("maxmemory_policy");
+			}
 			if (policy != null && !policy.equals("noeviction")) {
-				warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, i, node + " has maxmemory-policy " + policy
-						+ ": under memory pressure it may evict lock keys (they carry a TTL); use noeviction"));
+				boolean bounded = !"0".equals(fields.getOrDefault("maxmemory", "0"));
+				boolean judged = !this.settings.restartQuarantine().isZero();
+				warnings
+					.add(new NodeFinding(NodeFinding.Severity.WARNING, i,
+							node + " has maxmemory-policy " + policy + (bounded ? " with a maxmemory" : "")
+									+ ": under memory pressure it may evict lock keys (they " + "carry a TTL); "
+									+ ((bounded && judged)
+											? "it counts towards no quorum while so configured (eviction); " : "")
+									+ "set maxmemory-policy noeviction"));
 			}
 		}
 		credentialFindings(refusingCredentials, infos, errors, warnings);

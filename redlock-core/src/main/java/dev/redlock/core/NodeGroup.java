@@ -48,6 +48,9 @@ final class NodeGroup implements AutoCloseable {
 
 	private final CounterReseed reseed;
 
+	/** Reads the nodes now and then with the restart quarantine on; {@code null} off. */
+	private final @Nullable NodeProbe probe;
+
 	NodeGroup(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker, List<RedlockListener> listeners,
 			TlsSettings tls, RenewalScheduler scheduler) {
 		this.nodes = List.copyOf(nodes);
@@ -60,8 +63,7 @@ final class NodeGroup implements AutoCloseable {
 		this.warmUp = (Math.min(settings.poolMinIdle(), settings.poolMaxIdle()) > 0)
 				? new WarmUp(nodes.size(), this.quorum) : WarmUp.none();
 		for (RedisNodeUri node : nodes) {
-			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine(),
-					settings.clockDriftFactor());
+			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine());
 			quarantines.add(quarantine);
 			pools.add(new NodeConnectionPool(node, settings, reconnectBackoff(settings).toNanos(), quarantine, tls,
 					this.warmUp));
@@ -88,6 +90,18 @@ final class NodeGroup implements AutoCloseable {
 		this.fanout = new Fanout(this.pools, settings.nodeTimeout().toNanos());
 		this.cleanup = new ValueCleanup(new Fanout(this.pools, settings.nodeTimeout().toNanos(), true), this.pools,
 				scheduler, settings.nodeTimeout().toNanos());
+		this.probe = settings.restartQuarantine().isZero() ? null
+				: new NodeProbe(this.quarantines, this.fanout, this.quorum, settings.clockTolerance().toNanos());
+		if (this.probe != null) {
+			for (NodeQuarantine quarantine : this.quarantines) {
+				// a marker to write, or one found gone: the next probe writes it
+				quarantine.markers().repairWith(() -> {
+					this.probe.soon();
+					quarantine.markers().repairEnded();
+				});
+			}
+			this.probe.start();
+		}
 	}
 
 	/**
@@ -145,6 +159,11 @@ final class NodeGroup implements AutoCloseable {
 	/** The clean-up of values that rounds could not remove in time. */
 	ValueCleanup cleanup() {
 		return this.cleanup;
+	}
+
+	/** Every node's restart quarantine, in node order. */
+	List<NodeQuarantine> quarantines() {
+		return this.quarantines;
 	}
 
 	/** A node's restart quarantine. */
@@ -290,8 +309,7 @@ final class NodeGroup implements AutoCloseable {
 	 */
 	NodeReply[] runScript(NodeCommand command, Script script, RawArgument key, boolean @Nullable [] selected,
 			@Nullable EarlyExit exit, RawArgument... args) {
-		NodeReply[] replies = this.fanout.execute(LockScripts.call(Command.EVALSHA, script.sha1(), key, args), selected,
-				exit);
+		NodeReply[] replies = runScript(this.fanout, command, script, key, selected, exit, args);
 		boolean[] missing = ScriptRetry.nodesLackingScript(replies, NodeReply::isNoScript);
 		if (missing != null) {
 			ScriptRetry.merge(replies,
@@ -299,6 +317,35 @@ final class NodeGroup implements AutoCloseable {
 		}
 		this.events.nodeReplies(command, replies, NodeReply::isConfirmed);
 		return replies;
+	}
+
+	/**
+	 * {@link #runScript(NodeCommand, Script, RawArgument, boolean[], EarlyExit, RawArgument...)}
+	 * within a deadline: each round is cut at it, and what there is no time for shows as
+	 * timed out (a round that cannot start: {@code null}).
+	 * @param deadline a {@link System#nanoTime()} reading
+	 * @return the replies, or {@code null} when the deadline has passed
+	 */
+	NodeReply @Nullable [] runScript(long deadline, NodeCommand command, Script script, RawArgument key,
+			boolean @Nullable [] selected, @Nullable EarlyExit exit, RawArgument... args) {
+		Fanout first = this.fanout.until(deadline);
+		if (first == null) {
+			return null;
+		}
+		NodeReply[] replies = runScript(first, command, script, key, selected, exit, args);
+		boolean[] missing = ScriptRetry.nodesLackingScript(replies, NodeReply::isNoScript);
+		Fanout retry = (missing != null) ? this.fanout.until(deadline) : null;
+		if (retry != null) {
+			ScriptRetry.merge(replies,
+					retry.execute(LockScripts.call(Command.EVAL, script.source(), key, args), missing), missing);
+		}
+		this.events.nodeReplies(command, replies, NodeReply::isConfirmed);
+		return replies;
+	}
+
+	private static NodeReply[] runScript(Fanout fanout, NodeCommand command, Script script, RawArgument key,
+			boolean @Nullable [] selected, @Nullable EarlyExit exit, RawArgument... args) {
+		return fanout.execute(LockScripts.call(Command.EVALSHA, script.sha1(), key, args), selected, exit);
 	}
 
 	/**
@@ -369,11 +416,13 @@ final class NodeGroup implements AutoCloseable {
 	 * Removes, on the caller's thread, values of ours for this key that still wait for
 	 * the late clean-up on so many nodes that they would deny a quorum: left by a release
 	 * or a lost round of this instance that could not be confirmed, they would refuse its
-	 * own next acquisition of the key. Costs nothing when none waits (the usual case), at
-	 * most a node timeout per such value when one does; values waiting only on a minority
-	 * (a node down or frozen) are left to the late clean-up.
+	 * own next acquisition of the key. Costs nothing when none waits (the usual case),
+	 * and never runs past the deadline when some do; values waiting only on a minority (a
+	 * node down or frozen), or for which there is no time left, are left to the late
+	 * clean-up.
+	 * @param deadline a {@link System#nanoTime()} reading
 	 */
-	void removeOwnLeftovers(RawArgument key) {
+	void removeOwnLeftovers(RawArgument key, long deadline) {
 		Map<RawArgument, boolean[]> waiting = this.cleanup.waitingFor(key);
 		if (waiting.isEmpty()) {
 			return;
@@ -384,8 +433,10 @@ final class NodeGroup implements AutoCloseable {
 			for (boolean on : nodes) {
 				count += on ? 1 : 0;
 			}
-			if (count >= denyingQuorum) {
-				NodeReply[] replies = runScript(NodeCommand.RELEASE, LockScripts.DISCARD, key, nodes, null, value);
+			// what there is no time for stays with the late clean-up
+			NodeReply[] replies = (count >= denyingQuorum)
+					? runScript(deadline, NodeCommand.RELEASE, LockScripts.DISCARD, key, nodes, null, value) : null;
+			if (replies != null) {
 				for (int i = 0; i < nodes.length; i++) {
 					if (nodes[i] && replies[i] != null && replies[i].isDefinite()) {
 						this.cleanup.removed(i, key, value);
@@ -427,6 +478,9 @@ final class NodeGroup implements AutoCloseable {
 
 	@Override
 	public void close() {
+		if (this.probe != null) {
+			this.probe.close();
+		}
 		// one node timeout for a reply the late-reply thread still reads, one for the
 		// removal
 		this.cleanup.finish(this.settings.nodeTimeout().toNanos() * 2);

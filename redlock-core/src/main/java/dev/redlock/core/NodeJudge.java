@@ -1,121 +1,126 @@
 package dev.redlock.core;
 
-import java.util.Arrays;
+import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
- * Judges, for one acquisition round, whether each node's reply proves the node still
- * remembers the locks it granted: the node's clock and marker come with the grant, read
- * in the same step as the {@code SET}. A node this client has known for a quarantine is
- * judged by its own clock's history, one met more recently against the other nodes'
- * clocks read in the same round (at least a quorum of them). Each reply is judged once;
- * what the judgement finds quarantines the node.
+ * Judges, for one acquisition round, whether each node's grant may count: the node must
+ * be out of quarantine, its {@link NodeMarker marker} (read in the same step as the
+ * {@code SET}) must show it has not forgotten, and its clock (read there too) must agree
+ * with the other nodes' by the {@link ClockConsensus consensus} of the round's readings,
+ * which no minority of faulty nodes can sway. Every reading of the round, a refusal's
+ * too, joins the reference; a node proven off is quarantined. Nothing is carried from one
+ * round to the next but the quarantines, so a client judges alike whether it met the
+ * nodes long ago, a moment ago or never, busy or idle.
  */
 final class NodeJudge {
 
-	private static final byte UNJUDGED = 0;
+	/** The grant counts. */
+	static final byte COUNTS = 1;
 
-	private static final byte TRUSTED = 1;
+	/** The grant does not count in this round. */
+	static final byte REFUSED = 2;
 
-	private static final byte DISTRUSTED = 2;
+	/** Not decided yet: a later reading of the round may clear the node's clock. */
+	static final byte PENDING = 3;
 
-	/** A node met recently, waiting to be compared with the others. */
-	private static final byte COMPARED = 3;
+	private final List<NodeQuarantine> quarantines;
 
-	private final NodeGroup group;
+	private final ClockReadings clocks;
 
-	private final long ttlNanos;
+	private final LongSupplier ticker;
 
-	/** {@link System#nanoTime()} before the round's command was written. */
-	private final long roundStart = System.nanoTime();
+	/** The verdicts decided so far: {@link #COUNTS} or {@link #REFUSED}, 0 when not. */
+	private final byte[] verdicts;
 
-	private byte[] verdicts;
+	/** What this client knew of each node's marker when the round started. */
+	private final MarkerWatch.Memory[] markersBefore;
 
-	NodeJudge(NodeGroup group, long ttlNanos) {
-		this.group = group;
-		this.ttlNanos = ttlNanos;
+	/**
+	 * @param quarantines every node's quarantine, in node order
+	 * @param quorum how many nodes make a quorum
+	 * @param toleranceNanos how far apart the nodes' clocks may read and agree
+	 * ({@link RedlockSettings#clockTolerance()})
+	 * @param ticker this client's monotonic clock ({@link System#nanoTime()} but in
+	 * simulations), read now as the round's start
+	 */
+	NodeJudge(List<NodeQuarantine> quarantines, int quorum, long toleranceNanos, LongSupplier ticker) {
+		int nodes = quarantines.size();
+		this.quarantines = quarantines;
+		this.ticker = ticker;
+		this.verdicts = new byte[nodes];
+		this.markersBefore = new MarkerWatch.Memory[nodes];
+		for (int i = 0; i < nodes; i++) {
+			this.markersBefore[i] = quarantines.get(i).markers().memory();
+		}
+		this.clocks = new ClockReadings(quarantines, quorum, toleranceNanos, AcquireReply::nodeMicros, ticker);
 	}
 
 	/**
-	 * Whether a reply's grant may count, as far as the node's clock and marker tell.
-	 * @param reply a reply of the acquisition script
-	 * @param replies every reply read so far in the round, for the comparison of clocks
+	 * Takes in the replies read since the last call: their clocks join the reference, and
+	 * any node whose clock the readings prove off is quarantined.
+	 * @param replies the round's replies so far, by node
 	 */
-	boolean trusts(NodeReply reply, NodeReply[] replies) {
+	void read(NodeReply[] replies) {
+		this.clocks.read(replies);
+	}
+
+	/**
+	 * Whether a grant counts, once {@link #read} has taken in its reply.
+	 * @param reply a grant of the acquisition script
+	 * @return {@link #COUNTS}, {@link #REFUSED} or {@link #PENDING}
+	 */
+	byte judge(NodeReply reply) {
 		int node = reply.node();
-		NodeQuarantine quarantine = this.group.quarantine(node);
-		if (!quarantine.isOn()) {
-			return true;
-		}
-		if (this.verdicts == null) {
-			this.verdicts = new byte[replies.length];
-		}
+		NodeQuarantine quarantine = this.quarantines.get(node);
 		byte verdict = this.verdicts[node];
-		if (verdict == TRUSTED || verdict == DISTRUSTED) {
-			return verdict == TRUSTED;
+		if (verdict != 0) {
+			return (verdict == COUNTS && !quarantine.counts()) ? REFUSED : verdict;
 		}
-		long now = System.nanoTime();
+		if (!quarantine.counts() || !markerAdmits(reply, quarantine)) {
+			this.verdicts[node] = REFUSED;
+			return REFUSED;
+		}
+		byte clock = this.clocks.verdict(node);
+		if (clock < 0) {
+			// a user who may not read the node's clock: its steps go unseen (said once)
+			quarantine.clockUnreadable();
+			this.verdicts[node] = COUNTS;
+			return COUNTS;
+		}
+		if (clock == ClockConsensus.CLEARED) {
+			this.verdicts[node] = COUNTS;
+			return COUNTS;
+		}
+		if (clock != ClockConsensus.UNDECIDED) {
+			this.verdicts[node] = REFUSED;
+			return REFUSED;
+		}
+		// more readings may clear it
+		return PENDING;
+	}
+
+	private boolean markerAdmits(NodeReply reply, NodeQuarantine quarantine) {
 		Object value = reply.value();
 		long nodeMicros = AcquireReply.nodeMicros(value);
-		if (verdict == UNJUDGED) {
-			if (nodeMicros < 0) {
-				// a user who may not read the node's clock: the marker is judged by ours
-				quarantine.clockUnreadable();
-				boolean admitted = quarantine.markers()
-					.admits(AcquireReply.marker(value), System.currentTimeMillis(), now);
-				this.verdicts[node] = admitted ? TRUSTED : DISTRUSTED;
-				return admitted;
-			}
-			boolean admitted = quarantine.admitsClock(nodeMicros, this.roundStart, now, this.ttlNanos)
-					&& quarantine.markers().admits(AcquireReply.marker(value), nodeMicros / 1_000, now);
-			if (!admitted) {
-				this.verdicts[node] = DISTRUSTED;
-				return false;
-			}
-			if (!quarantine.isNewClock(now)) {
-				this.verdicts[node] = TRUSTED;
-				return true;
-			}
-			this.verdicts[node] = COMPARED;
-		}
-		long ahead = aheadOfTheOthers(nodeMicros, replies, now);
-		if (ahead == Long.MIN_VALUE) {
-			// too few clocks read yet to compare with: not counted so far
-			return false;
-		}
-		if (ahead > quarantine.stepThresholdNanos(this.ttlNanos)) {
-			quarantine.clockAhead(ahead, nodeMicros, this.roundStart, now);
-			this.verdicts[node] = DISTRUSTED;
-			return false;
-		}
-		this.verdicts[node] = TRUSTED;
-		return true;
+		long now = this.ticker.getAsLong();
+		// without the node's clock, the marker is judged by ours
+		long nodeMillis = (nodeMicros >= 0) ? nodeMicros / 1_000 : System.currentTimeMillis();
+		return quarantine.markers()
+			.admits(AcquireReply.marker(value), nodeMillis, now, this.markersBefore[reply.node()]);
 	}
 
 	/**
-	 * How far a node's clock is proven ahead of the median of the clocks read in this
-	 * round: every reading was taken between the round's start and now, so that span is
-	 * taken off.
-	 * @return nanoseconds, or {@link Long#MIN_VALUE} when fewer than a quorum of clocks
-	 * were read
+	 * Whether a round's outcome is known: a quorum of grants counts, or so many nodes
+	 * refused that no quorum is left. A grant still {@link #PENDING pending} may count
+	 * once more clocks are in, so it is not a refusal yet.
+	 * @param counting grants that count
+	 * @param pending grants not decided yet
+	 * @param answered replies read, grants or not
 	 */
-	private long aheadOfTheOthers(long nodeMicros, NodeReply[] replies, long now) {
-		long[] clocks = new long[replies.length];
-		int read = 0;
-		for (NodeReply other : replies) {
-			if (other != null && other.kind() == NodeReply.Kind.REPLIED) {
-				long micros = AcquireReply.nodeMicros(other.value());
-				if (micros >= 0) {
-					clocks[read++] = micros;
-				}
-			}
-		}
-		if (read < this.group.quorum()) {
-			return Long.MIN_VALUE;
-		}
-		Arrays.sort(clocks, 0, read);
-		// the lower median: a minority of clocks ahead cannot move it up
-		long median = clocks[(read - 1) / 2];
-		return (nodeMicros - median) * 1_000 - (now - this.roundStart);
+	static boolean settled(int counting, int pending, int answered, int nodes, int quorum) {
+		int refused = answered - counting - pending;
+		return counting >= quorum || refused > nodes - quorum;
 	}
 
 	/**
@@ -124,7 +129,7 @@ final class NodeJudge {
 	 * only such counters keep tokens rising, since any later quorum shares one of them.
 	 */
 	boolean confirmedCounter(NodeReply reply) {
-		if (!this.group.quarantine(reply.node()).isOn()) {
+		if (!this.quarantines.get(reply.node()).isOn()) {
 			return true;
 		}
 		Object raw = AcquireReply.marker(reply.value());

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -15,18 +16,19 @@ import org.slf4j.LoggerFactory;
  * granted must not count until every lock it may have forgotten has expired, that is for
  * the restart quarantine (which caps every TTL) from the moment the cause was seen. The
  * causes ({@link QuarantineReason}) are found by one detector each: a restart
- * ({@link RestartDetector}), a clock step ({@link ClockWatch}), a failover or a loss of
- * data ({@link NodeMarker}, read by every acquisition and on every new connection). Each
+ * ({@link RestartDetector}), a clock step (the {@link ClockConsensus consensus} of each
+ * round's clocks, in {@link NodeJudge}), a failover or a loss of data
+ * ({@link NodeMarker}, read by every acquisition and on every new connection). Each
  * quarantines the node here, with its reason and until when; a later cause extends the
- * quarantine, never shortens it.
+ * quarantine, never shortens it. A new quarantine, or one for another reason, is logged
+ * and told to the listener; a quarantine extended for the same reason (a clock that stays
+ * off, judged again by every round) is not, to keep the log readable.
  *
  * <p>
  * A quarantined node still gets every command: a lock set there is released there. Only
  * its grants (and extensions) are not counted.
  */
 final class NodeQuarantine implements Quarantining {
-
-	private static final Logger logger = LoggerFactory.getLogger(NodeQuarantine.class);
 
 	/** Told each time a node is quarantined, or its quarantine extended. */
 	@FunctionalInterface
@@ -42,13 +44,15 @@ final class NodeQuarantine implements Quarantining {
 
 	private final RestartDetector restarts;
 
-	private final ClockWatch clock;
-
 	private final MarkerWatch markers;
 
-	private final double clockDriftFactor;
+	/** This client's monotonic clock: {@link System#nanoTime()} but in simulations. */
+	private final LongSupplier ticker;
 
-	private volatile boolean clockRateWarned;
+	/** Where this node's quarantines are told, and its detectors' findings. */
+	private final Logger logger;
+
+	private volatile boolean clockOffSeen;
 
 	private volatile boolean clockUnreadableLogged;
 
@@ -66,15 +70,21 @@ final class NodeQuarantine implements Quarantining {
 	};
 
 	NodeQuarantine(RedisNodeUri node, Duration quarantine) {
-		this(node, quarantine, RedlockSettings.defaults().clockDriftFactor());
+		this(node, quarantine, System::nanoTime, LoggerFactory.getLogger(NodeQuarantine.class));
 	}
 
-	NodeQuarantine(RedisNodeUri node, Duration quarantine, double clockDriftFactor) {
+	/**
+	 * Creates one on a given monotonic clock, logging to a given logger (simulations run
+	 * many clients on a clock of their own, and silence them).
+	 * @param ticker this client's monotonic clock, in nanoseconds
+	 * @param logger where quarantines and findings are told
+	 */
+	NodeQuarantine(RedisNodeUri node, Duration quarantine, LongSupplier ticker, Logger logger) {
 		this.node = node;
+		this.ticker = ticker;
+		this.logger = logger;
 		this.quarantineNanos = quarantine.toNanos();
-		this.clockDriftFactor = clockDriftFactor;
 		this.restarts = new RestartDetector(this, this.quarantineNanos);
-		this.clock = new ClockWatch(this.quarantineNanos);
 		this.markers = new MarkerWatch(this);
 	}
 
@@ -84,52 +94,52 @@ final class NodeQuarantine implements Quarantining {
 	}
 
 	/**
-	 * Whether this client met the node less than a quarantine ago, so that its clock is
-	 * judged against the other nodes' rather than its own history.
+	 * The node's clock was proven off the other nodes' in a round (ahead: it stepped
+	 * forward, and dropped our keys early; behind: it stepped back, or was restored from
+	 * a snapshot, and will drop the keys set now once corrected): it is quarantined from
+	 * now, as any lock it dropped expires within the quarantine.
+	 * @param ahead whether it stands ahead (else behind)
+	 * @param byNanos by how much it is proven off the honest clocks
 	 */
-	boolean isNewClock(long nowNanos) {
-		return this.clock.isNew(nowNanos);
+	void clockOff(boolean ahead, long byNanos) {
+		this.clockOffSeen = true;
+		String detail = "its clock stands " + TimeUnit.NANOSECONDS.toMillis(byNanos) + " ms "
+				+ (ahead ? "ahead of" : "behind") + " the other nodes'";
+		quarantine(QuarantineReason.CLOCK_STEP, this.ticker.getAsLong() + this.quarantineNanos, detail);
+		// written in its marker, so that every client keeps it out, also one that never
+		// reads it while its clock is off
+		this.markers.record(QuarantineReason.CLOCK_STEP, detail);
 	}
 
 	/**
-	 * Takes a reading of the node's clock from a new connection into account; a proven
-	 * step beyond what any TTL could absorb quarantines the node.
+	 * Takes what a greeting or a probe read of the node into account: its restarts, an
+	 * evicting configuration, and its marker, and decides what to write in the marker.
+	 * @param report what the node said
+	 * @param nowNanos this client's monotonic clock after it was read
+	 * @param before what this client knew of the marker before it was read
+	 * @return the write of the marker, or {@code null} for none
 	 */
-	void clockReading(long nodeMicros, long before, long after) {
+	MarkerWatch.@Nullable MarkerWrite inspect(NodeReport report, long nowNanos, MarkerWatch.Memory before) {
+		this.restarts.observe(report.runId(), report.uptimeSeconds(), nowNanos);
 		if (!isOn()) {
-			return;
+			return null;
 		}
-		long step = this.clock.observe(nodeMicros, before, after);
-		if (!this.clock.isNew(after) && step > stepThresholdNanos(this.quarantineNanos)) {
-			clockStepped(step, nodeMicros, before, after);
+		String policy = report.evictionPolicy();
+		if (policy != null) {
+			quarantine(QuarantineReason.EVICTION, nowNanos + this.quarantineNanos, "its maxmemory-policy " + policy
+					+ " may evict lock keys (they carry a TTL) when it reaches its maxmemory; set noeviction");
 		}
+		return this.markers.inspect(report, nowNanos, TimeUnit.NANOSECONDS.toMillis(probePeriodNanos()), before);
 	}
 
 	/**
-	 * Judges the reading of the node's clock that came with a grant: a forward step since
-	 * the baseline beyond half the drift allowance of the lock's TTL quarantines the
-	 * node, and the grant does not count.
-	 * @param ttlNanos the TTL of the lock the grant is for
-	 * @return whether the grant may count
+	 * How often a probe reads the node ({@link NodeProbe}), and raises its marker's epoch
+	 * when no other client did: a quarter of the quarantine, at most a second, so that a
+	 * client reads every node's clock and state well within any quarantine, idle or not.
 	 */
-	boolean admitsClock(long nodeMicros, long before, long after, long ttlNanos) {
-		if (!isOn()) {
-			return true;
-		}
-		long step = this.clock.observe(nodeMicros, before, after);
-		if (!this.clock.isNew(after) && step > stepThresholdNanos(ttlNanos)) {
-			clockStepped(step, nodeMicros, before, after);
-			return false;
-		}
-		double fast = this.clock.excessRate(nodeMicros, after);
-		if (fast > this.clockDriftFactor && !this.clockRateWarned) {
-			this.clockRateWarned = true;
-			logger.warn(
-					"The clock of Redis node {} runs {}% faster than this client's, more than the clock drift "
-							+ "factor ({}) allows: its keys expire early; fix its time synchronisation",
-					this.node, String.format("%.2f", fast * 100), this.clockDriftFactor);
-		}
-		return true;
+	long probePeriodNanos() {
+		return Math.max(TimeUnit.MILLISECONDS.toNanos(10),
+				Math.min(this.quarantineNanos / 4, TimeUnit.SECONDS.toNanos(1)));
 	}
 
 	/**
@@ -139,42 +149,17 @@ final class NodeQuarantine implements Quarantining {
 	void clockUnreadable() {
 		if (!this.clockUnreadableLogged) {
 			this.clockUnreadableLogged = true;
-			logger.warn("Redis node {} refuses TIME to this client: a step of its clock cannot be seen; "
+			this.logger.warn("Redis node {} refuses TIME to this client: a step of its clock cannot be seen; "
 					+ "allow the TIME command to the lock user", this.node);
 		}
 	}
 
 	/**
-	 * A node first met less than a quarantine ago whose clock stands ahead of the other
-	 * nodes': it may have stepped before this client met it.
-	 * @param aheadNanos by how much it is proven ahead of the others' median
+	 * Whether the node's clock was ever found off the other nodes' by more than the clock
+	 * tolerance: its time synchronisation needs fixing.
 	 */
-	void clockAhead(long aheadNanos, long nodeMicros, long before, long after) {
-		this.quarantine(QuarantineReason.CLOCK_STEP, after + this.quarantineNanos,
-				"its clock stands " + TimeUnit.NANOSECONDS.toMillis(aheadNanos) + " ms ahead of the other nodes'");
-		this.clock.rebase(nodeMicros, before, after);
-	}
-
-	private void clockStepped(long step, long nodeMicros, long before, long after) {
-		quarantine(QuarantineReason.CLOCK_STEP, after + this.quarantineNanos,
-				"its clock stepped forward by " + TimeUnit.NANOSECONDS.toMillis(step) + " ms");
-		this.clock.rebase(nodeMicros, before, after);
-	}
-
-	/**
-	 * The largest step of a node's clock a lock of this TTL absorbs unseen: half its
-	 * drift allowance, so that a step just under it on a node met before, or twice that
-	 * on a node compared with the others, stays within the margin validity keeps.
-	 */
-	long stepThresholdNanos(long ttlNanos) {
-		return ((long) (ttlNanos * this.clockDriftFactor) + RedlockSettings.DRIFT_BASE.toNanos()) / 2;
-	}
-
-	/**
-	 * Whether the clock of the node was found to run faster than the drift factor allows.
-	 */
-	boolean clockRunsFast() {
-		return this.clockRateWarned;
+	boolean clockOffSeen() {
+		return this.clockOffSeen;
 	}
 
 	/**
@@ -183,6 +168,11 @@ final class NodeQuarantine implements Quarantining {
 	 */
 	void onQuarantined(Listener listener) {
 		this.listener = listener;
+	}
+
+	@Override
+	public Logger logger() {
+		return this.logger;
 	}
 
 	/** The node, for logs. */
@@ -229,19 +219,24 @@ final class NodeQuarantine implements Quarantining {
 		if (this.quarantineNanos == 0) {
 			return;
 		}
-		long now = System.nanoTime();
+		long now = this.ticker.getAsLong();
 		Duration duration;
 		synchronized (this) {
-			if (untilNanos - now <= 0 || (this.quarantined && untilNanos - this.countsAgainAtNanos <= 0)) {
+			boolean inForce = this.quarantined && this.countsAgainAtNanos - now > 0;
+			if (untilNanos - now <= 0 || (inForce && untilNanos - this.countsAgainAtNanos <= 0)) {
 				return;
 			}
+			boolean sameCause = inForce && this.reason == cause;
 			this.countsAgainAtNanos = untilNanos;
 			this.reason = cause;
 			this.quarantined = true;
+			if (sameCause) {
+				return;
+			}
 			duration = Duration.ofNanos(untilNanos - now);
 		}
 		Instant at = Instant.now().plus(duration).truncatedTo(ChronoUnit.MILLIS);
-		logger.warn(
+		this.logger.warn(
 				"Redis node {} does not count towards a quorum until {} ({}: {}; it may have forgotten locks it "
 						+ "granted, which expire within the restart quarantine of {})",
 				this.node, at, cause.words(), detail, Duration.ofNanos(this.quarantineNanos));
@@ -249,7 +244,7 @@ final class NodeQuarantine implements Quarantining {
 			this.listener.quarantined(this, cause, duration);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Telling of the quarantine of Redis node {} failed", this.node, ex);
+			this.logger.warn("Telling of the quarantine of Redis node {} failed", this.node, ex);
 		}
 	}
 
@@ -287,7 +282,7 @@ final class NodeQuarantine implements Quarantining {
 		if (!this.quarantined) {
 			return 0;
 		}
-		long left = this.countsAgainAtNanos - System.nanoTime();
+		long left = this.countsAgainAtNanos - this.ticker.getAsLong();
 		if (left > 0) {
 			return left;
 		}
@@ -296,7 +291,7 @@ final class NodeQuarantine implements Quarantining {
 			if (!this.quarantined) {
 				return 0;
 			}
-			left = this.countsAgainAtNanos - System.nanoTime();
+			left = this.countsAgainAtNanos - this.ticker.getAsLong();
 			if (left > 0) {
 				// quarantined again meanwhile
 				return left;
@@ -304,7 +299,7 @@ final class NodeQuarantine implements Quarantining {
 			this.quarantined = false;
 			over = this.reason;
 		}
-		logger.info("Redis node {} counts towards a quorum again: its quarantine ({}) is over", this.node,
+		this.logger.info("Redis node {} counts towards a quorum again: its quarantine ({}) is over", this.node,
 				(over != null) ? over.words() : "restart");
 		return 0;
 	}

@@ -18,13 +18,14 @@ import org.jspecify.annotations.Nullable;
  * may have forgotten locks ({@link RedlockSettings#restartQuarantine()}); zero when it
  * counts
  * @param quarantineReason why it is in quarantine, {@code null} when it counts
- * @param clockRunsFast whether its clock was found to run faster than the clock drift
- * factor allows
+ * @param clockOff whether its clock was found further from the other nodes' than the
+ * clock tolerance ({@link RedlockSettings#clockTolerance()}) allows: its time
+ * synchronisation needs fixing
  * @param error why it could not be checked, when not reachable
  */
 public record NodeStatus(String node, boolean reachable, Duration latency, @Nullable String version,
 		@Nullable String role, @Nullable Duration uptime, Duration quarantineRemaining,
-		@Nullable QuarantineReason quarantineReason, boolean clockRunsFast, @Nullable String error) {
+		@Nullable QuarantineReason quarantineReason, boolean clockOff, @Nullable String error) {
 
 	/**
 	 * Returns whether the node's grants count towards a quorum now: a reachable master

@@ -29,10 +29,26 @@ public enum QuarantineReason {
 	FAILOVER,
 
 	/**
-	 * The node lost keys without restarting ({@code FLUSHALL}, {@code FLUSHDB}, eviction,
-	 * a reload of an old dump): its marker key was gone.
+	 * The node lost keys without restarting: its marker key was gone or replaced by a
+	 * clean one, or it shows calls of {@code FLUSHALL}, {@code FLUSHDB} or
+	 * {@code SWAPDB}, or evicted keys, since its marker was written.
 	 */
-	DATA_LOSS;
+	DATA_LOSS,
+
+	/**
+	 * The node went back to an older state: its marker's epoch is lower than one a client
+	 * saw (a restored VM or container snapshot, a reload of an older dump), or it shows a
+	 * call of {@code DEBUG} (which reloads a dump) since its marker was written.
+	 */
+	ROLLBACK,
+
+	/**
+	 * The node may evict keys: it has a {@code maxmemory} and a {@code maxmemory-policy}
+	 * other than {@code noeviction}, and lock keys carry a TTL, so even a
+	 * {@code volatile-*} policy can drop a lock there. It does not count while so
+	 * configured, and for the quarantine after.
+	 */
+	EVICTION;
 
 	/**
 	 * Returns the reason as a tag value.

@@ -1,5 +1,7 @@
 package dev.redlock.core;
 
+import org.slf4j.Logger;
+
 /**
  * What a detector may do to the node it watches: quarantine it, with a reason and until
  * when. Implemented by {@link NodeQuarantine}, which owns the detectors.
@@ -23,5 +25,8 @@ interface Quarantining {
 
 	/** The node, for logs. */
 	RedisNodeUri node();
+
+	/** Where the detectors tell what they find. */
+	Logger logger();
 
 }

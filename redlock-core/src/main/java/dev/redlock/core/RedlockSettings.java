@@ -37,11 +37,17 @@ import java.time.Duration;
  * @param maxHold longest time a lease is kept alive by automatic renewal
  * @param autoRenew whether leases are renewed automatically while held, when the caller
  * does not say
+ * @param clockTolerance how far apart the nodes' clocks may read and still agree, with
+ * the restart quarantine on: a node's grant counts only when its clock, read with the
+ * grant, is proven within this of the other nodes' (their synchronisation error plus the
+ * time the round took to read it), and a node proven further off is quarantined as a
+ * clock step; the clocks of the nodes must agree within half of it. A step within it goes
+ * unseen, so the drift allowance of every lock grows by three times it
  */
 public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration defaultWaitTime, Duration retryDelay,
 		Duration nodeTimeout, double clockDriftFactor, int maxExtensions, int poolMaxTotal, int poolMaxIdle,
 		int poolMinIdle, String clientName, Duration restartQuarantine, int maxKeyLength, Duration maxHold,
-		boolean autoRenew) {
+		boolean autoRenew, Duration clockTolerance) {
 
 	/** Fixed part of the drift allowance, as in the Redlock reference implementations. */
 	static final Duration DRIFT_BASE = Duration.ofMillis(2);
@@ -68,11 +74,13 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 		require(poolMinIdle >= 0, "poolMinIdle", "must not be negative, was " + poolMinIdle);
 		require(clientName != null && clientName.chars().allMatch((c) -> c > ' ' && c <= '~'), "clientName",
 				"must be printable ASCII without spaces, was '" + clientName + "'");
-		require(defaultTtl.compareTo(drift(defaultTtl, clockDriftFactor)) > 0, "defaultTtl",
-				"must be longer than the clock drift allowance (" + clockDriftFactor + " × TTL + 2 ms), was "
-						+ defaultTtl);
 		require(restartQuarantine != null && !restartQuarantine.isNegative(), "restartQuarantine",
 				"must be zero (off) or positive, was " + restartQuarantine);
+		requirePositive(clockTolerance, "clockTolerance");
+		require(defaultTtl.toNanos() > driftNanos(defaultTtl.toNanos(), clockDriftFactor,
+				stepAllowanceNanos(restartQuarantine, clockTolerance)), "defaultTtl",
+				"must be longer than the clock drift allowance (" + driftWords(clockDriftFactor, restartQuarantine)
+						+ "), was " + defaultTtl);
 		require(restartQuarantine.isZero() || defaultTtl.compareTo(restartQuarantine) <= 0, "defaultTtl",
 				"must not exceed restartQuarantine (" + restartQuarantine + "), was " + defaultTtl
 						+ ": a node that restarted could forget a lock that others still count; lower it, raise "
@@ -86,7 +94,7 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	 * ms, node timeout 100 ms, drift factor 0.01, 100 extensions, at most 64 connections
 	 * and 64 idle ones per node, 8 of them opened at once and kept, client name
 	 * {@code redlock}, restart quarantine 60 s, keys up to 1,024 bytes, automatic renewal
-	 * off and bounded to 10 min.
+	 * off and bounded to 10 min, clock tolerance 50 ms.
 	 * @return the default settings
 	 */
 	public static RedlockSettings defaults() {
@@ -166,27 +174,38 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	}
 
 	/**
-	 * Returns the time reserved for clock drift when locking for the given TTL.
+	 * Returns the time reserved for clock drift when locking for the given TTL: the
+	 * validity of a lease is its TTL less the time the round took, less this.
 	 * @param ttl the lock's time-to-live
-	 * @return {@code ttl * clockDriftFactor + 2 ms}
+	 * @return {@code ttl * clockDriftFactor + 2 ms}, plus {@code 3 × clockTolerance} with
+	 * the restart quarantine on (a step of a node's clock that the clock tolerance hides)
 	 */
 	public Duration driftFor(Duration ttl) {
-		return drift(ttl, this.clockDriftFactor);
+		return Duration.ofNanos(driftNanosFor(ttl.toNanos()));
 	}
 
 	/**
 	 * {@link #driftFor} in nanoseconds, without allocating: for every acquisition.
 	 */
 	long driftNanosFor(long ttlNanos) {
-		return driftNanos(ttlNanos, this.clockDriftFactor);
+		return driftNanos(ttlNanos, this.clockDriftFactor,
+				stepAllowanceNanos(this.restartQuarantine, this.clockTolerance));
 	}
 
-	private static Duration drift(Duration ttl, double factor) {
-		return Duration.ofNanos(driftNanos(ttl.toNanos(), factor));
+	/**
+	 * How much a node's clock can step between two rounds that both clear it: its clock
+	 * is within 1.5 tolerances of the honest ones' at each.
+	 */
+	private static long stepAllowanceNanos(Duration restartQuarantine, Duration clockTolerance) {
+		return restartQuarantine.isZero() ? 0 : 3 * clockTolerance.toNanos();
 	}
 
-	private static long driftNanos(long ttlNanos, double factor) {
-		return (long) (ttlNanos * factor) + DRIFT_BASE.toNanos();
+	private static long driftNanos(long ttlNanos, double factor, long stepAllowanceNanos) {
+		return (long) (ttlNanos * factor) + DRIFT_BASE.toNanos() + stepAllowanceNanos;
+	}
+
+	private static String driftWords(double factor, Duration restartQuarantine) {
+		return factor + " × TTL + 2 ms" + (restartQuarantine.isZero() ? "" : " + 3 × clockTolerance");
 	}
 
 	private static void requirePositive(Duration value, String setting) {
@@ -233,6 +252,8 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 
 		private Duration maxHold = Duration.ofMinutes(10);
 
+		private Duration clockTolerance = Duration.ofMillis(50);
+
 		private boolean autoRenew = false;
 
 		private Builder() {
@@ -254,6 +275,7 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 			this.maxKeyLength = settings.maxKeyLength;
 			this.maxHold = settings.maxHold;
 			this.autoRenew = settings.autoRenew;
+			this.clockTolerance = settings.clockTolerance;
 		}
 
 		/**
@@ -401,6 +423,17 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 		}
 
 		/**
+		 * Sets how far apart the nodes' clocks may read and still agree, with the restart
+		 * quarantine on; every lock's drift allowance grows by three times it.
+		 * @param clockTolerance the value
+		 * @return this builder
+		 */
+		public Builder clockTolerance(Duration clockTolerance) {
+			this.clockTolerance = clockTolerance;
+			return this;
+		}
+
+		/**
 		 * Sets whether leases are renewed while held when the caller does not say.
 		 * @param autoRenew the value
 		 * @return this builder
@@ -420,7 +453,7 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 			return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay,
 					this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
 					this.poolMinIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold,
-					this.autoRenew);
+					this.autoRenew, this.clockTolerance);
 		}
 
 	}

@@ -4,8 +4,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Finds restarts in what a node says about itself when a connection is opened
@@ -18,8 +16,6 @@ import org.slf4j.LoggerFactory;
  * err on the side of a longer quarantine.
  */
 final class RestartDetector {
-
-	private static final Logger logger = LoggerFactory.getLogger(RestartDetector.class);
 
 	private final Quarantining quarantine;
 
@@ -69,8 +65,9 @@ final class RestartDetector {
 		if (uptimeSeconds == null) {
 			if (!this.uptimeUnknownLogged) {
 				this.uptimeUnknownLogged = true;
-				logger.warn("Redis node {} does not tell its uptime (INFO refused?); the restart quarantine cannot "
-						+ "protect locks against its restarts", this.quarantine.node());
+				this.quarantine.logger()
+					.warn("Redis node {} does not tell its uptime (INFO refused?); the restart quarantine cannot "
+							+ "protect locks against its restarts", this.quarantine.node());
 			}
 			return;
 		}

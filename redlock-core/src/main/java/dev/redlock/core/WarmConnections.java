@@ -14,16 +14,13 @@ import org.jspecify.annotations.Nullable;
  * built, so that the first rounds of a service just started find them ready, and again
  * whenever connections were lost (a node that restarted, a reset network), once the node
  * can be reached. The first attempt's end, whether it connected or not, is reported to
- * the {@link WarmUp}. A connection whose greeting writes the node's marker anew is opened
- * the same way when a round found the marker gone.
+ * the {@link WarmUp}.
  */
 final class WarmConnections {
 
 	private final NodeConnector connector;
 
 	private final int minIdle;
-
-	private final MarkerWatch markers;
 
 	private final LongConsumer latency;
 
@@ -44,16 +41,14 @@ final class WarmConnections {
 	/** Connections opened to be kept, while the warm-up lasts. */
 	private final AtomicInteger warmOpened = new AtomicInteger();
 
-	WarmConnections(NodeConnector connector, int minIdle, WarmUp warmUp, MarkerWatch markers, LongConsumer latency,
+	WarmConnections(NodeConnector connector, int minIdle, WarmUp warmUp, LongConsumer latency,
 			Consumer<PipelinedConnection> keep, BooleanSupplier poolClosed) {
 		this.connector = connector;
 		this.minIdle = minIdle;
 		this.warmUp = (minIdle > 0) ? warmUp : null;
-		this.markers = markers;
 		this.latency = latency;
 		this.keep = keep;
 		this.poolClosed = poolClosed;
-		markers.repairWith(this::repairMarker);
 	}
 
 	/** Starts opening the connections kept even when idle, in the background. */
@@ -84,34 +79,6 @@ final class WarmConnections {
 	/** The pool closes: the warm-up, if still going, ends here without them. */
 	void end() {
 		warmUpEnded(false);
-	}
-
-	/**
-	 * Opens a connection in the background, whose greeting writes the node's marker anew:
-	 * a round found it gone.
-	 */
-	private void repairMarker() {
-		try {
-			this.connector.execute(() -> {
-				try {
-					if (!this.poolClosed.getAsBoolean() && this.connector.downFailure() == null) {
-						PipelinedConnection connection = this.connector.connectAndGreet(WarmUp.CONNECT_TIMEOUT_MILLIS,
-								this.latency);
-						this.openOrOpening.incrementAndGet();
-						this.keep.accept(connection);
-					}
-				}
-				catch (RuntimeException ex) {
-					this.connector.failed(ex);
-				}
-				finally {
-					this.markers.repairEnded();
-				}
-			});
-		}
-		catch (RejectedExecutionException ex) {
-			this.markers.repairEnded();
-		}
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 
 import dev.redlock.test.LatencyProxy;
+import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,9 +56,17 @@ final class ForgetfulNodes implements AutoCloseable {
 	 * 1 and 2.
 	 */
 	Lease acquiredOnNodes012(String resource, boolean fenced) {
+		return acquiredOnNodes012(resource, fenced, Duration.ofSeconds(5));
+	}
+
+	/**
+	 * A acquires, waiting at most the given time, once it is cut off from nodes 3 and 4.
+	 * @throws LockNotAcquiredException if A does not count nodes 0, 1 and 2
+	 */
+	Lease acquiredOnNodes012(String resource, boolean fenced, Duration wait) {
 		this.cut.forEach(LatencyProxy::close);
 		LockRequest request = LockRequest.of(resource, this.holder.settings().defaultTtl());
-		Lease first = this.holder.acquire(fenced ? request.fenced() : request, Duration.ofSeconds(5));
+		Lease first = this.holder.acquire(fenced ? request.fenced() : request, wait);
 		for (int i = 3; i <= 4; i++) {
 			assertThat(this.nodes.node(i).command("GET", TestSupport.PREFIX + resource))
 				.as("A's SET never reached node %d", i)
@@ -82,6 +91,62 @@ final class ForgetfulNodes implements AutoCloseable {
 			TestSupport.awaitTrue("every node counts", quarantine.multipliedBy(2).plusSeconds(10),
 					() -> client.checkNodes().stream().allMatch(NodeStatus::counts));
 		}
+	}
+
+	/**
+	 * Waits until every node has been up for longer than the given time: a client whose
+	 * quarantine is shorter (by a second, since uptime is counted a second short) counts
+	 * each node from the moment it meets it, with no restart to wait out.
+	 */
+	static void awaitNodesUpFor(RedisNodes nodes, Duration time) {
+		TestSupport.awaitTrue("every node up for longer than " + time, time.plusSeconds(10), () -> {
+			for (RedisNode node : nodes.nodes()) {
+				String info = String.valueOf(node.command("INFO", "server"));
+				int at = info.indexOf("uptime_in_seconds:") + "uptime_in_seconds:".length();
+				if (Long.parseLong(info.substring(at).split("\\r?\\n")[0].trim()) <= time.toSeconds()) {
+					return false;
+				}
+			}
+			return true;
+		});
+	}
+
+	/**
+	 * Waits until a client is warm: it has read every node's marker (its greeting or its
+	 * probe did), so that it remembers each marker's epoch and generation.
+	 */
+	static void awaitWarm(Redlock client) {
+		NodeGroup group = client.internals().group();
+		TestSupport.awaitTrue("the client has read every node's marker",
+				client.settings().restartQuarantine().plusSeconds(10), () -> {
+					for (int i = 0; i < client.nodeAddresses().size(); i++) {
+						if (group.quarantine(i).markers().memory().generation() == null) {
+							return false;
+						}
+					}
+					return true;
+				});
+	}
+
+	/**
+	 * Waits until a client has probed every node since now: what the probe finds (a
+	 * reload, an eviction, a policy that evicts) is then known to it.
+	 */
+	static void awaitProbed(Redlock client, int node) {
+		NodeQuarantine quarantine = client.internals().group().quarantine(node);
+		TestSupport.awaitTrue("the client's probe has seen node " + node + " forget",
+				client.settings().restartQuarantine().plusSeconds(10), () -> !quarantine.counts());
+	}
+
+	/**
+	 * Checks that the fault did what the scenario needs: A's key is gone from the node,
+	 * or expires there before A's lease ends.
+	 */
+	static void assertGoneBeforeLeaseEnds(RedisNode node, Lease first, String resource) {
+		long remaining = first.remainingValidity().toMillis();
+		long keyLeft = Long.parseLong(String.valueOf(node.command("PTTL", TestSupport.PREFIX + resource)));
+		assertThat(keyLeft).as("ms A's key has left on %s (-2: gone), with %d ms of A's lease left", node, remaining)
+			.isLessThan(remaining);
 	}
 
 	/**

@@ -13,10 +13,30 @@ class RedlockSettingsTests {
 
 	@Test
 	void driftIsFactorOfTtlPlusTwoMillis() {
-		assertThat(this.defaults.withClockDriftFactor(0.01).driftFor(Duration.ofSeconds(10)))
+		RedlockSettings unjudged = this.defaults.withRestartQuarantine(Duration.ZERO);
+		assertThat(unjudged.withClockDriftFactor(0.01).driftFor(Duration.ofSeconds(10)))
 			.isEqualTo(Duration.ofMillis(102));
-		assertThat(this.defaults.withClockDriftFactor(0).driftFor(Duration.ofSeconds(10)))
-			.isEqualTo(Duration.ofMillis(2));
+		assertThat(unjudged.withClockDriftFactor(0).driftFor(Duration.ofSeconds(10))).isEqualTo(Duration.ofMillis(2));
+	}
+
+	@Test
+	void withTheQuarantineOnTheDriftAlsoCoversAStepTheClockToleranceHides() {
+		// a node cleared twice may have stepped by 3 tolerances in between
+		assertThat(this.defaults.clockTolerance()).isEqualTo(Duration.ofMillis(50));
+		assertThat(this.defaults.driftFor(Duration.ofSeconds(10))).isEqualTo(Duration.ofMillis(252));
+		RedlockSettings tight = this.defaults.toBuilder().clockTolerance(Duration.ofMillis(10)).build();
+		assertThat(tight.driftFor(Duration.ofSeconds(10))).isEqualTo(Duration.ofMillis(132));
+	}
+
+	@Test
+	void aTtlThatTheDriftAllowanceWouldSwallowIsRefusedNamingTheClockTolerance() {
+		assertThatExceptionOfType(InvalidRedlockConfigurationException.class)
+			.isThrownBy(() -> this.defaults.toBuilder().defaultTtl(Duration.ofMillis(150)).build())
+			.withMessageContaining("defaultTtl")
+			.withMessageContaining("3 × clockTolerance");
+		assertThatExceptionOfType(InvalidRedlockConfigurationException.class)
+			.isThrownBy(() -> this.defaults.toBuilder().clockTolerance(Duration.ZERO).build())
+			.withMessageContaining("clockTolerance");
 	}
 
 	@Test

@@ -39,7 +39,7 @@ final class RedlockFactory {
 			Map.entry("poolMinIdle", "pool.min-idle"), Map.entry("clientName", "client-name"),
 			Map.entry("nodes", "nodes"), Map.entry("restartQuarantine", "restart-quarantine"),
 			Map.entry("maxKeyLength", "max-key-length"), Map.entry("maxHold", "max-hold"),
-			Map.entry("autoRenew", "auto-renew"));
+			Map.entry("autoRenew", "auto-renew"), Map.entry("clockTolerance", "clock-tolerance"));
 
 	private static final Pattern INDEXED = Pattern.compile("(\\w+)(\\[\\d+])");
 
@@ -84,6 +84,7 @@ final class RedlockFactory {
 		map.from(properties::maxKeyLength).to(settings::maxKeyLength);
 		map.from(properties::maxHold).to(settings::maxHold);
 		map.from(properties::autoRenew).to(settings::autoRenew);
+		map.from(properties::clockTolerance).to(settings::clockTolerance);
 		return settings.build();
 	}
 

@@ -26,17 +26,25 @@ import org.springframework.core.Ordered;
  * @param nodeTimeout Bound on one round trip to the nodes (connect, write, read), much
  * smaller than any TTL.
  * @param clockDriftFactor Part of the TTL reserved for clock drift between processes, at
- * least 0 and below 1. The drift allowance is ttl * factor + 2 ms.
+ * least 0 and below 1. The drift allowance is ttl * factor + 2 ms, plus 3 *
+ * clock-tolerance while the restart quarantine is on.
  * @param maxExtensions How many times one lease may be extended by explicit extension
  * calls. Automatic renewal is bounded by max-hold instead.
  * @param clientName Name given to every connection (CLIENT SETNAME); empty for none.
  * @param interceptorOrder Order of the @DistributedLock advisor among other advisors;
  * lower runs further outside. The default runs outside @Transactional, so the lock covers
  * the commit.
- * @param restartQuarantine How long a node that restarted (short uptime or a new run_id)
- * does not count towards a quorum, so it cannot help a second holder to a lock it forgot.
- * Also the longest TTL a lock may have. 0 turns quarantine off: then run Redis with
- * "appendfsync always".
+ * @param restartQuarantine How long a node that may have forgotten locks (it restarted,
+ * its clock stepped, it went back to an older state, it lost or may evict keys, a replica
+ * replaced it) does not count towards a quorum, so it cannot help a second holder to a
+ * lock it forgot. Also the longest TTL a lock may have. 0 turns quarantine and every
+ * detector off: then run Redis with "appendfsync always".
+ * @param clockTolerance How far apart the nodes' clocks may read and still agree, while
+ * the restart quarantine is on: their synchronisation error plus the time a round takes
+ * to read them. A node whose clock is not proven within it of the others' does not count
+ * in that round; one proven further off is quarantined as a clock step. Every lock's
+ * drift allowance grows by 3 times it. Raise it for nodes far away (cross-region round
+ * trips) or loosely synchronised clocks.
  * @param maxKeyLength Longest lock key accepted, in UTF-8 bytes with the key prefix
  * included; longer keys are refused before any network call.
  * @param maxHold Longest time a lease is kept alive by automatic renewal.
@@ -54,8 +62,8 @@ public record RedlockProperties(@DefaultValue("true") boolean enabled, @DefaultV
 		@DefaultValue("100") int maxExtensions, @DefaultValue("redlock") String clientName,
 		@DefaultValue("" + RedlockProperties.DEFAULT_INTERCEPTOR_ORDER) int interceptorOrder,
 		@DefaultValue("60s") Duration restartQuarantine, @DefaultValue("1024") int maxKeyLength,
-		@DefaultValue("10m") Duration maxHold, boolean autoRenew, @DefaultValue Pool pool, @DefaultValue Ssl ssl,
-		@DefaultValue Observation observation) {
+		@DefaultValue("10m") Duration maxHold, boolean autoRenew, @DefaultValue("50ms") Duration clockTolerance,
+		@DefaultValue Pool pool, @DefaultValue Ssl ssl, @DefaultValue Observation observation) {
 
 	/**
 	 * Default order of the @DistributedLock advisor: outside @Transactional

@@ -131,9 +131,9 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 				node.put("quarantineReason", status.quarantineReason().tag());
 			}
 		}
-		if (status.clockRunsFast()) {
-			node.put("problem", "its clock runs faster than redlock.clock-drift-factor allows: keys expire early "
-					+ "there; fix its time synchronisation");
+		if (status.clockOff()) {
+			node.put("problem", "its clock was found further from the other nodes' than redlock.clock-tolerance "
+					+ "allows: it stepped, or its time synchronisation needs fixing; it counts only while it agrees");
 		}
 		if (status.reachable()) {
 			putIfPresent(node, "version", status.version());

@@ -31,10 +31,13 @@ final class LockTerms {
 		if (ttl != null) {
 			Duration drift = settings.driftFor(ttl);
 			if (ttl.compareTo(drift) <= 0) {
-				throw invalid(attributes, "ttl", ttl, "leaves no validity after the clock drift allowance of "
-						+ drift.toMillis() + " ms (" + settings.clockDriftFactor()
-						+ " × ttl + 2 ms, redlock.clock-drift-factor); give a ttl " + "of at least "
-						+ smallestTtlMillis(settings) + " ms, in practice a few hundred " + "milliseconds or more");
+				String judged = settings.restartQuarantine().isZero() ? ""
+						: " + 3 × " + settings.clockTolerance().toMillis() + " ms, redlock.clock-tolerance";
+				throw invalid(attributes, "ttl", ttl,
+						"leaves no validity after the clock drift allowance of " + drift.toMillis() + " ms ("
+								+ settings.clockDriftFactor() + " × ttl + 2 ms, redlock.clock-drift-factor" + judged
+								+ "); give a ttl of at least " + smallestTtlMillis(settings)
+								+ " ms, in practice a few hundred milliseconds or more");
 			}
 		}
 		Duration quarantine = settings.restartQuarantine();

@@ -94,9 +94,11 @@ import dev.redlock.core.ReleaseOutcome;
  * <td>{@code redlock.node.quarantines}</td>
  * <td>Counter</td>
  * <td>{@code node} = {@code host:port}, {@code reason} = {@code restart} |
- * {@code clock_step} | {@code failover} | {@code data_loss}</td>
- * <td>times a node was put in quarantine (or its quarantine extended) because it may have
- * forgotten locks it granted; health shows which nodes are in quarantine now</td>
+ * {@code clock_step} | {@code failover} | {@code data_loss} | {@code rollback} |
+ * {@code eviction}</td>
+ * <td>times a node was put in quarantine (or its quarantine extended for another reason)
+ * because it may have forgotten locks it granted; health shows which nodes are in
+ * quarantine now</td>
  * </tr>
  * <tr>
  * <td>{@code redlock.held}</td>

@@ -87,7 +87,14 @@ class InvalidAnnotationStartupTests {
 		this.runner.withBean(TinyTtl.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(rootMessage(context.getStartupFailure())).contains("TinyTtl.work()", "'ttl' (PT0.002S)",
-					"clock drift allowance of 2 ms", "redlock.clock-drift-factor", "at least 3 ms");
+					"clock drift allowance of 152 ms", "redlock.clock-drift-factor", "redlock.clock-tolerance",
+					"at least 154 ms");
+		});
+		this.runner.withPropertyValues("redlock.restart-quarantine=0s").withBean(TinyTtl.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(rootMessage(context.getStartupFailure()))
+				.contains("clock drift allowance of 2 ms", "redlock.clock-drift-factor", "at least 3 ms")
+				.doesNotContain("clock-tolerance");
 		});
 	}
 
