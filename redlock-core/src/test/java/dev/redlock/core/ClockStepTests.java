@@ -14,11 +14,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A node's wall clock steps forward while it holds a lock on a bare quorum: Redis expires
  * keys by that clock, so A's key is gone there at once, without restart. B must get no
- * quorum while A's lease is valid, whether B met the node before the step (its own
- * history of the node's clock shows the step) or only after it (the node's clock stands
- * far ahead of the other nodes'). Five nodes on the embedded Redis binary under
- * libfaketime: run where Debian's {@code faketime} package is installed (the Maven
- * profile {@code steppable-clock}; CI installs it).
+ * quorum while A's lease is valid, whether B met the node before the step or only after
+ * it: either way the node's clock stands far ahead of the other nodes' in B's round. Five
+ * nodes on the embedded Redis binary under libfaketime: run where Debian's
+ * {@code faketime} package is installed (the Maven profile {@code steppable-clock}; CI
+ * installs it).
  */
 @Tag("steppable-clock")
 class ClockStepTests {

@@ -234,8 +234,8 @@ class ForgetfulMinorityTests {
 	}
 
 	/**
-	 * B, built next to A before the fault: once every node counts for both, B is left to
-	 * know every clock for a quarantine, so that it judges clocks by its own history.
+	 * B, built next to A before the fault: once every node counts for both, B has read
+	 * every node's marker, whose epoch and generation it remembers.
 	 */
 	private static Redlock warmClient(ForgetfulNodes scenario, RedlockSettings settings) {
 		return warmClient(scenario, nodes.uris(), settings);
