@@ -103,8 +103,9 @@ final class FanoutRound extends WriteTimes {
 
 	/**
 	 * Writes the command to every node, those that answer quickly first: the round waits
-	 * for them, not for the slow ones, whose writes would only delay theirs, and a node
-	 * found down among them counts before a slow one is left out (see {@link #writeTo}).
+	 * for them, not for the slow ones, whose writes would only delay theirs. A node found
+	 * down counts before a slow one is left out (see {@link #writeTo}), so the slow nodes
+	 * come down first, then the least slow.
 	 */
 	private void writeToAll() {
 		long slowAbove = slowThreshold(this.pools);
@@ -122,10 +123,36 @@ final class FanoutRound extends WriteTimes {
 				}
 			}
 		}
+		if (slowCount > 1) {
+			leastSlowFirst(slowNodes, slowCount);
+		}
 		for (int k = 0; k < slowCount; k++) {
 			writeTo(slowNodes[k], true);
 		}
 		firstPassDone();
+	}
+
+	/**
+	 * Orders the slow nodes: those known down first (their borrows fail at once), then by
+	 * expected latency. A busy machine can make a healthy node look slow; if it is then
+	 * found down after the truly slow nodes, those were left out already, and the round
+	 * loses its quorum.
+	 */
+	private void leastSlowFirst(int[] nodes, int count) {
+		long[] rank = new long[this.pools.size()];
+		for (int k = 0; k < count; k++) {
+			NodeConnectionPool pool = this.pools.get(nodes[k]);
+			rank[nodes[k]] = pool.isDown() ? -1 : pool.expectedLatencyNanos();
+		}
+		for (int k = 1; k < count; k++) {
+			int node = nodes[k];
+			int j = k - 1;
+			while (j >= 0 && rank[nodes[j]] > rank[node]) {
+				nodes[j + 1] = nodes[j];
+				j--;
+			}
+			nodes[j + 1] = node;
+		}
 	}
 
 	/**

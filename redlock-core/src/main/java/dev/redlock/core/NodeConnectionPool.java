@@ -298,6 +298,14 @@ final class NodeConnectionPool implements AutoCloseable {
 	}
 
 	/**
+	 * Whether a borrow fails at once, a connection attempt having failed less than the
+	 * reconnect back-off ago.
+	 */
+	boolean isDown() {
+		return this.connector.isDown();
+	}
+
+	/**
 	 * Returns how long the node's quickest recent answers took.
 	 * @return nanoseconds from writing a command to reading its reply; 0 before any was
 	 * measured

@@ -104,6 +104,13 @@ final class NodeConnector {
 	}
 
 	/**
+	 * Whether the node is left alone now, a failed connection attempt's back-off lasting.
+	 */
+	boolean isDown() {
+		return this.downUntilNanos - System.nanoTime() > 0;
+	}
+
+	/**
 	 * Why the node is not tried now: the last failure, while its back-off lasts.
 	 * @return the failure to report, or {@code null} when the node may be tried
 	 */

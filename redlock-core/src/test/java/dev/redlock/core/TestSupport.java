@@ -1,12 +1,15 @@
 package dev.redlock.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import dev.redlock.core.RedlockListener.AcquireEvent;
 import dev.redlock.core.RedlockListener.LeaseLostEvent;
@@ -132,6 +135,19 @@ final class TestSupport {
 		return total;
 	}
 
+	/**
+	 * The keys on each node (running and not paused; -1 for the others), markers left
+	 * out.
+	 */
+	static List<Long> keysByNode(RedisNodes nodes) {
+		List<Long> keys = new ArrayList<>();
+		for (int i = 0; i < nodes.size(); i++) {
+			RedisNode node = nodes.node(i);
+			keys.add((node.isRunning() && !node.isPaused()) ? keysOn(node) : -1L);
+		}
+		return keys;
+	}
+
 	/** Keys on one node, its marker left out. */
 	static long keysOn(RedisNode node) {
 		return Long.parseLong(node.command("DBSIZE")) - Long.parseLong(node.command("EXISTS", NodeMarker.KEY));
@@ -166,10 +182,20 @@ final class TestSupport {
 
 	/** Polls until the condition holds, failing after the deadline. */
 	static void awaitTrue(String what, Duration timeout, BooleanSupplier condition) {
+		awaitTrue(what, timeout, condition, () -> "");
+	}
+
+	/**
+	 * Polls until the condition holds, failing after the deadline with what {@code state}
+	 * says then, so that a timeout tells which part of the condition did not hold.
+	 */
+	static void awaitTrue(String what, Duration timeout, BooleanSupplier condition, Supplier<String> state) {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (!condition.getAsBoolean()) {
 			if (System.nanoTime() - deadline > 0) {
-				throw new AssertionError("Timed out after " + timeout + " waiting until " + what);
+				String now = state.get();
+				throw new AssertionError(
+						"Timed out after " + timeout + " waiting until " + what + (now.isEmpty() ? "" : "; " + now));
 			}
 			LockSupport.parkNanos(1_000_000);
 		}
