@@ -2,11 +2,13 @@ package dev.redlock.core;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,9 +23,15 @@ import redis.clients.jedis.Protocol.Command;
  * that at least {@code N - quorum + 1} other nodes hold, which includes one node of any
  * quorum that confirmed a token before (unless a majority forgot at once), and recorded
  * with the node's marker generation; then the marker says {@code counters ok}. Until
- * then, the node's counters count only where a quorum confirmed them since. One thread
- * per {@link Redlock}, on demand; an attempt that reads too few nodes is made again when
- * the marker is next seen.
+ * then, the node's counters count only where a quorum confirmed them since. Only nodes
+ * whose own counters are trusted ({@code counters ok} before and after their counters are
+ * read, the same marker) count towards those {@code N - quorum + 1}: a node that forgot
+ * too holds nothing of the tokens it lost, and with a second one of the confirming quorum
+ * forgetful, the others read could all be nodes that never saw the token. When more than
+ * {@code N - quorum} nodes are found forgetful (new nodes: every marker starts
+ * {@code pending}), no token is left to keep, and the counters of every node read are
+ * taken. One thread per {@link Redlock}, on demand; an attempt that reads too few nodes
+ * is made again when the marker is next seen.
  */
 final class CounterReseed implements AutoCloseable {
 
@@ -43,6 +51,9 @@ final class CounterReseed implements AutoCloseable {
 	private final int timeoutMillis;
 
 	private final OnDemandThread thread = new OnDemandThread(OnDemandThread.numbered("redlock-reseed-"));
+
+	/** Re-seeds tried, done or not: for tests. */
+	private final AtomicInteger attempts = new AtomicInteger();
 
 	/** Generations asked for and not failed yet, as {@code node:nonce}. */
 	private final Set<String> requested = ConcurrentHashMap.newKeySet();
@@ -76,17 +87,45 @@ final class CounterReseed implements AutoCloseable {
 	 * replaced it)
 	 */
 	private boolean reseed(int node, NodeMarker marker) {
-		Map<String, Long> highest = new HashMap<>();
-		int read = 0;
+		Map<String, Long> trusted = new HashMap<>();
+		Map<String, Long> all = new HashMap<>();
+		int trustedRead = 0;
+		int forgetfulRead = 0;
 		for (int other = 0; other < this.pools.size(); other++) {
-			if (other != node && readCounters(other, highest)) {
-				read++;
+			if (other != node) {
+				Map<String, Long> counters = new HashMap<>();
+				Source source = readCounters(other, counters);
+				if (source == Source.TRUSTED) {
+					trustedRead++;
+					counters.forEach((key, count) -> trusted.merge(key, count, Math::max));
+				}
+				else if (source == Source.FORGETFUL) {
+					forgetfulRead++;
+				}
+				if (source != Source.UNREAD) {
+					counters.forEach((key, count) -> all.merge(key, count, Math::max));
+				}
 			}
 		}
+		this.attempts.incrementAndGet();
 		int needed = this.pools.size() - this.quorum + 1;
-		if (read < needed) {
-			logger.info("Fencing counters of Redis node {} not re-seeded yet: {} of the {} other nodes answered, {} "
-					+ "needed", this.pools.get(node).uri().redacted(), read, this.pools.size() - 1, needed);
+		Map<String, Long> highest;
+		int read;
+		if (trustedRead >= needed) {
+			highest = trusted;
+			read = trustedRead;
+		}
+		else if (1 + forgetfulRead > this.pools.size() - this.quorum && trustedRead + forgetfulRead >= needed) {
+			// a majority forgot, or never held a counter (new nodes): no token is left to
+			// keep, and no node could be re-seeded otherwise
+			highest = all;
+			read = trustedRead + forgetfulRead;
+		}
+		else {
+			logger.info(
+					"Fencing counters of Redis node {} not re-seeded yet: {} of the {} other nodes answered with "
+							+ "counters they trust, {} needed",
+					this.pools.get(node).uri().redacted(), trustedRead, this.pools.size() - 1, needed);
 			return false;
 		}
 		try (PipelinedConnection connection = this.pools.get(node).connect(this.timeoutMillis)) {
@@ -120,11 +159,28 @@ final class CounterReseed implements AutoCloseable {
 		}
 	}
 
+	/** What a node's counters are worth as a source. */
+	private enum Source {
+
+		/** Its marker says its counters are ok, the same marker before and after. */
+		TRUSTED,
+
+		/** Its marker is gone, or says its counters are pending: it forgot too. */
+		FORGETFUL,
+
+		/** It did not answer in full, or its marker changed while it was read. */
+		UNREAD
+
+	}
+
 	/**
-	 * Reads every counter of a node into the highest values; whether it answered in full.
+	 * Reads every counter of a node, with what they are worth.
+	 * @param counters where the node's counters go, the highest count per key
 	 */
-	private boolean readCounters(int node, Map<String, Long> highest) {
+	private Source readCounters(int node, Map<String, Long> counters) {
 		try (PipelinedConnection connection = this.pools.get(node).connect(this.timeoutMillis)) {
+			Object before = call(connection, new CommandArguments(Command.GET).add(NodeMarker.KEY));
+			NodeMarker marker = NodeMarker.parse(before);
 			String cursor = "0";
 			do {
 				Object reply = call(connection,
@@ -151,18 +207,24 @@ final class CounterReseed implements AutoCloseable {
 							String stored = new String(value, StandardCharsets.UTF_8);
 							int space = stored.indexOf(' ');
 							long count = Long.parseLong((space < 0) ? stored : stored.substring(0, space));
-							highest.merge(keys.get(i), count, Math::max);
+							counters.merge(keys.get(i), count, Math::max);
 						}
 					}
 				}
 			}
 			while (!cursor.equals("0"));
-			return true;
+			if (marker == null || !marker.countersOk()) {
+				return Source.FORGETFUL;
+			}
+			Object after = call(connection, new CommandArguments(Command.GET).add(NodeMarker.KEY));
+			// else it forgot, or went back, while it was read
+			return (after instanceof byte[] now && Arrays.equals((byte[]) before, now)) ? Source.TRUSTED
+					: Source.UNREAD;
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Counters of Redis node {} not read: {}", this.pools.get(node).uri().redacted(),
 					ex.toString());
-			return false;
+			return Source.UNREAD;
 		}
 	}
 
@@ -170,6 +232,13 @@ final class CounterReseed implements AutoCloseable {
 		connection.send(command);
 		connection.flushNow();
 		return connection.readReply();
+	}
+
+	/**
+	 * How many re-seeds were tried with every other node read or found out, done or not.
+	 */
+	int attempts() {
+		return this.attempts.get();
 	}
 
 	@Override

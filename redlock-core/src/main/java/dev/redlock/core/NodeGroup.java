@@ -141,6 +141,11 @@ final class NodeGroup implements AutoCloseable {
 		return this.pools;
 	}
 
+	/** Re-seeds the fencing counters of nodes that forgot them. */
+	CounterReseed reseed() {
+		return this.reseed;
+	}
+
 	/** How many nodes must agree. */
 	int quorum() {
 		return this.quorum;

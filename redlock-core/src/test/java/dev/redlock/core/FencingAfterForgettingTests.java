@@ -1,5 +1,6 @@
 package dev.redlock.core;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +24,8 @@ class FencingAfterForgettingTests {
 	private static final Duration QUARANTINE = Duration.ofSeconds(2);
 
 	private static final RedlockSettings SETTINGS = TestSupport.withQuarantine(QUARANTINE);
+
+	private static final long UNTRUSTED = -1;
 
 	@Test
 	void freshNodesTakeFencedLocksOnceTheirCountersAreSeeded(RedisNodes nodes) {
@@ -81,6 +84,64 @@ class FencingAfterForgettingTests {
 		finally {
 			proxies.forEach(LatencyProxy::close);
 		}
+	}
+
+	/**
+	 * Two nodes of the quorum that confirmed a token forget at once (two of five: a
+	 * minority), and the third is out of reach: the nodes left are one that forgot too
+	 * and two that never saw the token, and none of them may be what a node is re-seeded
+	 * from. Re-seeded from those three, node 0 was marked {@code counters ok} without the
+	 * token (seen on the code before this test), and nodes 0, 1 and 3 could have handed
+	 * it out again. Once the third node is back, both are re-seeded above it.
+	 */
+	@Test
+	void nodesThatForgotAreNeverReseededFromEachOther(RedisNodes nodes) {
+		long token;
+		try (ForgetfulNodes scenario = new ForgetfulNodes(nodes, nodes.uris(), SETTINGS)) {
+			ForgetfulNodes.awaitCounting(scenario.holder());
+			Lease lease = scenario.acquiredOnNodes012("ledger", true);
+			token = lease.fencingToken().orElseThrow();
+			lease.release();
+		}
+		nodes.node(0).command("FLUSHALL");
+		nodes.node(1).command("FLUSHALL");
+		LatencyProxy toNode2 = LatencyProxy.to(nodes.node(2), Duration.ZERO);
+		List<String> uris = new ArrayList<>(nodes.uris());
+		uris.set(2, toNode2.uri());
+		toNode2.close();
+		try (Redlock c = Redlock.builder().nodes(uris).settings(SETTINGS).build()) {
+			TestSupport.awaitTrue("C tried to re-seed nodes 0 and 1", Duration.ofSeconds(10),
+					() -> c.internals().group().reseed().attempts() >= 2);
+			for (int node = 0; node <= 1; node++) {
+				assertThat(trustedCounter(nodes, node, "ledger")).as("node %d's counter, if trusted", node)
+					.satisfiesAnyOf((count) -> assertThat(count).isEqualTo(UNTRUSTED),
+							(count) -> assertThat(count).isGreaterThanOrEqualTo(token));
+			}
+		}
+		try (Redlock d = TestSupport.redlock(nodes, SETTINGS)) {
+			TestSupport.awaitTrue("D re-seeded nodes 0 and 1", Duration.ofSeconds(10),
+					() -> trustedCounter(nodes, 0, "ledger") != UNTRUSTED
+							&& trustedCounter(nodes, 1, "ledger") != UNTRUSTED);
+			for (int node = 0; node <= 1; node++) {
+				assertThat(trustedCounter(nodes, node, "ledger")).as("node %d's counter", node)
+					.isGreaterThanOrEqualTo(token);
+			}
+		}
+	}
+
+	/**
+	 * The node's fencing counter for the resource, 0 if it has none, when its marker says
+	 * its counters are trusted; {@link #UNTRUSTED} while they are pending or it has no
+	 * marker.
+	 */
+	private static long trustedCounter(RedisNodes nodes, int node, String resource) {
+		String marker = nodes.node(node).command("GET", NodeMarker.KEY);
+		NodeMarker parsed = (marker != null) ? NodeMarker.parse(marker.getBytes(StandardCharsets.UTF_8)) : null;
+		if (parsed == null || !parsed.countersOk()) {
+			return UNTRUSTED;
+		}
+		String counter = nodes.node(node).command("GET", NodeMarker.KEY + TestSupport.PREFIX + resource);
+		return (counter != null) ? Long.parseLong(counter.split(" ")[0]) : 0;
 	}
 
 }
