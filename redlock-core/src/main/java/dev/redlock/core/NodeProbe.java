@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -26,8 +25,6 @@ import org.slf4j.LoggerFactory;
 final class NodeProbe implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(NodeProbe.class);
-
-	private static final AtomicInteger instances = new AtomicInteger();
 
 	private final List<NodeQuarantine> quarantines;
 
@@ -54,7 +51,7 @@ final class NodeProbe implements AutoCloseable {
 		this.quorum = quorum;
 		this.toleranceNanos = toleranceNanos;
 		this.periodNanos = quarantines.get(0).probePeriodNanos();
-		String name = "redlock-probe-" + instances.incrementAndGet();
+		String name = OnDemandThread.numbered("redlock-probe-");
 		this.executor = new ScheduledThreadPoolExecutor(1, (runnable) -> {
 			Thread thread = new Thread(runnable, name);
 			thread.setDaemon(true);

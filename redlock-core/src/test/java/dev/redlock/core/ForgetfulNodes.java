@@ -10,6 +10,7 @@ import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The steps the forgetful-node scenarios share: A, the first holder, reaches nodes 3 and
@@ -147,6 +148,28 @@ final class ForgetfulNodes implements AutoCloseable {
 		long keyLeft = Long.parseLong(String.valueOf(node.command("PTTL", TestSupport.PREFIX + resource)));
 		assertThat(keyLeft).as("ms A's key has left on %s (-2: gone), with %d ms of A's lease left", node, remaining)
 			.isLessThan(remaining);
+	}
+
+	/**
+	 * A, which needs nodes 0, 1 and 2, is refused within the given wait, and its refused
+	 * attempt leaves no key on any node.
+	 */
+	void assertHolderRefused(String resource, Duration wait) {
+		assertThatThrownBy(() -> acquiredOnNodes012(resource, false, wait))
+			.isInstanceOf(LockNotAcquiredException.class);
+		TestSupport.awaitTrue("A's refused attempt left no key", Duration.ofSeconds(5),
+				() -> TestSupport.nodesWithKey(this.nodes, TestSupport.PREFIX + resource) == 0);
+	}
+
+	/**
+	 * A client that meets the nodes only now (opened here, closed after) tries for a
+	 * while: it must get no lock while A's lease is valid, and must have tried.
+	 */
+	static void assertNewClientRefusedWhileValid(Lease first, RedisNodes nodes, RedlockSettings settings,
+			String resource, Duration trying) {
+		try (Redlock brandNew = TestSupport.redlock(nodes, settings)) {
+			assertThat(refusedWhileValid(first, brandNew, resource, trying)).isPositive();
+		}
 	}
 
 	/**
