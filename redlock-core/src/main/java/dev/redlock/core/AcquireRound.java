@@ -372,24 +372,14 @@ final class AcquireRound {
 		 * forgot.
 		 */
 		int granted(NodeReply[] replies) {
-			return count(replies, NodeJudge.COUNTS);
-		}
-
-		/**
-		 * How many of the replies read so far have the given verdict
-		 * ({@link NodeJudge}'s).
-		 */
-		private int count(NodeReply[] replies, byte verdict) {
-			if (this.judge != null) {
-				this.judge.read(replies);
-			}
-			int count = 0;
+			readClocks(replies);
+			int granted = 0;
 			for (NodeReply reply : replies) {
-				if (reply != null && verdict(reply) == verdict) {
-					count++;
+				if (reply != null && verdict(reply) == NodeJudge.COUNTS) {
+					granted++;
 				}
 			}
-			return count;
+			return granted;
 		}
 
 		/** Whether a reply is a grant that counts. */
@@ -397,10 +387,15 @@ final class AcquireRound {
 			if (reply == null) {
 				return false;
 			}
+			readClocks(replies);
+			return verdict(reply) == NodeJudge.COUNTS;
+		}
+
+		/** Lets the judge take in the clocks of the replies read since it last did. */
+		private void readClocks(NodeReply[] replies) {
 			if (this.judge != null) {
 				this.judge.read(replies);
 			}
-			return verdict(reply) == NodeJudge.COUNTS;
 		}
 
 		/** A reply's verdict, once the judge has read the round's replies. */
@@ -423,9 +418,7 @@ final class AcquireRound {
 
 		@Override
 		public boolean settled(NodeReply[] replies) {
-			if (this.judge != null) {
-				this.judge.read(replies);
-			}
+			readClocks(replies);
 			int granted = 0;
 			int pending = 0;
 			int answered = 0;
