@@ -960,7 +960,7 @@ inline evaluate(c) {
 		k++
 	:: else -> break
 	od;
-	/* NodeJudge.settled */
+	/* Quorum.settled, a pending grant being no refusal yet */
 	rSettled = (counting >= QU || answered - counting - pending > N - QU);
 	forgetDecided()
 }

@@ -69,12 +69,11 @@ record AcquireAttempt(NodeGroup group, boolean won, RawArgument value, long toke
 						+ ((why != null) ? why.words() : "restart") + ")");
 			}
 		}
-		int couldGrant = this.replies.length - taken.size();
 		Reason reason;
-		if (this.granted >= this.group.quorum()) {
+		if (this.group.quorum().reached(this.granted)) {
 			reason = Reason.VALIDITY_EXHAUSTED;
 		}
-		else if (couldGrant < this.group.quorum()) {
+		else if (this.group.quorum().lost(taken.size())) {
 			reason = Reason.CONTENDED;
 		}
 		else {

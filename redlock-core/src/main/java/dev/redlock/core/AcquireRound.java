@@ -136,7 +136,7 @@ final class AcquireRound {
 		long end = this.ticker.getAsLong();
 		long validUntil = start + ttl.toNanos() - this.settings.driftNanosFor(ttl.toNanos());
 		int granted = exit.granted(replies);
-		if (granted >= this.group.quorum() && validUntil - end > 0) {
+		if (this.group.quorum().reached(granted) && validUntil - end > 0) {
 			long token = 0;
 			if (fenced) {
 				token = confirmToken(key, value, replies, exit, deadline);
@@ -180,7 +180,7 @@ final class AcquireRound {
 			// redlock.observation.include-resource=false
 			// keeps out of traces (the exception to the caller names it)
 			logger.debug("Lock not acquired: granted by {} of {} nodes, quorum {}", granted, replies.length,
-					this.group.quorum());
+					this.group.quorum().size());
 		}
 		return new AcquireAttempt(this.group, false, value, 0, 0, 0, replies, granted, start, end, validUntil);
 	}
@@ -256,7 +256,7 @@ final class AcquireRound {
 				}
 			}
 		}
-		if (!this.confirmTokens || atCandidate >= this.group.quorum()) {
+		if (!this.confirmTokens || this.group.quorum().reached(atCandidate)) {
 			return candidate;
 		}
 		// returns once a quorum confirmed (or can no longer): a slow node costs nothing
@@ -270,13 +270,7 @@ final class AcquireRound {
 				this.group.quorumExit(NodeCommand.FENCE));
 		retryBySource(LockScripts.RAISE_FENCE, key, value, token, replies, deadline);
 		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isConfirmed);
-		int confirmed = 0;
-		for (NodeReply reply : replies) {
-			if (reply.isConfirmed() && this.group.counts(reply.node())) {
-				confirmed++;
-			}
-		}
-		return (confirmed >= this.group.quorum()) ? candidate : 0;
+		return this.group.quorum().reached(this.group.countingConfirmations(replies)) ? candidate : 0;
 	}
 
 	/**
@@ -340,7 +334,7 @@ final class AcquireRound {
 	 * neither a lock already won nor the retry of a lock already lost; when lost, the
 	 * nodes not awaited get the release right behind the {@code SET}.
 	 */
-	private final class AcquireExit implements EarlyExit {
+	private final class AcquireExit implements EarlyExit, Quorum.Vote {
 
 		private final RawArgument key;
 
@@ -373,13 +367,7 @@ final class AcquireRound {
 		 */
 		int granted(NodeReply[] replies) {
 			readClocks(replies);
-			int granted = 0;
-			for (NodeReply reply : replies) {
-				if (reply != null && verdict(reply) == NodeJudge.COUNTS) {
-					granted++;
-				}
-			}
-			return granted;
+			return AcquireRound.this.group.quorum().agreeing(replies, this);
 		}
 
 		/** Whether a reply is a grant that counts. */
@@ -419,29 +407,28 @@ final class AcquireRound {
 		@Override
 		public boolean settled(NodeReply[] replies) {
 			readClocks(replies);
-			int granted = 0;
-			int pending = 0;
-			int answered = 0;
-			for (NodeReply reply : replies) {
+			return AcquireRound.this.group.quorum().settledBy(replies, this);
+		}
+
+		/**
+		 * How a reply counts once the judge has read the round's replies: a grant still
+		 * {@link NodeJudge#PENDING pending} may count once more clocks are in, so it is
+		 * not a refusal yet.
+		 */
+		@Override
+		public byte of(NodeReply reply) {
+			if (reply.isNoScript()) {
 				// a node that lost the fencing script is asked again by its source: its
 				// answer is still to come
-				if (reply != null && !reply.isNoScript()) {
-					answered++;
-					byte verdict = verdict(reply);
-					if (verdict == NodeJudge.COUNTS) {
-						granted++;
-					}
-					else if (verdict == NodeJudge.PENDING) {
-						pending++;
-					}
-				}
+				return NOT_YET;
 			}
-			return NodeJudge.settled(granted, pending, answered, replies.length, AcquireRound.this.group.quorum());
+			byte verdict = verdict(reply);
+			return (verdict == NodeJudge.COUNTS) ? AGREES : (verdict == NodeJudge.PENDING) ? NOT_YET : REFUSES;
 		}
 
 		@Override
 		public @Nullable CommandArguments toNotAwaited(NodeReply[] replies) {
-			if (granted(replies) >= AcquireRound.this.group.quorum()) {
+			if (AcquireRound.this.group.quorum().reached(granted(replies))) {
 				// won: the lease's release goes to every node
 				return null;
 			}

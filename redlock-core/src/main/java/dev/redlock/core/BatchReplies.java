@@ -108,10 +108,10 @@ final class BatchReplies {
 	 * scripts has not answered yet: it is asked again.
 	 * @param replies the replies read so far, {@code null} for none yet
 	 * @param parts how many calls the batch has
-	 * @param quorum how many nodes make a quorum
+	 * @param quorum the nodes' quorum
 	 * @param counting whether a node's confirmation counts, by index
 	 */
-	static boolean settled(@Nullable NodeReply[] replies, int parts, int quorum, IntPredicate counting) {
+	static boolean settled(@Nullable NodeReply[] replies, int parts, Quorum quorum, IntPredicate counting) {
 		boolean[] answered = new boolean[replies.length];
 		for (int i = 0; i < replies.length; i++) {
 			answered[i] = replies[i] != null && replies[i].isDefinite() && !lacksScript(replies[i]);
@@ -129,7 +129,7 @@ final class BatchReplies {
 					}
 				}
 			}
-			if (confirmed < quorum && refused <= replies.length - quorum) {
+			if (!quorum.settled(confirmed, refused)) {
 				return false;
 			}
 		}

@@ -46,16 +46,17 @@ final class ClockReadings {
 
 	/**
 	 * @param quarantines every node's quarantine, in node order
-	 * @param quorum how many nodes make a quorum
+	 * @param quorum the nodes' quorum: its {@link Quorum#tolerated()} readings may be
+	 * faulty
 	 * @param toleranceNanos how far apart the nodes' clocks may read and agree
 	 * @param clockOf the node's {@code TIME} in a reply's value, in microseconds, or -1
 	 * @param ticker this client's monotonic clock, read now as the round's start
 	 */
-	ClockReadings(List<NodeQuarantine> quarantines, int quorum, long toleranceNanos,
+	ClockReadings(List<NodeQuarantine> quarantines, Quorum quorum, long toleranceNanos,
 			ToLongFunction<@Nullable Object> clockOf, LongSupplier ticker) {
 		int nodes = quarantines.size();
 		this.quarantines = quarantines;
-		this.consensus = new ClockConsensus(nodes - quorum, toleranceNanos);
+		this.consensus = new ClockConsensus(quorum.tolerated(), toleranceNanos);
 		this.clockOf = clockOf;
 		this.ticker = ticker;
 		this.roundStart = ticker.getAsLong();

@@ -46,7 +46,7 @@ final class CounterReseed implements AutoCloseable {
 
 	private final List<NodeConnectionPool> pools;
 
-	private final int quorum;
+	private final Quorum quorum;
 
 	private final int timeoutMillis;
 
@@ -58,7 +58,7 @@ final class CounterReseed implements AutoCloseable {
 	/** Generations asked for and not failed yet, as {@code node:nonce}. */
 	private final Set<String> requested = ConcurrentHashMap.newKeySet();
 
-	CounterReseed(List<NodeConnectionPool> pools, int quorum, int timeoutMillis) {
+	CounterReseed(List<NodeConnectionPool> pools, Quorum quorum, int timeoutMillis) {
 		this.pools = pools;
 		this.quorum = quorum;
 		this.timeoutMillis = timeoutMillis;
@@ -108,14 +108,15 @@ final class CounterReseed implements AutoCloseable {
 			}
 		}
 		this.attempts.incrementAndGet();
-		int needed = this.pools.size() - this.quorum + 1;
+		// so many nodes hold a member of any quorum that confirmed a token
+		int needed = this.quorum.denying();
 		Map<String, Long> highest;
 		int read;
 		if (trustedRead >= needed) {
 			highest = trusted;
 			read = trustedRead;
 		}
-		else if (1 + forgetfulRead > this.pools.size() - this.quorum && trustedRead + forgetfulRead >= needed) {
+		else if (this.quorum.lost(1 + forgetfulRead) && trustedRead + forgetfulRead >= needed) {
 			// a majority forgot, or never held a counter (new nodes): no token is left to
 			// keep, and no node could be re-seeded otherwise
 			highest = all;

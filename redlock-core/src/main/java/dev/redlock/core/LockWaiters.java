@@ -58,18 +58,18 @@ final class LockWaiters implements AutoCloseable {
 	private final long nodeTimeoutNanos;
 
 	/** Notices of one release after which a quorum of nodes has deleted the key. */
-	private final int quorum;
+	private final Quorum quorum;
 
 	private final AtomicInteger waiting = new AtomicInteger();
 
 	private volatile boolean closed;
 
-	LockWaiters(List<NodeSubscriber> subscribers, RedlockSettings settings, LongSupplier ticker) {
+	LockWaiters(List<NodeSubscriber> subscribers, Quorum quorum, RedlockSettings settings, LongSupplier ticker) {
 		this.subscribers = List.copyOf(subscribers);
 		this.ticker = ticker;
 		this.retryDelayNanos = settings.retryDelay().toNanos();
 		this.nodeTimeoutNanos = settings.nodeTimeout().toNanos();
-		this.quorum = this.subscribers.size() / 2 + 1;
+		this.quorum = quorum;
 		this.yields = new ReleaseYields(ticker, this.nodeTimeoutNanos);
 	}
 
@@ -281,7 +281,7 @@ final class LockWaiters implements AutoCloseable {
 		 */
 		private boolean removed;
 
-		private final ReleaseNotices notices = new ReleaseNotices(LockWaiters.this.quorum);
+		private final ReleaseNotices notices = new ReleaseNotices(LockWaiters.this.quorum.size());
 
 		private volatile @Nullable Waiter head;
 

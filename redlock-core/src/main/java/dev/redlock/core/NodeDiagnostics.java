@@ -80,8 +80,8 @@ final class NodeDiagnostics {
 		if (n < 3 || n % 2 == 0) {
 			warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, null,
 					n + " nodes: list an odd number of at " + "least 3 independent masters (3 or 5); with " + n
-							+ " a quorum of " + this.group.quorum() + " tolerates " + (n - this.group.quorum())
-							+ " failed nodes"));
+							+ " a quorum of " + this.group.quorum().size() + " tolerates "
+							+ this.group.quorum().tolerated() + " failed nodes"));
 		}
 		if (this.settings.defaultTtl().compareTo(this.settings.nodeTimeout().multipliedBy(3)) < 0) {
 			warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, null,
@@ -164,7 +164,7 @@ final class NodeDiagnostics {
 	 */
 	private void credentialFindings(List<Integer> refusing, NodeReply[] infos, List<NodeFinding> errors,
 			List<NodeFinding> warnings) {
-		if (refusing.size() > this.group.nodes().size() - this.group.quorum()) {
+		if (this.group.quorum().lost(refusing.size())) {
 			StringBuilder named = new StringBuilder();
 			for (int i : refusing) {
 				named.append((named.length() > 0) ? ", " : "")
@@ -178,8 +178,8 @@ final class NodeDiagnostics {
 			}
 			errors.add(new NodeFinding(NodeFinding.Severity.ERROR, null,
 					refusing.size() + " of " + this.group.nodes().size()
-							+ " nodes refuse our credentials, too many for a quorum of " + this.group.quorum() + ": "
-							+ named + "; check the user and password of these nodes"));
+							+ " nodes refuse our credentials, too many for a quorum of " + this.group.quorum().size()
+							+ ": " + named + "; check the user and password of these nodes"));
 			return;
 		}
 		for (int i : refusing) {

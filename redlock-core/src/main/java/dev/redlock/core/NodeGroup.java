@@ -42,7 +42,10 @@ final class NodeGroup implements AutoCloseable {
 
 	private final LongSupplier ticker;
 
-	private final int quorum;
+	private final Quorum quorum;
+
+	/** How an extension's reply counts: confirmed by a node out of quarantine. */
+	private final Quorum.Vote countingConfirmation = this::countingConfirmation;
 
 	private final WarmUp warmUp;
 
@@ -57,11 +60,11 @@ final class NodeGroup implements AutoCloseable {
 		this.events = new LockEvents(listeners, this.nodes);
 		this.settings = settings;
 		this.ticker = ticker;
-		this.quorum = nodes.size() / 2 + 1;
+		this.quorum = new Quorum(nodes.size());
 		List<NodeConnectionPool> pools = new ArrayList<>(nodes.size());
 		List<NodeQuarantine> quarantines = new ArrayList<>(nodes.size());
-		this.warmUp = (Math.min(settings.poolMinIdle(), settings.poolMaxIdle()) > 0)
-				? new WarmUp(nodes.size(), this.quorum) : WarmUp.none();
+		this.warmUp = (Math.min(settings.poolMinIdle(), settings.poolMaxIdle()) > 0) ? new WarmUp(this.quorum)
+				: WarmUp.none();
 		for (RedisNodeUri node : nodes) {
 			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine());
 			quarantines.add(quarantine);
@@ -147,7 +150,7 @@ final class NodeGroup implements AutoCloseable {
 	}
 
 	/** How many nodes must agree. */
-	int quorum() {
+	Quorum quorum() {
 		return this.quorum;
 	}
 
@@ -181,6 +184,20 @@ final class NodeGroup implements AutoCloseable {
 		return this.quarantines.get(node).counts();
 	}
 
+	/** A confirmation by a node that counts towards a quorum now. */
+	private byte countingConfirmation(NodeReply reply) {
+		return (reply.isConfirmed() && counts(reply.node())) ? Quorum.Vote.AGREES : Quorum.Vote.REFUSES;
+	}
+
+	/**
+	 * How many replies confirm a script's call on a node that counts towards a quorum
+	 * now.
+	 * @param replies the replies, {@code null} for nodes not asked
+	 */
+	int countingConfirmations(NodeReply[] replies) {
+		return this.quorum.agreeing(replies, this.countingConfirmation);
+	}
+
 	/**
 	 * Extends a lease on the nodes.
 	 * @return whether it counts, and the validity deadline it gives; when it does not
@@ -189,13 +206,7 @@ final class NodeGroup implements AutoCloseable {
 	Extension extend(ExtensionRequest request) {
 		NodeReply[] replies = runScript(NodeCommand.EXTEND, LockScripts.EXTEND, request.held().key(), null,
 				new QuorumExit(NodeCommand.EXTEND, true, null), request.held().value(), request.ttlArgument());
-		int extended = 0;
-		for (NodeReply reply : replies) {
-			if (reply.isConfirmed() && counts(reply.node())) {
-				extended++;
-			}
-		}
-		return judge(request, extended, this.ticker.getAsLong());
+		return judge(request, countingConfirmations(replies), this.ticker.getAsLong());
 	}
 
 	/**
@@ -207,7 +218,7 @@ final class NodeGroup implements AutoCloseable {
 		long ttlNanos = request.ttl().toNanos();
 		long newValidUntil = request.start() + ttlNanos - this.settings.driftNanosFor(ttlNanos);
 		boolean inTime = request.currentValidUntil() - end > 0 && newValidUntil - end > 0;
-		boolean counted = confirmed >= this.quorum && inTime;
+		boolean counted = this.quorum.reached(confirmed) && inTime;
 		if (!counted) {
 			logger.debug("Extension of '{}' does not count: confirmed by {} of {} nodes, in time: {}",
 					request.held().key(), confirmed, this.pools.size(), inTime);
@@ -289,11 +300,10 @@ final class NodeGroup implements AutoCloseable {
 				notOurs++;
 			}
 		}
-		if (deletedOn >= this.quorum) {
+		if (this.quorum.reached(deletedOn)) {
 			return new Released(ReleaseOutcome.RELEASED, replies, deleted);
 		}
-		ReleaseOutcome outcome = (notOurs > replies.length - this.quorum) ? ReleaseOutcome.EXPIRED
-				: ReleaseOutcome.UNKNOWN;
+		ReleaseOutcome outcome = this.quorum.lost(notOurs) ? ReleaseOutcome.EXPIRED : ReleaseOutcome.UNKNOWN;
 		return new Released(outcome, replies, deleted);
 	}
 
@@ -367,7 +377,7 @@ final class NodeGroup implements AutoCloseable {
 	 * can. The slower nodes' replies are read off the caller's thread; a release that did
 	 * not reach one of them is retried there until the value's TTL has passed.
 	 */
-	final class QuorumExit implements EarlyExit {
+	final class QuorumExit implements EarlyExit, Quorum.Vote {
 
 		private final NodeCommand command;
 
@@ -387,19 +397,16 @@ final class NodeGroup implements AutoCloseable {
 
 		@Override
 		public boolean settled(NodeReply[] replies) {
-			int confirmed = 0;
-			int refused = 0;
-			for (NodeReply reply : replies) {
-				if (reply != null && reply.isDefinite()) {
-					if (reply.isConfirmed() && (!this.countingOnly || NodeGroup.this.counts(reply.node()))) {
-						confirmed++;
-					}
-					else {
-						refused++;
-					}
-				}
+			return NodeGroup.this.quorum.settledBy(replies, this);
+		}
+
+		@Override
+		public byte of(NodeReply reply) {
+			if (!reply.isDefinite()) {
+				return NOT_YET;
 			}
-			return confirmed >= NodeGroup.this.quorum || refused > replies.length - NodeGroup.this.quorum;
+			return (reply.isConfirmed() && (!this.countingOnly || NodeGroup.this.counts(reply.node()))) ? AGREES
+					: REFUSES;
 		}
 
 		@Override
@@ -432,14 +439,13 @@ final class NodeGroup implements AutoCloseable {
 		if (waiting.isEmpty()) {
 			return;
 		}
-		int denyingQuorum = this.pools.size() - this.quorum + 1;
 		waiting.forEach((value, nodes) -> {
 			int count = 0;
 			for (boolean on : nodes) {
 				count += on ? 1 : 0;
 			}
 			// what there is no time for stays with the late clean-up
-			NodeReply[] replies = (count >= denyingQuorum)
+			NodeReply[] replies = this.quorum.lost(count)
 					? runScript(deadline, NodeCommand.RELEASE, LockScripts.DISCARD, key, nodes, null, value) : null;
 			if (replies != null) {
 				for (int i = 0; i < nodes.length; i++) {

@@ -38,13 +38,13 @@ final class NodeJudge {
 
 	/**
 	 * @param quarantines every node's quarantine, in node order
-	 * @param quorum how many nodes make a quorum
+	 * @param quorum the nodes' quorum
 	 * @param toleranceNanos how far apart the nodes' clocks may read and agree
 	 * ({@link RedlockSettings#clockTolerance()})
 	 * @param ticker this client's monotonic clock ({@link System#nanoTime()} but in
 	 * simulations), read now as the round's start
 	 */
-	NodeJudge(List<NodeQuarantine> quarantines, int quorum, long toleranceNanos, LongSupplier ticker) {
+	NodeJudge(List<NodeQuarantine> quarantines, Quorum quorum, long toleranceNanos, LongSupplier ticker) {
 		int nodes = quarantines.size();
 		this.quarantines = quarantines;
 		this.ticker = ticker;
@@ -108,19 +108,6 @@ final class NodeJudge {
 		long nodeMillis = (nodeMicros >= 0) ? nodeMicros / 1_000 : System.currentTimeMillis();
 		return quarantine.markers()
 			.admits(AcquireReply.marker(value), nodeMillis, now, this.markersBefore[reply.node()]);
-	}
-
-	/**
-	 * Whether a round's outcome is known: a quorum of grants counts, or so many nodes
-	 * refused that no quorum is left. A grant still {@link #PENDING pending} may count
-	 * once more clocks are in, so it is not a refusal yet.
-	 * @param counting grants that count
-	 * @param pending grants not decided yet
-	 * @param answered replies read, grants or not
-	 */
-	static boolean settled(int counting, int pending, int answered, int nodes, int quorum) {
-		int refused = answered - counting - pending;
-		return counting >= quorum || refused > nodes - quorum;
 	}
 
 	/**

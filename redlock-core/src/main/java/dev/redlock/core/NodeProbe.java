@@ -30,7 +30,7 @@ final class NodeProbe implements AutoCloseable {
 
 	private final Fanout fanout;
 
-	private final int quorum;
+	private final Quorum quorum;
 
 	private final long toleranceNanos;
 
@@ -45,7 +45,7 @@ final class NodeProbe implements AutoCloseable {
 
 	private long lastRunNanos;
 
-	NodeProbe(List<NodeQuarantine> quarantines, Fanout fanout, int quorum, long toleranceNanos) {
+	NodeProbe(List<NodeQuarantine> quarantines, Fanout fanout, Quorum quorum, long toleranceNanos) {
 		this.quarantines = quarantines;
 		this.fanout = fanout;
 		this.quorum = quorum;

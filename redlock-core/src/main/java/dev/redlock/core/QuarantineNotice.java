@@ -26,7 +26,7 @@ final class QuarantineNotice {
 
 	private final List<NodeQuarantine> quarantines;
 
-	private final int quorum;
+	private final Quorum quorum;
 
 	private final Duration quarantine;
 
@@ -40,7 +40,7 @@ final class QuarantineNotice {
 
 	private boolean warned;
 
-	QuarantineNotice(List<NodeQuarantine> quarantines, int quorum, Duration quarantine, String redlock) {
+	QuarantineNotice(List<NodeQuarantine> quarantines, Quorum quorum, Duration quarantine, String redlock) {
 		this.quarantines = quarantines;
 		this.quorum = quorum;
 		this.quarantine = quarantine;
@@ -67,7 +67,7 @@ final class QuarantineNotice {
 		Instant at = Instant.now().plusMillis(waitMillis).truncatedTo(ChronoUnit.SECONDS);
 		String warning = "No lock can be acquired from " + this.redlock + " until about " + at + " (in "
 				+ (waitMillis + 999) / 1000 + " s): " + quarantined(now) + " of " + this.quarantines.size()
-				+ " nodes are in quarantine (" + reasons(now) + ") and a lock needs " + this.quorum
+				+ " nodes are in quarantine (" + reasons(now) + ") and a lock needs " + this.quorum.size()
 				+ ". A node that may have forgotten locks it granted (it started less than the restart quarantine ("
 				+ this.quarantine + ") ago, its clock stepped, a replica replaced it, it lost data) does not count "
 				+ "towards a quorum until then. Nodes created just now hold no locks: to use them at once, turn the "
@@ -86,7 +86,7 @@ final class QuarantineNotice {
 			countsAt[i] = this.quarantines.get(i).remainingNanosAt(now);
 		}
 		Arrays.sort(countsAt);
-		return now + countsAt[this.quorum - 1];
+		return now + countsAt[this.quorum.size() - 1];
 	}
 
 	/** The reasons of the nodes in quarantine, e.g. {@code restart}. */

@@ -63,8 +63,8 @@ public final class Redlock implements AutoCloseable {
 		this.group = new NodeGroup(nodes, settings, ticker, listeners, tls, this.renewals);
 		this.round = new AcquireRound(this.group, settings, ticker);
 		this.diagnostics = new NodeDiagnostics(this.group, settings);
-		this.waiters = new LockWaiters(NodeSubscriber.forEach(this.group.pools(), settings, this.renewals), settings,
-				ticker);
+		this.waiters = new LockWaiters(NodeSubscriber.forEach(this.group.pools(), settings, this.renewals),
+				this.group.quorum(), settings, ticker);
 		this.leases = new LeaseSupport(this.group, settings, arguments, this.waiters, this.held, this.renewals);
 		this.acquisitions = new Acquisitions(this.leases, this.group, this.round, this.waiters, this.held, arguments,
 				ticker);
@@ -238,7 +238,7 @@ public final class Redlock implements AutoCloseable {
 	 * @return {@code N/2 + 1}
 	 */
 	public int quorum() {
-		return this.group.quorum();
+		return this.group.quorum().size();
 	}
 
 	/**

@@ -3,6 +3,8 @@ package dev.redlock.core;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The first connections of a new {@link Redlock}, opened in the background as soon as it
  * is built: calls made before they are open wait for them, so that a service's first
@@ -23,7 +25,7 @@ final class WarmUp {
 
 	private final int nodes;
 
-	private final int quorum;
+	private final @Nullable Quorum quorum;
 
 	private final long deadline;
 
@@ -37,21 +39,21 @@ final class WarmUp {
 
 	/**
 	 * Starts a warm-up.
-	 * @param nodes how many nodes open connections, none for no warm-up at all
-	 * @param quorum how many nodes must have one for calls to go ahead
+	 * @param quorum the nodes that open connections, and how many must have one for calls
+	 * to go ahead; {@code null} for no warm-up at all
 	 */
-	WarmUp(int nodes, int quorum) {
-		this.nodes = nodes;
+	WarmUp(@Nullable Quorum quorum) {
+		this.nodes = (quorum != null) ? quorum.nodes() : 0;
 		this.quorum = quorum;
 		this.deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONNECT_TIMEOUT_MILLIS);
-		if (nodes == 0) {
+		if (quorum == null) {
 			end();
 		}
 	}
 
 	/** A warm-up that is over before it starts: no connection is opened in advance. */
 	static WarmUp none() {
-		return new WarmUp(0, 0);
+		return new WarmUp(null);
 	}
 
 	/**
@@ -63,7 +65,7 @@ final class WarmUp {
 		if (connected) {
 			this.opened++;
 		}
-		if (this.opened >= this.quorum || this.ended >= this.nodes) {
+		if (this.quorum == null || this.quorum.reached(this.opened) || this.ended >= this.nodes) {
 			end();
 		}
 	}

@@ -17,7 +17,7 @@ class QuarantineNoticeTests {
 
 	private final List<NodeQuarantine> nodes = List.of(quarantine(7001), quarantine(7002), quarantine(7003));
 
-	private final QuarantineNotice notice = new QuarantineNotice(this.nodes, 2, QUARANTINE,
+	private final QuarantineNotice notice = new QuarantineNotice(this.nodes, new Quorum(this.nodes.size()), QUARANTINE,
 			"Redlock[redis://127.0.0.1:7001, redis://127.0.0.1:7002, redis://127.0.0.1:7003]");
 
 	@Test

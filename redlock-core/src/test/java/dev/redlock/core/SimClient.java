@@ -35,7 +35,7 @@ final class SimClient {
 
 	private final boolean[] greeted;
 
-	private final int quorum;
+	private final Quorum quorum;
 
 	private final long toleranceNanos;
 
@@ -49,7 +49,7 @@ final class SimClient {
 		this.time = time;
 		this.nodes = nodes;
 		this.skewNanos = skewNanos;
-		this.quorum = nodes.size() / 2 + 1;
+		this.quorum = new Quorum(nodes.size());
 		this.toleranceNanos = toleranceNanos;
 		this.greeted = new boolean[nodes.size()];
 		LongSupplier ticker = this::monotonicNanos;
@@ -124,8 +124,8 @@ final class SimClient {
 					pending++;
 				}
 			}
-			won = counting >= this.quorum;
-			settled = NodeJudge.settled(counting, pending, answered, this.nodes.size(), this.quorum);
+			won = this.quorum.reached(counting);
+			settled = this.quorum.settled(counting, answered - counting - pending);
 		}
 		return new Round(won, granted, everCounted, start);
 	}
