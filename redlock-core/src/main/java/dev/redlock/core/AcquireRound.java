@@ -89,12 +89,10 @@ final class AcquireRound {
 		long start = this.ticker.getAsLong();
 		long expiresAt = System.nanoTime() + ttl.toNanos();
 		AcquireExit exit = new AcquireExit(key, value, fenced, expiresAt);
-		NodeReply[] replies = this.group.fanout().execute(acquire, null, exit);
+		// a fencing script a node lost goes again by source, within the attempt's bound
+		Fanout bounded = fenced ? this.group.fanout().until(deadline) : null;
+		NodeReply[] replies = ((bounded != null) ? bounded : this.group.fanout()).execute(acquire, null, exit);
 		try {
-			if (fenced) {
-				retryBySource(this.judged ? LockScripts.ACQUIRE_FENCED : LockScripts.ACQUIRE_COUNTED, key, value,
-						ttlArgument, replies, deadline);
-			}
 			return settle(key, value, ttl, fenced, replies, start, expiresAt, exit, deadline);
 		}
 		catch (Throwable ex) {
@@ -111,7 +109,7 @@ final class AcquireRound {
 			// the counter is raised in the same step as the SET: a later holder's SET on
 			// this node comes after our key left, so its count exceeds ours
 			Script script = this.judged ? LockScripts.ACQUIRE_FENCED : LockScripts.ACQUIRE_COUNTED;
-			return RoundCommand.of(fencingScript(Command.EVALSHA, script.sha1(), key, value, ttl));
+			return RoundCommand.script(script, fencingScript(script, key, value, ttl));
 		}
 		CommandArguments set = new CommandArguments(Command.SET).add(key)
 			.add(value)
@@ -266,9 +264,8 @@ final class AcquireRound {
 		}
 		RawArgument token = RawArgument.of(candidate);
 		NodeReply[] replies = fanout.execute(
-				fencingScript(Command.EVALSHA, LockScripts.RAISE_FENCE.sha1(), key, value, token), null,
-				this.group.quorumExit(NodeCommand.FENCE));
-		retryBySource(LockScripts.RAISE_FENCE, key, value, token, replies, deadline);
+				RoundCommand.script(LockScripts.RAISE_FENCE, fencingScript(LockScripts.RAISE_FENCE, key, value, token)),
+				null, this.group.quorumExit(NodeCommand.FENCE));
 		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isConfirmed);
 		return this.group.quorum().reached(this.group.countingConfirmations(replies)) ? candidate : 0;
 	}
@@ -281,32 +278,10 @@ final class AcquireRound {
 		this.confirmTokens = confirm;
 	}
 
-	/**
-	 * Calls a fencing script again, by its source, on the nodes that answered
-	 * {@code NOSCRIPT} to its digest, waiting for each of them (they just answered), and
-	 * puts their replies in place of the refusals. Even when the others settled the
-	 * round: the call by source caches the script there again, else that node would
-	 * answer every fenced lock with {@code NOSCRIPT}, and fenced locks would go on with
-	 * one node fewer.
-	 */
-	private void retryBySource(Script script, RawArgument key, RawArgument value, RawArgument argument,
-			NodeReply[] replies, long deadline) {
-		boolean[] missing = ScriptRetry.nodesLackingScript(replies, NodeReply::isNoScript);
-		Fanout fanout = (missing != null) ? this.group.fanout().until(deadline) : null;
-		if (fanout != null) {
-			ScriptRetry.merge(replies,
-					fanout.execute(fencingScript(Command.EVAL, script.source(), key, value, argument), missing),
-					missing);
-		}
-	}
-
-	/**
-	 * A call of a fencing script: the lock key, then its counter.
-	 * @param command {@code EVALSHA} with the digest, or {@code EVAL} with the source
-	 */
-	private static CommandArguments fencingScript(Command command, RawArgument script, RawArgument key,
-			RawArgument value, RawArgument argument) {
-		return new CommandArguments(command).add(script)
+	/** A call of a fencing script by its digest: the lock key, then its counter. */
+	private static CommandArguments fencingScript(Script script, RawArgument key, RawArgument value,
+			RawArgument argument) {
+		return new CommandArguments(Command.EVALSHA).add(script.sha1())
 			.add(LockScripts.TWO_KEYS)
 			.add(key)
 			.add(counterKey(key))

@@ -36,13 +36,7 @@ final class BatchExtension {
 	 */
 	NodeGroup.Extension[] extend(List<ExtensionRequest> requests, List<Runnable> reports) {
 		int parts = requests.size();
-		NodeReply[] replies = this.group.fanout()
-			.execute(calls(requests, Command.EVALSHA, LockScripts.EXTEND.sha1()), null, new BatchExit(parts));
-		boolean[] missing = ScriptRetry.nodesLackingScript(replies, BatchReplies::lacksScript);
-		if (missing != null) {
-			ScriptRetry.merge(replies, this.group.fanout()
-				.execute(calls(requests, Command.EVAL, LockScripts.EXTEND.source()), missing, null), missing);
-		}
+		NodeReply[] replies = this.group.fanout().execute(calls(requests), null, new BatchExit(parts));
 		reports.add(() -> this.group.events()
 			.nodeReplies(NodeCommand.EXTEND, BatchReplies.asEvents(replies), BatchReplies.confirmsAll(parts)));
 		long end = this.group.now();
@@ -59,13 +53,13 @@ final class BatchExtension {
 		return extensions;
 	}
 
-	private static RoundCommand calls(List<ExtensionRequest> requests, Command command, RawArgument script) {
+	private static RoundCommand calls(List<ExtensionRequest> requests) {
 		List<CommandArguments> calls = new ArrayList<>(requests.size());
 		for (ExtensionRequest request : requests) {
-			calls.add(LockScripts.call(command, script, request.held().key(), request.held().value(),
-					request.ttlArgument()));
+			calls.add(LockScripts.call(Command.EVALSHA, LockScripts.EXTEND.sha1(), request.held().key(),
+					request.held().value(), request.ttlArgument()));
 		}
-		return RoundCommand.batch(calls);
+		return RoundCommand.scriptBatch(LockScripts.EXTEND, calls);
 	}
 
 	/**

@@ -46,34 +46,12 @@ final class BatchRelease {
 		for (int part = 0; part < parts; part++) {
 			values[part] = NodeGroup.toRemove(held.get(part), longestTtlNanos[part], 0);
 		}
-		Fanout fanout = this.group.fanout();
-		NodeReply[] replies = fanout.execute(calls(held, Command.EVALSHA, LockScripts.RELEASE.sha1()), null,
-				new BatchReleaseExit(values));
-		NodeReply[][] byRelease = new NodeReply[parts][];
-		for (int part = 0; part < parts; part++) {
-			byRelease[part] = partOf(replies, part, parts);
-		}
-		boolean[] missing = ScriptRetry.nodesLackingScript(replies, BatchReplies::lacksScript);
-		if (missing != null) {
-			NodeReply[] retried = fanout.execute(calls(held, Command.EVAL, LockScripts.RELEASE.source()), missing,
-					null);
-			for (int part = 0; part < parts; part++) {
-				NodeReply[] release = byRelease[part];
-				for (int i = 0; i < release.length; i++) {
-					// only the calls that did not run take the second try's answer: the
-					// others ran, and their second call found nothing to delete
-					if (missing[i] && release[i].isNoScript()) {
-						release[i] = BatchReplies.part(retried[i], part, parts);
-					}
-				}
-			}
-			ScriptRetry.merge(replies, retried, missing);
-		}
+		NodeReply[] replies = this.group.fanout().execute(calls(held), null, new BatchReleaseExit(values));
 		this.group.events()
 			.nodeReplies(NodeCommand.RELEASE, BatchReplies.asEvents(replies), BatchReplies.confirmsAll(parts));
 		Released[] released = new Released[parts];
 		for (int part = 0; part < parts; part++) {
-			released[part] = this.group.settleRelease(held.get(part), values[part], byRelease[part], true);
+			released[part] = this.group.settleRelease(held.get(part), values[part], partOf(replies, part, parts), true);
 		}
 		return released;
 	}
@@ -86,12 +64,12 @@ final class BatchRelease {
 		return release;
 	}
 
-	private static RoundCommand calls(List<HeldValue> held, Command command, RawArgument script) {
+	private static RoundCommand calls(List<HeldValue> held) {
 		List<CommandArguments> calls = new ArrayList<>(held.size());
 		for (HeldValue value : held) {
-			calls.add(LockScripts.call(command, script, value.key(), value.value()));
+			calls.add(LockScripts.call(Command.EVALSHA, LockScripts.RELEASE.sha1(), value.key(), value.value()));
 		}
-		return RoundCommand.batch(calls);
+		return RoundCommand.scriptBatch(LockScripts.RELEASE, calls);
 	}
 
 	/**

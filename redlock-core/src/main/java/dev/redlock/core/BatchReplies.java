@@ -19,22 +19,6 @@ final class BatchReplies {
 	}
 
 	/**
-	 * Whether the node answered {@code NOSCRIPT} to any call of the batch: it lost its
-	 * script cache (a flush), so the batch is sent there again by the script's source.
-	 */
-	static boolean lacksScript(NodeReply reply) {
-		if (reply.kind() != NodeReply.Kind.REPLIED || !(reply.value() instanceof List<?> answers)) {
-			return reply.isNoScript();
-		}
-		for (Object answer : answers) {
-			if (answer instanceof JedisNoScriptException) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	/**
 	 * One call's part of a node's reply to a batch, as the node would have answered that
 	 * call alone: its answer, or its error reply as a failure; a round trip that failed
 	 * or was not waited for fails or waits for every call alike.
@@ -114,7 +98,7 @@ final class BatchReplies {
 	static boolean settled(@Nullable NodeReply[] replies, int parts, Quorum quorum, IntPredicate counting) {
 		boolean[] answered = new boolean[replies.length];
 		for (int i = 0; i < replies.length; i++) {
-			answered[i] = replies[i] != null && replies[i].isDefinite() && !lacksScript(replies[i]);
+			answered[i] = replies[i] != null && replies[i].isDefinite() && !RoundCommand.lacksScript(replies[i]);
 		}
 		for (int part = 0; part < parts; part++) {
 			int confirmed = 0;

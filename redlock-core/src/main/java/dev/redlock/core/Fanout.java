@@ -24,15 +24,21 @@ import redis.clients.jedis.exceptions.JedisException;
  * for a node known to be slow while a faster one is still out; once that node's reply is
  * late, it reads whichever replies have arrived. A round with an {@link EarlyExit} stops
  * waiting as soon as the replies read settle it, so a slow or frozen minority costs the
- * caller nothing: what is left is read by each node's late-reply thread.
+ * caller nothing: what is left is read by each node's late-reply thread. A node that
+ * answers a lock script's digest with {@code NOSCRIPT} is sent the same calls again by
+ * the script's source, in a second round (see {@link RoundCommand}).
  *
  * @param pools the nodes' connection pools, in configuration order
  * @param timeoutNanos the deadline of a round, from its start
  * @param patient whether rounds wait for a connection to every node, even a slow one's:
  * for work off the caller's path, such as a late clean-up, which must reach the node
  * rather than be quick
+ * @param bounded whether the rounds end by a deadline set by the caller ({@link #until}),
+ * the second round to the nodes that lost a script included
+ * @param deadline that deadline, a {@link System#nanoTime()} reading, when bounded
  */
-record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient) implements LateReader {
+record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient, boolean bounded,
+		long deadline) implements LateReader {
 
 	private static final Logger logger = LoggerFactory.getLogger(Fanout.class);
 
@@ -43,10 +49,14 @@ record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient
 		this(pools, timeoutNanos, false);
 	}
 
+	Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient) {
+		this(pools, timeoutNanos, patient, false, 0);
+	}
+
 	/**
-	 * The same fanout, its rounds cut at a deadline when that comes before their own: for
-	 * the rounds that follow an acquisition's first, so that an attempt as a whole keeps
-	 * its bound.
+	 * The same fanout, its rounds cut at a deadline when that comes before their own, and
+	 * a second round to the nodes that lost a script cut at it too: so that an attempt as
+	 * a whole keeps its bound.
 	 * @param deadline a {@link System#nanoTime()} reading
 	 * @return the fanout, or {@code null} when the deadline has passed
 	 */
@@ -55,7 +65,7 @@ record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient
 		if (left <= 0) {
 			return null;
 		}
-		return (left >= this.timeoutNanos) ? this : new Fanout(this.pools, left, this.patient);
+		return new Fanout(this.pools, Math.min(left, this.timeoutNanos), this.patient, true, deadline);
 	}
 
 	/**
@@ -93,10 +103,48 @@ record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient
 
 	/**
 	 * Runs a command, possibly compound, on the selected nodes, as
-	 * {@link #execute(CommandArguments, boolean[], EarlyExit)}.
+	 * {@link #execute(CommandArguments, boolean[], EarlyExit)}. Calls of a lock script by
+	 * digest go again by source to the nodes that answered {@code NOSCRIPT}, waiting for
+	 * each of them (they just answered), even when the others settled the round: the call
+	 * by source caches the script there again, else that node would refuse every call
+	 * after. Their replies take the place of the refusals.
 	 */
 	NodeReply[] execute(RoundCommand command, boolean @Nullable [] selected, @Nullable EarlyExit exit) {
-		return new FanoutRound(this.pools, this.timeoutNanos, this.patient, this, command, selected, exit).run();
+		NodeReply[] replies = new FanoutRound(this.pools, this.timeoutNanos, this.patient, this, command, selected,
+				exit)
+			.run();
+		boolean[] lacking = lackingScript(command, replies);
+		Fanout again = (lacking == null) ? null : this.bounded ? until(this.deadline) : this;
+		if (again != null) {
+			NodeReply[] bySource = new FanoutRound(this.pools, again.timeoutNanos, this.patient, this,
+					command.bySource(), lacking, null)
+				.run();
+			for (int i = 0; i < replies.length; i++) {
+				if (lacking[i]) {
+					replies[i] = RoundCommand.merge(replies[i], bySource[i]);
+				}
+			}
+		}
+		return replies;
+	}
+
+	/**
+	 * The nodes that lack the script the command calls by digest, {@code null} for none.
+	 */
+	private static boolean @Nullable [] lackingScript(RoundCommand command, NodeReply[] replies) {
+		if (!command.callsScript()) {
+			return null;
+		}
+		boolean[] lacking = null;
+		for (int i = 0; i < replies.length; i++) {
+			if (replies[i] != null && RoundCommand.lacksScript(replies[i])) {
+				if (lacking == null) {
+					lacking = new boolean[replies.length];
+				}
+				lacking[i] = true;
+			}
+		}
+		return lacking;
 	}
 
 	/**

@@ -324,14 +324,7 @@ final class NodeGroup implements AutoCloseable {
 	 */
 	NodeReply[] runScript(NodeCommand command, Script script, RawArgument key, boolean @Nullable [] selected,
 			@Nullable EarlyExit exit, RawArgument... args) {
-		NodeReply[] replies = runScript(this.fanout, command, script, key, selected, exit, args);
-		boolean[] missing = ScriptRetry.nodesLackingScript(replies, NodeReply::isNoScript);
-		if (missing != null) {
-			ScriptRetry.merge(replies,
-					this.fanout.execute(LockScripts.call(Command.EVAL, script.source(), key, args), missing), missing);
-		}
-		this.events.nodeReplies(command, replies, NodeReply::isConfirmed);
-		return replies;
+		return runScript(this.fanout, command, script, key, selected, exit, args);
 	}
 
 	/**
@@ -343,24 +336,17 @@ final class NodeGroup implements AutoCloseable {
 	 */
 	NodeReply @Nullable [] runScript(long deadline, NodeCommand command, Script script, RawArgument key,
 			boolean @Nullable [] selected, @Nullable EarlyExit exit, RawArgument... args) {
-		Fanout first = this.fanout.until(deadline);
-		if (first == null) {
-			return null;
-		}
-		NodeReply[] replies = runScript(first, command, script, key, selected, exit, args);
-		boolean[] missing = ScriptRetry.nodesLackingScript(replies, NodeReply::isNoScript);
-		Fanout retry = (missing != null) ? this.fanout.until(deadline) : null;
-		if (retry != null) {
-			ScriptRetry.merge(replies,
-					retry.execute(LockScripts.call(Command.EVAL, script.source(), key, args), missing), missing);
-		}
-		this.events.nodeReplies(command, replies, NodeReply::isConfirmed);
-		return replies;
+		Fanout bounded = this.fanout.until(deadline);
+		return (bounded != null) ? runScript(bounded, command, script, key, selected, exit, args) : null;
 	}
 
-	private static NodeReply[] runScript(Fanout fanout, NodeCommand command, Script script, RawArgument key,
+	private NodeReply[] runScript(Fanout fanout, NodeCommand command, Script script, RawArgument key,
 			boolean @Nullable [] selected, @Nullable EarlyExit exit, RawArgument... args) {
-		return fanout.execute(LockScripts.call(Command.EVALSHA, script.sha1(), key, args), selected, exit);
+		NodeReply[] replies = fanout.execute(
+				RoundCommand.script(script, LockScripts.call(Command.EVALSHA, script.sha1(), key, args)), selected,
+				exit);
+		this.events.nodeReplies(command, replies, NodeReply::isConfirmed);
+		return replies;
 	}
 
 	/**

@@ -5,13 +5,19 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.redlock.core.LockScripts.Script;
 import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Protocol.Command;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * What a round writes to each node and reads back: one command, or a few written together
  * (pipelined: the node runs them in order, though not atomically) whose replies read as
- * one list. A compound costs the round no extra round trip.
+ * one list. A compound costs the round no extra round trip. A command that calls a lock
+ * script by its digest ({@code EVALSHA}) knows the script: a node that answers
+ * {@code NOSCRIPT} lost its script cache after the connection loaded it, nothing ran
+ * there, and the {@link Fanout} sends it the same calls again by the script's source.
  */
 final class RoundCommand {
 
@@ -23,15 +29,29 @@ final class RoundCommand {
 	/** How the parts' replies are read. */
 	private final Shape shape;
 
-	private RoundCommand(@Nullable CommandArguments single, CommandArguments @Nullable [] parts, Shape shape) {
+	/** The script the calls run by digest, {@code null} when they call none. */
+	private final @Nullable Script script;
+
+	private RoundCommand(@Nullable CommandArguments single, CommandArguments @Nullable [] parts, Shape shape,
+			@Nullable Script script) {
 		this.single = single;
 		this.parts = parts;
 		this.shape = shape;
+		this.script = script;
 	}
 
 	/** One command. */
 	static RoundCommand of(CommandArguments command) {
-		return new RoundCommand(command, null, Shape.PIPELINED);
+		return new RoundCommand(command, null, Shape.PIPELINED, null);
+	}
+
+	/**
+	 * One call of a lock script by its digest.
+	 * @param call {@code EVALSHA}, the script's digest, then the key count, keys and
+	 * arguments
+	 */
+	static RoundCommand script(Script script, CommandArguments call) {
+		return new RoundCommand(call, null, Shape.PIPELINED, script);
 	}
 
 	/**
@@ -40,7 +60,7 @@ final class RoundCommand {
 	 * reply is read, so the connection owes nothing).
 	 */
 	static RoundCommand pipelined(CommandArguments... parts) {
-		return new RoundCommand(null, parts, Shape.PIPELINED);
+		return new RoundCommand(null, parts, Shape.PIPELINED, null);
 	}
 
 	/**
@@ -50,7 +70,93 @@ final class RoundCommand {
 	 * the rounds of single locks must not take it for a slow node.
 	 */
 	static RoundCommand batch(List<CommandArguments> parts) {
-		return new RoundCommand(null, parts.toArray(new CommandArguments[0]), Shape.BATCH);
+		return new RoundCommand(null, parts.toArray(new CommandArguments[0]), Shape.BATCH, null);
+	}
+
+	/**
+	 * Calls of one lock script by its digest, written together as a {@link #batch(List)
+	 * batch}.
+	 * @param calls each {@code EVALSHA}, the script's digest, then the key count, keys
+	 * and arguments
+	 */
+	static RoundCommand scriptBatch(Script script, List<CommandArguments> calls) {
+		return new RoundCommand(null, calls.toArray(new CommandArguments[0]), Shape.BATCH, script);
+	}
+
+	/** The calls written, in order. */
+	List<CommandArguments> calls() {
+		return (this.single != null) ? List.of(this.single) : List.of(this.parts);
+	}
+
+	/** Whether the command calls a lock script by its digest. */
+	boolean callsScript() {
+		return this.script != null;
+	}
+
+	/**
+	 * Whether a node's reply says it lacks the script the command calls by digest: it
+	 * answered {@code NOSCRIPT}, to the call or to any call of a compound.
+	 */
+	static boolean lacksScript(NodeReply reply) {
+		if (reply.kind() != NodeReply.Kind.REPLIED || !(reply.value() instanceof List<?> answers)) {
+			return reply.isNoScript();
+		}
+		for (Object answer : answers) {
+			if (answer instanceof JedisNoScriptException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * The same calls by the script's source, for the nodes that lack it ({@code EVAL}
+	 * caches it there again); {@code null} when the command calls no script by digest.
+	 */
+	@Nullable RoundCommand bySource() {
+		Script script = this.script;
+		if (script == null) {
+			return null;
+		}
+		if (this.single != null) {
+			return new RoundCommand(bySource(script, this.single), null, this.shape, null);
+		}
+		CommandArguments[] calls = new CommandArguments[this.parts.length];
+		for (int i = 0; i < calls.length; i++) {
+			calls[i] = bySource(script, this.parts[i]);
+		}
+		return new RoundCommand(null, calls, this.shape, null);
+	}
+
+	private static CommandArguments bySource(Script script, CommandArguments byDigest) {
+		// EVALSHA digest numkeys keys... args... becomes EVAL source numkeys keys...
+		// args...
+		CommandArguments call = new CommandArguments(Command.EVAL).add(script.source());
+		for (int i = 2; i < byDigest.size(); i++) {
+			call.add(byDigest.get(i));
+		}
+		return call;
+	}
+
+	/**
+	 * A node's reply to the calls by digest, with the reply to the same calls by source
+	 * in the place of what the node could not run: the whole reply for one call, each
+	 * {@code NOSCRIPT} answer of a compound (the calls that did run keep their answer:
+	 * run again, a release would find nothing to delete).
+	 * @param byDigest a reply that {@link #lacksScript lacks the script}
+	 * @param bySource the node's reply to {@link #bySource()}
+	 */
+	static NodeReply merge(NodeReply byDigest, NodeReply bySource) {
+		if (byDigest.kind() != NodeReply.Kind.REPLIED || bySource.kind() != NodeReply.Kind.REPLIED
+				|| !(byDigest.value() instanceof List<?> first) || !(bySource.value() instanceof List<?> second)
+				|| first.size() != second.size()) {
+			return bySource;
+		}
+		List<@Nullable Object> merged = new ArrayList<>(first.size());
+		for (int i = 0; i < first.size(); i++) {
+			merged.add((first.get(i) instanceof JedisNoScriptException) ? second.get(i) : first.get(i));
+		}
+		return NodeReply.replied(bySource.node(), merged, bySource.nanos());
 	}
 
 	/** Whether the round trip measures the node's latency (not for a batch). */
