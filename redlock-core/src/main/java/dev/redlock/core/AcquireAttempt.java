@@ -37,7 +37,7 @@ record AcquireAttempt(NodeGroup group, boolean won, RawArgument value, long toke
 			return false;
 		}
 		for (NodeReply reply : this.replies) {
-			if (reply.isRefused()) {
+			if (AcquireReply.isRefused(reply)) {
 				return true;
 			}
 		}
@@ -54,7 +54,7 @@ record AcquireAttempt(NodeGroup group, boolean won, RawArgument value, long toke
 			}
 			String node = this.group.nodes().get(reply.node()).redacted();
 			Duration quarantined = this.group.quarantine(reply.node()).remaining();
-			if (reply.isRefused()) {
+			if (AcquireReply.isRefused(reply)) {
 				taken.add(node);
 			}
 			else if (reply.kind() != NodeReply.Kind.REPLIED) {

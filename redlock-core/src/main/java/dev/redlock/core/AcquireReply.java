@@ -28,6 +28,49 @@ final class AcquireReply {
 	}
 
 	/**
+	 * Whether the node granted a lock, checked against the command that was sent: a plain
+	 * lock's {@code SET NX} answers {@code OK}, alone or first in its list, a fenced one
+	 * a token count of at least 1. Any other reply is no grant, whatever it is.
+	 * @param reply the node's reply to an acquisition
+	 * @param fenced whether a fenced acquisition was sent
+	 * @return {@code true} for a grant
+	 */
+	static boolean isGrant(NodeReply reply, boolean fenced) {
+		if (reply.kind() != NodeReply.Kind.REPLIED) {
+			return false;
+		}
+		long grant = grant(reply.value());
+		return fenced ? grant > 0 : ((grant == 1 && !isCountedReply(reply.value())) || isOk(reply.value()));
+	}
+
+	/**
+	 * Whether it is the {@code OK} of a {@code SET} (an acquisition without quarantine).
+	 */
+	private static boolean isOk(@Nullable Object value) {
+		return value instanceof byte[] bytes && Arrays.equals(bytes, OK);
+	}
+
+	/**
+	 * Whether the node refused the acquisition, leaving nothing of ours there: nil, or a
+	 * reply that says the lock was taken.
+	 */
+	static boolean isRefused(NodeReply reply) {
+		Object value = reply.value();
+		return reply.kind() == NodeReply.Kind.REPLIED
+				&& (value == null || (isAcquireReply(value) && grant(value) == 0));
+	}
+
+	/**
+	 * Whether the node may hold the value an acquisition wrote, with nothing sent yet to
+	 * remove it: it was written, not refused (nor answered {@code NOSCRIPT}: nothing
+	 * ran), and no follow-up went behind it.
+	 * @return {@code true} if a clean-up must still reach the node
+	 */
+	static boolean mayHoldWrite(NodeReply reply) {
+		return reply.written() && !reply.followedUp() && !isRefused(reply) && !reply.isNoScript();
+	}
+
+	/**
 	 * Whether the reply has one of the three shapes.
 	 * @param value the reply
 	 */

@@ -30,14 +30,14 @@ final class AcquireRound {
 
 	private static final byte[] FENCE_PREFIX = LockScripts.FENCE_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
 
-	private static final Predicate<NodeReply> GRANTS = (reply) -> reply.isGrant(false);
+	private static final Predicate<NodeReply> GRANTS = (reply) -> AcquireReply.isGrant(reply, false);
 
 	/** Read once written: never changed, so shared by every round. */
 	private static final CommandArguments READ_TIME = new CommandArguments(Command.TIME);
 
 	private static final CommandArguments READ_MARKER = new CommandArguments(Command.GET).add(NodeMarker.KEY);
 
-	private static final Predicate<NodeReply> FENCED_GRANTS = (reply) -> reply.isGrant(true);
+	private static final Predicate<NodeReply> FENCED_GRANTS = (reply) -> AcquireReply.isGrant(reply, true);
 
 	private final NodeGroup group;
 
@@ -154,7 +154,7 @@ final class AcquireRound {
 		boolean any = false;
 		for (int i = 0; i < replies.length; i++) {
 			NodeReply reply = replies[i];
-			if (reply.mayHoldWrite()) {
+			if (AcquireReply.mayHoldWrite(reply)) {
 				if (reply.isDefinite()) {
 					answered[i] = true;
 					any = true;
@@ -365,7 +365,7 @@ final class AcquireRound {
 		private byte verdict(NodeReply reply) {
 			// a quarantined node may have forgotten a lock someone else still holds: its
 			// grant proves nothing
-			if (!reply.isGrant(this.fenced)
+			if (!AcquireReply.isGrant(reply, this.fenced)
 					|| (this.fenced && AcquireReply.readAnotherValue(reply.value(), this.value.getRaw()))) {
 				return NodeJudge.REFUSED;
 			}
@@ -416,7 +416,7 @@ final class AcquireRound {
 		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
 			AcquireRound.this.group.events()
 				.nodeReplies(NodeCommand.ACQUIRE, new NodeReply[] { reply }, grants(this.fenced));
-			if (followUp != null && !reply.isRefused() && !reply.isNoScript() && !followUp.isDefinite()) {
+			if (followUp != null && !AcquireReply.isRefused(reply) && !reply.isNoScript() && !followUp.isDefinite()) {
 				// a lost round's release did not reach a node that may hold our value (a
 				// won round's lease releases on every node itself)
 				AcquireRound.this.group.cleanup().remove(reply.node(), this.key, this.value, this.expiresAt);

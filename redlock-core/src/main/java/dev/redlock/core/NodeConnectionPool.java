@@ -21,10 +21,9 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * allows, and a connection that arrives later is kept for the next round, or handed to
  * the next borrower. A connection given back while others are being opened goes to the
  * oldest borrower waiting for one. Each new connection first {@link NodeGreeting greets}
- * the server, whose {@code run_id} and uptime feed the {@link NodeQuarantine restart
- * quarantine}. After a failed connection attempt the node is not tried again for a
- * back-off, so a dead node costs nothing and queues nothing. Broken connections are
- * closed, not reused.
+ * the server, and a {@link GreetingListener} hears what it says about itself. After a
+ * failed connection attempt the node is not tried again for a back-off, so a dead node
+ * costs nothing and queues nothing. Broken connections are closed, not reused.
  *
  * <p>
  * A warm pool keeps at least {@code minIdle} connections open ({@link WarmConnections}).
@@ -77,13 +76,13 @@ final class NodeConnectionPool implements AutoCloseable {
 	private volatile boolean closed;
 
 	NodeConnectionPool(RedisNodeUri uri, RedlockSettings settings, long reconnectBackoffNanos,
-			NodeQuarantine quarantine, TlsSettings tls, WarmUp warmUp) {
+			GreetingListener greeting, TlsSettings tls, WarmUp warmUp) {
 		this.uri = uri;
 		int minIdle = Math.min(settings.poolMinIdle(), settings.poolMaxIdle());
 		this.idle = new IdleConnections(settings.poolMaxIdle(), minIdle, idleTimeoutNanos(settings));
 		this.maxTotal = settings.poolMaxTotal();
 		this.permits = new Semaphore(this.maxTotal);
-		this.connector = new NodeConnector(uri, settings.clientName(), tls, quarantine, reconnectBackoffNanos);
+		this.connector = new NodeConnector(uri, settings.clientName(), tls, greeting, reconnectBackoffNanos);
 		this.lateReplies = new OnDemandThread(OnDemandThread.LATE_REPLIES + uri.hostAndPort());
 		// last: from now on a marker repair may open a connection for this pool
 		this.warm = new WarmConnections(this.connector, minIdle, warmUp, (nanos) -> replied(nanos, false), this::keep,

@@ -29,7 +29,7 @@ final class NodeConnector {
 
 	private final TlsSettings tls;
 
-	private final NodeQuarantine quarantine;
+	private final GreetingListener greeting;
 
 	private final long reconnectBackoffNanos;
 
@@ -39,13 +39,13 @@ final class NodeConnector {
 
 	private volatile @Nullable RuntimeException lastFailure;
 
-	NodeConnector(RedisNodeUri uri, String clientName, TlsSettings tls, NodeQuarantine quarantine,
+	NodeConnector(RedisNodeUri uri, String clientName, TlsSettings tls, GreetingListener greeting,
 			long reconnectBackoffNanos) {
 		this.uri = uri;
 		this.hostAndPort = new HostAndPort(uri.host(), uri.port());
 		this.clientName = clientName;
 		this.tls = tls;
-		this.quarantine = quarantine;
+		this.greeting = greeting;
 		this.reconnectBackoffNanos = reconnectBackoffNanos;
 		this.thread = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
 			Thread connector = new Thread(task, "redlock-connect-" + uri.hostAndPort());
@@ -71,7 +71,7 @@ final class NodeConnector {
 	PipelinedConnection connectAndGreet(int timeoutMillis, LongConsumer latency) {
 		PipelinedConnection connection = connect(timeoutMillis);
 		try {
-			NodeGreeting.exchange(connection, latency, this.quarantine);
+			NodeGreeting.exchange(connection, latency, this.greeting);
 		}
 		catch (RuntimeException ex) {
 			connection.closeQuietly();

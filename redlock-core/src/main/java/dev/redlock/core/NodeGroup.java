@@ -68,8 +68,8 @@ final class NodeGroup implements AutoCloseable {
 		for (RedisNodeUri node : nodes) {
 			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine());
 			quarantines.add(quarantine);
-			pools.add(new NodeConnectionPool(node, settings, reconnectBackoff(settings).toNanos(), quarantine, tls,
-					this.warmUp));
+			pools.add(new NodeConnectionPool(node, settings, reconnectBackoff(settings).toNanos(),
+					new QuarantineGreeting(quarantine), tls, this.warmUp));
 		}
 		this.pools = List.copyOf(pools);
 		this.quarantines = List.copyOf(quarantines);

@@ -120,7 +120,8 @@ final class NodeProbe implements AutoCloseable {
 	private void write(int node, MarkerWatch.MarkerWrite write, long nodeMillis) {
 		boolean[] selected = new boolean[this.quarantines.size()];
 		selected[node] = true;
-		NodeReply written = this.fanout.execute(RoundCommand.of(NodeGreeting.writeMarker(write)), selected, null)[node];
+		NodeReply written = this.fanout.execute(RoundCommand.of(QuarantineGreeting.writeMarker(write)), selected,
+				null)[node];
 		if (written.kind() == NodeReply.Kind.REPLIED) {
 			this.quarantines.get(node).markers().written(write, written.value(), nodeMillis, System.nanoTime());
 		}

@@ -188,16 +188,6 @@ final class NodeReply {
 	}
 
 	/**
-	 * Whether the node may hold what the command wrote, with nothing sent yet to remove
-	 * it: it was written, not refused (nor answered {@code NOSCRIPT}: nothing ran), and
-	 * no follow-up went behind it.
-	 * @return {@code true} if a clean-up must still reach the node
-	 */
-	boolean mayHoldWrite() {
-		return written() && !followedUp() && !isRefused() && !isNoScript();
-	}
-
-	/**
 	 * Whether the node gave a definite answer, so that nothing about it is left to find
 	 * out.
 	 */
@@ -220,38 +210,6 @@ final class NodeReply {
 			}
 		}
 		return Kind.UNREACHABLE;
-	}
-
-	/**
-	 * Whether the node granted a lock, checked against the command that was sent (the
-	 * shapes are {@link AcquireReply}'s): a plain lock's {@code SET NX} answers
-	 * {@code OK}, alone or first in its list, a fenced one a token count of at least 1.
-	 * Any other reply is no grant, whatever it is.
-	 * @param fenced whether a fenced acquisition was sent
-	 * @return {@code true} for a grant
-	 */
-	boolean isGrant(boolean fenced) {
-		if (kind() != Kind.REPLIED) {
-			return false;
-		}
-		long grant = AcquireReply.grant(value());
-		return fenced ? grant > 0 : ((grant == 1 && !AcquireReply.isCountedReply(value())) || isOk());
-	}
-
-	/**
-	 * Whether it is the {@code OK} of a {@code SET} (an acquisition without quarantine).
-	 */
-	private boolean isOk() {
-		return value() instanceof byte[] bytes && bytes.length == 2 && bytes[0] == 'O' && bytes[1] == 'K';
-	}
-
-	/**
-	 * Whether the node refused what was asked, leaving nothing of ours there: nil, or an
-	 * acquisition's reply that says the lock was taken.
-	 */
-	boolean isRefused() {
-		return kind() == Kind.REPLIED
-				&& (value() == null || (AcquireReply.isAcquireReply(value()) && AcquireReply.grant(value()) == 0));
 	}
 
 	/**

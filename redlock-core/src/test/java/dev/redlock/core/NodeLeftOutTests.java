@@ -24,7 +24,7 @@ class NodeLeftOutTests {
 	private static final RedisNodeUri NODE = RedisNodeUri.parse("redis://127.0.0.1:7001");
 
 	private final NodeConnector connector = new NodeConnector(NODE, "test", TlsSettings.jvmDefault(),
-			new NodeQuarantine(NODE, Duration.ZERO), TimeUnit.SECONDS.toNanos(30));
+			new QuarantineGreeting(new NodeQuarantine(NODE, Duration.ZERO)), TimeUnit.SECONDS.toNanos(30));
 
 	@AfterEach
 	void stopConnector() {

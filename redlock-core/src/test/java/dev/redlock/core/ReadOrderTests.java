@@ -92,7 +92,8 @@ class ReadOrderTests {
 		RedisNodeUri uri = RedisNodeUri.parse("redis://127.0.0.1:1");
 		RedlockSettings settings = RedlockSettings.defaults().toBuilder().poolMinIdle(0).build();
 		NodeConnectionPool pool = new NodeConnectionPool(uri, settings, TimeUnit.SECONDS.toNanos(1),
-				new NodeQuarantine(uri, Duration.ZERO), TlsSettings.jvmDefault(), WarmUp.none());
+				new QuarantineGreeting(new NodeQuarantine(uri, Duration.ZERO)), TlsSettings.jvmDefault(),
+				WarmUp.none());
 		for (long nanos : replies) {
 			pool.replied(nanos, false);
 		}

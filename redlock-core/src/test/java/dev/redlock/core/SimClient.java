@@ -115,7 +115,7 @@ final class SimClient {
 					continue;
 				}
 				answered++;
-				byte verdict = candidate.isGrant(false) ? judge.judge(candidate) : NodeJudge.REFUSED;
+				byte verdict = AcquireReply.isGrant(candidate, false) ? judge.judge(candidate) : NodeJudge.REFUSED;
 				if (verdict == NodeJudge.COUNTS) {
 					counting++;
 					everCounted[candidate.node()] = true;
@@ -157,8 +157,9 @@ final class SimClient {
 	}
 
 	/**
-	 * What a new connection's greeting does with the quarantine, as {@link NodeGreeting}
-	 * does: the node's report inspected, the marker written when the quarantine says so.
+	 * What a new connection's greeting does with the quarantine, as
+	 * {@link QuarantineGreeting} does: the node's report inspected, the marker written
+	 * when the quarantine says so.
 	 */
 	private void greetIfNew(int node) {
 		if (this.greeted[node]) {
