@@ -41,6 +41,8 @@ final class AcquireRound {
 
 	private final NodeGroup group;
 
+	private final ScriptRounds rounds;
+
 	private final RedlockSettings settings;
 
 	private final LongSupplier ticker;
@@ -59,8 +61,9 @@ final class AcquireRound {
 	 */
 	private volatile boolean confirmTokens = true;
 
-	AcquireRound(NodeGroup group, RedlockSettings settings, LongSupplier ticker) {
+	AcquireRound(NodeGroup group, ScriptRounds rounds, RedlockSettings settings, LongSupplier ticker) {
 		this.group = group;
+		this.rounds = rounds;
 		this.settings = settings;
 		this.ticker = ticker;
 		this.judged = !settings.restartQuarantine().isZero();
@@ -82,7 +85,7 @@ final class AcquireRound {
 		// what is left; what there is no time for goes to the late clean-up
 		long timeout = this.settings.nodeTimeout().toNanos();
 		long deadline = System.nanoTime() + 2 * timeout;
-		this.group.removeOwnLeftovers(key, deadline - timeout);
+		this.rounds.removeOwnLeftovers(key, deadline - timeout);
 		RawArgument value = LockValues.next();
 		RawArgument ttlArgument = ttlArgument(ttl.toMillis());
 		RoundCommand acquire = acquireCommand(key, value, ttlArgument, fenced);
@@ -98,7 +101,7 @@ final class AcquireRound {
 		catch (Throwable ex) {
 			// nothing of ours should fail here; if it does, our value must not stay where
 			// it landed
-			this.group.runScript(NodeCommand.RELEASE, LockScripts.DISCARD, key, null, null, value);
+			this.rounds.runScript(NodeCommand.RELEASE, LockScripts.DISCARD, key, null, null, value);
 			throw ex;
 		}
 	}
@@ -165,7 +168,7 @@ final class AcquireRound {
 			}
 		}
 		if (any) {
-			NodeReply[] released = this.group.runScript(deadline, NodeCommand.RELEASE, LockScripts.DISCARD, key,
+			NodeReply[] released = this.rounds.runScript(deadline, NodeCommand.RELEASE, LockScripts.DISCARD, key,
 					answered, null, value);
 			for (int i = 0; i < answered.length; i++) {
 				if (answered[i] && (released == null || !released[i].isDefinite())) {
@@ -265,9 +268,9 @@ final class AcquireRound {
 		RawArgument token = RawArgument.of(candidate);
 		NodeReply[] replies = fanout.execute(
 				RoundCommand.script(LockScripts.RAISE_FENCE, fencingScript(LockScripts.RAISE_FENCE, key, value, token)),
-				null, this.group.quorumExit(NodeCommand.FENCE));
+				null, this.rounds.quorumExit(NodeCommand.FENCE));
 		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isConfirmed);
-		return this.group.quorum().reached(this.group.countingConfirmations(replies)) ? candidate : 0;
+		return this.group.quorum().reached(this.rounds.countingConfirmations(replies)) ? candidate : 0;
 	}
 
 	/**

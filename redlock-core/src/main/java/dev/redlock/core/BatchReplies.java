@@ -1,13 +1,10 @@
 package dev.redlock.core;
 
 import java.util.List;
-import java.util.function.IntPredicate;
-import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
 import redis.clients.jedis.exceptions.JedisDataException;
-import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * Reads a node's reply to a batch round ({@link RoundCommand#batch}): one list with an
@@ -73,51 +70,6 @@ final class BatchReplies {
 	static boolean confirms(@Nullable NodeReply reply, int part, int parts) {
 		return reply != null && reply.kind() == NodeReply.Kind.REPLIED && reply.value() instanceof List<?> answers
 				&& answers.size() == parts && answers.get(part) instanceof Long count && count > 0;
-	}
-
-	static Predicate<NodeReply> confirmsAll(int parts) {
-		return (reply) -> {
-			for (int part = 0; part < parts; part++) {
-				if (!confirms(reply, part, parts)) {
-					return false;
-				}
-			}
-			return true;
-		};
-	}
-
-	/**
-	 * Whether a batch round is settled: for every call, a quorum of counting nodes
-	 * confirmed it, or so many nodes did not that no quorum can. A node that lost its
-	 * scripts has not answered yet: it is asked again.
-	 * @param replies the replies read so far, {@code null} for none yet
-	 * @param parts how many calls the batch has
-	 * @param quorum the nodes' quorum
-	 * @param counting whether a node's confirmation counts, by index
-	 */
-	static boolean settled(@Nullable NodeReply[] replies, int parts, Quorum quorum, IntPredicate counting) {
-		boolean[] answered = new boolean[replies.length];
-		for (int i = 0; i < replies.length; i++) {
-			answered[i] = replies[i] != null && replies[i].isDefinite() && !RoundCommand.lacksScript(replies[i]);
-		}
-		for (int part = 0; part < parts; part++) {
-			int confirmed = 0;
-			int refused = 0;
-			for (int i = 0; i < replies.length; i++) {
-				if (answered[i]) {
-					if (confirms(replies[i], part, parts) && counting.test(replies[i].node())) {
-						confirmed++;
-					}
-					else {
-						refused++;
-					}
-				}
-			}
-			if (!quorum.settled(confirmed, refused)) {
-				return false;
-			}
-		}
-		return true;
 	}
 
 }

@@ -25,7 +25,7 @@ interface BatchedRenewal {
 	 * Finishes a started renewal and leaves the state lock.
 	 * @param extension what the nodes said, or {@code null} when the round failed
 	 */
-	void finishBatched(ExtensionRequest request, NodeGroup.@Nullable Extension extension, List<Runnable> reports);
+	void finishBatched(ExtensionRequest request, ScriptRounds.@Nullable Extension extension, List<Runnable> reports);
 
 	/** Stops for good: nothing more is renewed. */
 	void cancel();

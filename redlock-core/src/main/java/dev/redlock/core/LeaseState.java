@@ -186,7 +186,7 @@ final class LeaseState implements LeaseWatch.Target {
 	}
 
 	/** Takes in what the nodes said of an extension, under the state lock. */
-	private ExtendOutcome finishExtension(ExtensionRequest request, NodeGroup.Extension extension) {
+	private ExtendOutcome finishExtension(ExtensionRequest request, ScriptRounds.Extension extension) {
 		if (extension.counted()) {
 			this.validUntilNanos = extension.validUntil();
 			this.validatedAtNanos = request.start();
@@ -429,7 +429,7 @@ final class LeaseState implements LeaseWatch.Target {
 	}
 
 	@Override
-	public ExtendOutcome finishRenewal(ExtensionRequest request, NodeGroup.@Nullable Extension extension) {
+	public ExtendOutcome finishRenewal(ExtensionRequest request, ScriptRounds.@Nullable Extension extension) {
 		return (extension != null) ? finishExtension(request, extension) : ExtendOutcome.FAILED;
 	}
 

@@ -17,6 +17,8 @@ final class LeaseSupport {
 
 	private final NodeGroup group;
 
+	private final ScriptRounds rounds;
+
 	private final RedlockSettings settings;
 
 	private final LockArguments arguments;
@@ -40,16 +42,17 @@ final class LeaseSupport {
 
 	private volatile boolean closed;
 
-	LeaseSupport(NodeGroup group, RedlockSettings settings, LockArguments arguments, LockWaiters waiters,
-			HeldLeases<?> held, RenewalScheduler renewals) {
+	LeaseSupport(NodeGroup group, ScriptRounds rounds, RedlockSettings settings, LockArguments arguments,
+			LockWaiters waiters, HeldLeases<?> held, RenewalScheduler renewals) {
 		this.group = group;
+		this.rounds = rounds;
 		this.settings = settings;
 		this.arguments = arguments;
 		this.waiters = waiters;
 		this.held = held;
 		this.renewals = renewals;
-		this.renewalBatches = new RenewalBatches(renewals, new BatchExtension(group));
-		this.releases = new ReleaseBatches(new BatchRelease(group));
+		this.renewalBatches = new RenewalBatches(renewals, rounds);
+		this.releases = new ReleaseBatches(rounds);
 	}
 
 	RedlockSettings settings() {
@@ -90,9 +93,9 @@ final class LeaseSupport {
 		this.closed = true;
 	}
 
-	/** Extends a lease's value on the nodes; see {@link NodeGroup#extend}. */
-	NodeGroup.Extension extend(ExtensionRequest request) {
-		return this.group.extend(request);
+	/** Extends a lease's value on the nodes; see {@link ScriptRounds#extend}. */
+	ScriptRounds.Extension extend(ExtensionRequest request) {
+		return this.rounds.extend(request);
 	}
 
 	/**
@@ -107,7 +110,7 @@ final class LeaseSupport {
 		this.waiters.releasing(held.key(), held.value().getRaw());
 		// only releases that delete at once go together: one kept for a minimum hold
 		// sets a TTL of its own
-		NodeGroup.Released released = (keepNanos > 0) ? this.group.release(held, longestTtlNanos, keepNanos)
+		ScriptRounds.Released released = (keepNanos > 0) ? this.rounds.release(held, longestTtlNanos, keepNanos)
 				: this.releases.release(held, longestTtlNanos);
 		if (released.deleted()) {
 			this.waiters.released(held.key(), held.value().getRaw(), released.replies());

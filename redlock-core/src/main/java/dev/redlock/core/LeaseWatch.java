@@ -63,7 +63,7 @@ final class LeaseWatch implements Runnable, BatchedRenewal {
 		 * Takes in a renewal's result, under the state lock held by the caller.
 		 * @param extension what the nodes said, or {@code null} when the round failed
 		 */
-		ExtendOutcome finishRenewal(ExtensionRequest request, NodeGroup.@Nullable Extension extension);
+		ExtendOutcome finishRenewal(ExtensionRequest request, ScriptRounds.@Nullable Extension extension);
 
 		/** Tells the listeners of a renewal; called outside the state lock. */
 		void renewed(ExtendOutcome outcome);
@@ -242,7 +242,7 @@ final class LeaseWatch implements Runnable, BatchedRenewal {
 	 * signal, once every lease of the batch is unlocked
 	 */
 	@Override
-	public void finishBatched(ExtensionRequest request, NodeGroup.@Nullable Extension extension,
+	public void finishBatched(ExtensionRequest request, ScriptRounds.@Nullable Extension extension,
 			List<Runnable> reports) {
 		ExtendOutcome outcome = ExtendOutcome.FAILED;
 		try {

@@ -60,12 +60,13 @@ public final class Redlock implements AutoCloseable {
 			List<RedlockListener> listeners, TlsSettings tls) {
 		this.settings = settings;
 		LockArguments arguments = new LockArguments(settings);
-		this.group = new NodeGroup(nodes, settings, ticker, listeners, tls, this.renewals);
-		this.round = new AcquireRound(this.group, settings, ticker);
+		this.group = new NodeGroup(nodes, settings, listeners, tls, this.renewals);
+		ScriptRounds rounds = new ScriptRounds(this.group, settings, ticker);
+		this.round = new AcquireRound(this.group, rounds, settings, ticker);
 		this.diagnostics = new NodeDiagnostics(this.group, settings);
 		this.waiters = new LockWaiters(NodeSubscriber.forEach(this.group.pools(), settings, this.renewals),
 				this.group.quorum(), settings, ticker);
-		this.leases = new LeaseSupport(this.group, settings, arguments, this.waiters, this.held, this.renewals);
+		this.leases = new LeaseSupport(this.group, rounds, settings, arguments, this.waiters, this.held, this.renewals);
 		this.acquisitions = new Acquisitions(this.leases, this.group, this.round, this.waiters, this.held, arguments,
 				ticker);
 		this.group.warmUp();

@@ -8,7 +8,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.redlock.core.NodeGroup.Released;
+import dev.redlock.core.ScriptRounds.Released;
 
 /**
  * Sends the releases that callers ask for while the nodes are busy with others together:
@@ -16,9 +16,10 @@ import dev.redlock.core.NodeGroup.Released;
  * a round of its own (a lone caller never waits for another, nor does a thread already
  * running a round: a listener it calls may release another lease); a release asked for
  * while that many are out waits, and when a round ends, the first caller waiting releases
- * every waiting lease (up to {@value #MAX_BATCH}) in one round ({@link BatchRelease}) and
- * hands each caller its own result. Under many threads a round then costs each node one
- * write and one read for many releases instead of one each.
+ * every waiting lease (up to {@value #MAX_BATCH}) in one round
+ * ({@link ScriptRounds#release(List, long[])}) and hands each caller its own result.
+ * Under many threads a round then costs each node one write and one read for many
+ * releases instead of one each.
  *
  * <p>
  * Unless more than {@value #MAX_BATCH} wait, a release waits for at most one round before
@@ -34,7 +35,7 @@ final class ReleaseBatches {
 	/** The most releases sent in one round. */
 	static final int MAX_BATCH = 64;
 
-	private final BatchRelease release;
+	private final ScriptRounds release;
 
 	private final ReentrantLock lock = new ReentrantLock();
 
@@ -51,7 +52,7 @@ final class ReleaseBatches {
 	 */
 	private final List<Thread> runningRounds = new ArrayList<>(ROUNDS_OUT + 1);
 
-	ReleaseBatches(BatchRelease release) {
+	ReleaseBatches(ScriptRounds release) {
 		this.release = release;
 	}
 
@@ -80,7 +81,7 @@ final class ReleaseBatches {
 		}
 		if (queued == null) {
 			try {
-				return this.release.release(held, longestTtlNanos);
+				return this.release.release(held, longestTtlNanos, 0);
 			}
 			finally {
 				roundEnded();
@@ -134,7 +135,7 @@ final class ReleaseBatches {
 		Released[] released = null;
 		Throwable failure = null;
 		try {
-			released = (parts == 1) ? new Released[] { this.release.release(held.get(0), longestTtlNanos[0]) }
+			released = (parts == 1) ? new Released[] { this.release.release(held.get(0), longestTtlNanos[0], 0) }
 					: this.release.release(held, longestTtlNanos);
 		}
 		catch (Throwable ex) {

@@ -11,12 +11,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Renews the leases that fall due at about the same time together, on the renewal thread:
- * their extensions go to each node in one write ({@link BatchExtension}), so a
- * {@code Redlock} that keeps thousands of leases renewed pays one round per batch, not
- * one per lease. The first lease due opens a batch, which is sent a moment later (a
- * thirtieth of its TTL, at most {@value #MAX_WAIT_MILLIS} ms: a renewal is due with two
- * thirds of the TTL left) or as soon as it holds {@value #MAX_BATCH} leases. Each lease
- * is still judged on its own nodes' answers and its own validity.
+ * their extensions go to each node in one write
+ * ({@link ScriptRounds#extend(List, List)}), so a {@code Redlock} that keeps thousands of
+ * leases renewed pays one round per batch, not one per lease. The first lease due opens a
+ * batch, which is sent a moment later (a thirtieth of its TTL, at most
+ * {@value #MAX_WAIT_MILLIS} ms: a renewal is due with two thirds of the TTL left) or as
+ * soon as it holds {@value #MAX_BATCH} leases. Each lease is still judged on its own
+ * nodes' answers and its own validity.
  */
 final class RenewalBatches {
 
@@ -33,7 +34,7 @@ final class RenewalBatches {
 
 	private final RenewalScheduler scheduler;
 
-	private final BatchExtension extension;
+	private final ScriptRounds extension;
 
 	private final ArrayDeque<BatchedRenewal> due = new ArrayDeque<>();
 
@@ -43,7 +44,7 @@ final class RenewalBatches {
 	/** When that run is due ({@link System#nanoTime()}); guarded by this. */
 	private long sendAt;
 
-	RenewalBatches(RenewalScheduler scheduler, BatchExtension extension) {
+	RenewalBatches(RenewalScheduler scheduler, ScriptRounds extension) {
 		this.scheduler = scheduler;
 		this.extension = extension;
 	}
@@ -112,7 +113,7 @@ final class RenewalBatches {
 		List<BatchedRenewal> started = new ArrayList<>(batch.size());
 		List<ExtensionRequest> requests = new ArrayList<>(batch.size());
 		List<Runnable> reports = new ArrayList<>(batch.size() + 1);
-		NodeGroup.Extension[] extensions = null;
+		ScriptRounds.Extension[] extensions = null;
 		try {
 			for (BatchedRenewal watch : batch) {
 				ExtensionRequest request = begin(watch, reports);
@@ -155,8 +156,8 @@ final class RenewalBatches {
 		}
 	}
 
-	private static void finish(BatchedRenewal watch, ExtensionRequest request, NodeGroup.@Nullable Extension extension,
-			List<Runnable> reports) {
+	private static void finish(BatchedRenewal watch, ExtensionRequest request,
+			ScriptRounds.@Nullable Extension extension, List<Runnable> reports) {
 		try {
 			watch.finishBatched(request, extension, reports);
 		}

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
-import dev.redlock.core.NodeGroup.ValueToRemove;
+import dev.redlock.core.ScriptRounds.ValueToRemove;
 import dev.redlock.test.WithRedisNodes;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
