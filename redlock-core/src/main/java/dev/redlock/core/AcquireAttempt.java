@@ -28,6 +28,32 @@ record AcquireAttempt(NodeGroup group, boolean won, RawArgument value, long toke
 		NodeReply[] replies, int granted, long start, long end, long validUntil) {
 
 	/**
+	 * Whether a node's reply grants the lock ({@link AcquireReply#grants}).
+	 * @param fenced whether a fenced acquisition was sent
+	 */
+	static boolean isGrant(NodeReply reply, boolean fenced) {
+		return reply.isDefinite() && AcquireReply.grants(reply.value(), fenced);
+	}
+
+	/**
+	 * Whether a node's reply refuses the lock, leaving nothing of ours there
+	 * ({@link AcquireReply#refuses}).
+	 */
+	static boolean isRefusal(NodeReply reply) {
+		return reply.isDefinite() && AcquireReply.refuses(reply.value());
+	}
+
+	/**
+	 * Whether the node may hold the value an acquisition wrote, with nothing sent yet to
+	 * remove it: it was written, not refused (nor answered {@code NOSCRIPT}: nothing
+	 * ran), and no follow-up went behind it.
+	 * @return {@code true} if a clean-up must still reach the node
+	 */
+	static boolean mayHoldValue(NodeReply reply) {
+		return reply.written() && !reply.followedUp() && !isRefusal(reply) && !reply.isNoScript();
+	}
+
+	/**
 	 * Whether this lost round was a split vote: some nodes granted it and others had the
 	 * lock taken, so other contenders took part of the nodes at the same moment and may
 	 * all have lost.
@@ -37,7 +63,7 @@ record AcquireAttempt(NodeGroup group, boolean won, RawArgument value, long toke
 			return false;
 		}
 		for (NodeReply reply : this.replies) {
-			if (AcquireReply.isRefused(reply)) {
+			if (isRefusal(reply)) {
 				return true;
 			}
 		}
@@ -54,7 +80,7 @@ record AcquireAttempt(NodeGroup group, boolean won, RawArgument value, long toke
 			}
 			String node = this.group.nodes().get(reply.node()).redacted();
 			Duration quarantined = this.group.quarantine(reply.node()).remaining();
-			if (AcquireReply.isRefused(reply)) {
+			if (isRefusal(reply)) {
 				taken.add(node);
 			}
 			else if (reply.kind() != NodeReply.Kind.REPLIED) {

@@ -28,19 +28,17 @@ final class AcquireReply {
 	}
 
 	/**
-	 * Whether the node granted a lock, checked against the command that was sent: a plain
-	 * lock's {@code SET NX} answers {@code OK}, alone or first in its list, a fenced one
-	 * a token count of at least 1. Any other reply is no grant, whatever it is.
-	 * @param reply the node's reply to an acquisition
+	 * Whether a node's reply grants a lock, checked against the command that was sent: a
+	 * plain lock's {@code SET NX} answers {@code OK}, alone or first in its list, a
+	 * fenced one a token count of at least 1. Any other reply is no grant, whatever it
+	 * is.
+	 * @param value the reply
 	 * @param fenced whether a fenced acquisition was sent
 	 * @return {@code true} for a grant
 	 */
-	static boolean isGrant(NodeReply reply, boolean fenced) {
-		if (reply.kind() != NodeReply.Kind.REPLIED) {
-			return false;
-		}
-		long grant = grant(reply.value());
-		return fenced ? grant > 0 : ((grant == 1 && !isCountedReply(reply.value())) || isOk(reply.value()));
+	static boolean grants(@Nullable Object value, boolean fenced) {
+		long grant = grant(value);
+		return fenced ? grant > 0 : ((grant == 1 && !isCountedReply(value)) || isOk(value));
 	}
 
 	/**
@@ -51,23 +49,12 @@ final class AcquireReply {
 	}
 
 	/**
-	 * Whether the node refused the acquisition, leaving nothing of ours there: nil, or a
-	 * reply that says the lock was taken.
+	 * Whether a node's reply refuses the acquisition, leaving nothing of ours there: nil,
+	 * or a reply that says the lock was taken.
+	 * @param value the reply
 	 */
-	static boolean isRefused(NodeReply reply) {
-		Object value = reply.value();
-		return reply.kind() == NodeReply.Kind.REPLIED
-				&& (value == null || (isAcquireReply(value) && grant(value) == 0));
-	}
-
-	/**
-	 * Whether the node may hold the value an acquisition wrote, with nothing sent yet to
-	 * remove it: it was written, not refused (nor answered {@code NOSCRIPT}: nothing
-	 * ran), and no follow-up went behind it.
-	 * @return {@code true} if a clean-up must still reach the node
-	 */
-	static boolean mayHoldWrite(NodeReply reply) {
-		return reply.written() && !reply.followedUp() && !isRefused(reply) && !reply.isNoScript();
+	static boolean refuses(@Nullable Object value) {
+		return value == null || (isAcquireReply(value) && grant(value) == 0);
 	}
 
 	/**

@@ -30,14 +30,14 @@ final class AcquireRound {
 
 	private static final byte[] FENCE_PREFIX = LockScripts.FENCE_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
 
-	private static final Predicate<NodeReply> GRANTS = (reply) -> AcquireReply.isGrant(reply, false);
+	private static final Predicate<NodeReply> GRANTS = (reply) -> AcquireAttempt.isGrant(reply, false);
 
 	/** Read once written: never changed, so shared by every round. */
 	private static final CommandArguments READ_TIME = new CommandArguments(Command.TIME);
 
 	private static final CommandArguments READ_MARKER = new CommandArguments(Command.GET).add(NodeMarker.KEY);
 
-	private static final Predicate<NodeReply> FENCED_GRANTS = (reply) -> AcquireReply.isGrant(reply, true);
+	private static final Predicate<NodeReply> FENCED_GRANTS = (reply) -> AcquireAttempt.isGrant(reply, true);
 
 	private final NodeGroup group;
 
@@ -157,7 +157,7 @@ final class AcquireRound {
 		boolean any = false;
 		for (int i = 0; i < replies.length; i++) {
 			NodeReply reply = replies[i];
-			if (AcquireReply.mayHoldWrite(reply)) {
+			if (AcquireAttempt.mayHoldValue(reply)) {
 				if (reply.isDefinite()) {
 					answered[i] = true;
 					any = true;
@@ -368,7 +368,7 @@ final class AcquireRound {
 		private byte verdict(NodeReply reply) {
 			// a quarantined node may have forgotten a lock someone else still holds: its
 			// grant proves nothing
-			if (!AcquireReply.isGrant(reply, this.fenced)
+			if (!AcquireAttempt.isGrant(reply, this.fenced)
 					|| (this.fenced && AcquireReply.readAnotherValue(reply.value(), this.value.getRaw()))) {
 				return NodeJudge.REFUSED;
 			}
@@ -419,7 +419,7 @@ final class AcquireRound {
 		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
 			AcquireRound.this.group.events()
 				.nodeReplies(NodeCommand.ACQUIRE, new NodeReply[] { reply }, grants(this.fenced));
-			if (followUp != null && !AcquireReply.isRefused(reply) && !reply.isNoScript() && !followUp.isDefinite()) {
+			if (followUp != null && !AcquireAttempt.isRefusal(reply) && !reply.isNoScript() && !followUp.isDefinite()) {
 				// a lost round's release did not reach a node that may hold our value (a
 				// won round's lease releases on every node itself)
 				AcquireRound.this.group.cleanup().remove(reply.node(), this.key, this.value, this.expiresAt);

@@ -45,8 +45,8 @@ final class NodeGroup implements AutoCloseable {
 		this.quorum = new Quorum(nodes.size());
 		List<NodeConnectionPool> pools = new ArrayList<>(nodes.size());
 		List<NodeQuarantine> quarantines = new ArrayList<>(nodes.size());
-		this.warmUp = (Math.min(settings.poolMinIdle(), settings.poolMaxIdle()) > 0) ? new WarmUp(this.quorum)
-				: WarmUp.none();
+		this.warmUp = (Math.min(settings.poolMinIdle(), settings.poolMaxIdle()) > 0)
+				? new WarmUp(this.quorum.nodes(), this.quorum.size()) : WarmUp.none();
 		for (RedisNodeUri node : nodes) {
 			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine());
 			quarantines.add(quarantine);

@@ -49,6 +49,12 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 		int poolMinIdle, String clientName, Duration restartQuarantine, int maxKeyLength, Duration maxHold,
 		boolean autoRenew, Duration clockTolerance) {
 
+	/**
+	 * What the keys of the fencing counters start with: no lock key may (the lock scripts
+	 * use the same prefix).
+	 */
+	static final String RESERVED_KEY_PREFIX = "{fence}";
+
 	/** Fixed part of the drift allowance, as in the Redlock reference implementations. */
 	static final Duration DRIFT_BASE = Duration.ofMillis(2);
 
@@ -57,8 +63,8 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	 */
 	public RedlockSettings {
 		require(keyPrefix != null, "keyPrefix", "must not be null");
-		require(!keyPrefix.startsWith(LockScripts.FENCE_KEY_PREFIX), "keyPrefix", "must not start with "
-				+ LockScripts.FENCE_KEY_PREFIX + ", which is reserved for fencing counters, was '" + keyPrefix + "'");
+		require(!keyPrefix.startsWith(RESERVED_KEY_PREFIX), "keyPrefix", "must not start with " + RESERVED_KEY_PREFIX
+				+ ", which is reserved for fencing counters, was '" + keyPrefix + "'");
 		requirePositive(defaultTtl, "defaultTtl");
 		require(defaultWaitTime != null && !defaultWaitTime.isNegative(), "defaultWaitTime",
 				"must be zero or positive, was " + defaultWaitTime);

@@ -3,8 +3,6 @@ package dev.redlock.core;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * The first connections of a new {@link Redlock}, opened in the background as soon as it
  * is built: calls made before they are open wait for them, so that a service's first
@@ -25,7 +23,7 @@ final class WarmUp {
 
 	private final int nodes;
 
-	private final @Nullable Quorum quorum;
+	private final int needed;
 
 	private final long deadline;
 
@@ -39,21 +37,21 @@ final class WarmUp {
 
 	/**
 	 * Starts a warm-up.
-	 * @param quorum the nodes that open connections, and how many must have one for calls
-	 * to go ahead; {@code null} for no warm-up at all
+	 * @param nodes how many nodes open connections, none for no warm-up at all
+	 * @param needed how many must have one for calls to go ahead: a quorum
 	 */
-	WarmUp(@Nullable Quorum quorum) {
-		this.nodes = (quorum != null) ? quorum.nodes() : 0;
-		this.quorum = quorum;
+	WarmUp(int nodes, int needed) {
+		this.nodes = nodes;
+		this.needed = needed;
 		this.deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONNECT_TIMEOUT_MILLIS);
-		if (quorum == null) {
+		if (nodes == 0) {
 			end();
 		}
 	}
 
 	/** A warm-up that is over before it starts: no connection is opened in advance. */
 	static WarmUp none() {
-		return new WarmUp(null);
+		return new WarmUp(0, 0);
 	}
 
 	/**
@@ -65,7 +63,7 @@ final class WarmUp {
 		if (connected) {
 			this.opened++;
 		}
-		if (this.quorum == null || this.quorum.reached(this.opened) || this.ended >= this.nodes) {
+		if (this.opened >= this.needed || this.ended >= this.nodes) {
 			end();
 		}
 	}

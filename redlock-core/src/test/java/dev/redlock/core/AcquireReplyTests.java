@@ -71,17 +71,17 @@ class AcquireReplyTests {
 		assertThat(AcquireReply.marker(reply)).isNull();
 		assertThat(AcquireReply.generation(reply)).isEmpty();
 		assertThat(AcquireReply.readAnotherValue(reply, OURS)).isFalse();
-		assertThat(AcquireReply.isGrant(NodeReply.replied(0, reply, 1_000), true)).isTrue();
+		assertThat(AcquireAttempt.isGrant(NodeReply.replied(0, reply, 1_000), true)).isTrue();
 		// a first token is 1, and still no plain grant
-		assertThat(AcquireReply.isGrant(NodeReply.replied(0, counted(1L, OURS), 1_000), false)).isFalse();
+		assertThat(AcquireAttempt.isGrant(NodeReply.replied(0, counted(1L, OURS), 1_000), false)).isFalse();
 	}
 
 	@Test
 	void aFencedRefusalWithoutTheQuarantineGrantsNothingAndLeavesNothing() {
 		NodeReply refused = NodeReply.replied(0, counted(0L, OURS), 1_000);
-		assertThat(AcquireReply.isGrant(refused, true)).isFalse();
-		assertThat(AcquireReply.isRefused(refused)).isTrue();
-		assertThat(AcquireReply.mayHoldWrite(refused)).isFalse();
+		assertThat(AcquireAttempt.isGrant(refused, true)).isFalse();
+		assertThat(AcquireAttempt.isRefusal(refused)).isTrue();
+		assertThat(AcquireAttempt.mayHoldValue(refused)).isFalse();
 	}
 
 	@Test
@@ -97,10 +97,10 @@ class AcquireReplyTests {
 		// the counting script's answer when the stored counter is not a number
 		NodeReply node = NodeReply.replied(0, counted(-1L, OURS), 1_000);
 		assertThat(AcquireReply.grant(node.value())).isEqualTo(-1);
-		assertThat(AcquireReply.isGrant(node, true)).isFalse();
+		assertThat(AcquireAttempt.isGrant(node, true)).isFalse();
 		// the key is ours all the same: it must be removed
-		assertThat(AcquireReply.isRefused(node)).isFalse();
-		assertThat(AcquireReply.mayHoldWrite(node)).isTrue();
+		assertThat(AcquireAttempt.isRefusal(node)).isFalse();
+		assertThat(AcquireAttempt.mayHoldValue(node)).isTrue();
 	}
 
 	@Test

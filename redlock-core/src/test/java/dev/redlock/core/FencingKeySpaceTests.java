@@ -43,6 +43,8 @@ class FencingKeySpaceTests {
 
 	@Test
 	void aKeyPrefixInTheCountersSpaceIsRefused() {
+		assertThat(RedlockSettings.RESERVED_KEY_PREFIX).as("the counters' prefix, as the settings know it")
+			.isEqualTo(LockScripts.FENCE_KEY_PREFIX);
 		assertThatExceptionOfType(InvalidRedlockConfigurationException.class)
 			.isThrownBy(() -> RedlockSettings.defaults().toBuilder().keyPrefix("{fence}app:").build())
 			.withMessageContaining("keyPrefix");

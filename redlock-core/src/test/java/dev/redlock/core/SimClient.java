@@ -115,7 +115,7 @@ final class SimClient {
 					continue;
 				}
 				answered++;
-				byte verdict = AcquireReply.isGrant(candidate, false) ? judge.judge(candidate) : NodeJudge.REFUSED;
+				byte verdict = AcquireAttempt.isGrant(candidate, false) ? judge.judge(candidate) : NodeJudge.REFUSED;
 				if (verdict == NodeJudge.COUNTS) {
 					counting++;
 					everCounted[candidate.node()] = true;

@@ -404,10 +404,10 @@ class SlowMinorityTests {
 
 	@Test
 	void aReplyNotAwaitedMayHoldTheWriteUnlessAFollowUpWentBehindIt() {
-		assertThat(AcquireReply.mayHoldWrite(NodeReply.notAwaited(0, 1, true, false))).isTrue();
-		assertThat(AcquireReply.mayHoldWrite(NodeReply.notAwaited(0, 1, true, true))).isFalse();
-		assertThat(AcquireReply.mayHoldWrite(NodeReply.notAwaited(0, 1, false, false))).as("never written").isFalse();
-		assertThat(AcquireReply.mayHoldWrite(NodeReply.replied(0, null, 1))).as("nil: someone else's").isFalse();
+		assertThat(AcquireAttempt.mayHoldValue(NodeReply.notAwaited(0, 1, true, false))).isTrue();
+		assertThat(AcquireAttempt.mayHoldValue(NodeReply.notAwaited(0, 1, true, true))).isFalse();
+		assertThat(AcquireAttempt.mayHoldValue(NodeReply.notAwaited(0, 1, false, false))).as("never written").isFalse();
+		assertThat(AcquireAttempt.mayHoldValue(NodeReply.replied(0, null, 1))).as("nil: someone else's").isFalse();
 	}
 
 	private static int accepted(List<LatencyProxy> proxies) {

@@ -117,24 +117,24 @@ class StaleReplyTests {
 		NodeReply one = NodeReply.replied(0, 1L, 1);
 		NodeReply ok = NodeReply.replied(0, "OK".getBytes(), 1);
 		NodeReply nil = NodeReply.replied(0, null, 1);
-		assertThat(AcquireReply.isGrant(granted, false)).isTrue();
-		assertThat(AcquireReply.isGrant(taken, false)).isFalse();
-		assertThat(AcquireReply.isRefused(taken)).isTrue();
-		assertThat(AcquireReply.isGrant(counter, false)).as("a counter answers the fenced script, not the plain one")
+		assertThat(AcquireAttempt.isGrant(granted, false)).isTrue();
+		assertThat(AcquireAttempt.isGrant(taken, false)).isFalse();
+		assertThat(AcquireAttempt.isRefusal(taken)).isTrue();
+		assertThat(AcquireAttempt.isGrant(counter, false)).as("a counter answers the fenced script, not the plain one")
 			.isFalse();
-		assertThat(AcquireReply.isGrant(one, false)).as("an integer never answers the acquisition script").isFalse();
-		assertThat(AcquireReply.isGrant(ok, false)).as("a SET's OK answers a plain SET NX (no quarantine)").isTrue();
-		assertThat(AcquireReply.isGrant(ok, true)).as("but never the fenced script").isFalse();
-		assertThat(AcquireReply.isGrant(nil, false)).isFalse();
-		assertThat(AcquireReply.isGrant(counter, true)).isTrue();
-		assertThat(AcquireReply.isGrant(granted, true)).as("counters start at 1").isTrue();
-		assertThat(AcquireReply.isGrant(taken, true)).isFalse();
-		assertThat(AcquireReply.isGrant(one, true)).as("a release's 1 never answers the fenced script").isFalse();
-		assertThat(AcquireReply.isGrant(nil, true)).isFalse();
+		assertThat(AcquireAttempt.isGrant(one, false)).as("an integer never answers the acquisition script").isFalse();
+		assertThat(AcquireAttempt.isGrant(ok, false)).as("a SET's OK answers a plain SET NX (no quarantine)").isTrue();
+		assertThat(AcquireAttempt.isGrant(ok, true)).as("but never the fenced script").isFalse();
+		assertThat(AcquireAttempt.isGrant(nil, false)).isFalse();
+		assertThat(AcquireAttempt.isGrant(counter, true)).isTrue();
+		assertThat(AcquireAttempt.isGrant(granted, true)).as("counters start at 1").isTrue();
+		assertThat(AcquireAttempt.isGrant(taken, true)).isFalse();
+		assertThat(AcquireAttempt.isGrant(one, true)).as("a release's 1 never answers the fenced script").isFalse();
+		assertThat(AcquireAttempt.isGrant(nil, true)).isFalse();
 		// a fenced acquisition's counting script (no quarantine)
 		NodeReply firstToken = NodeReply.replied(0, Arrays.asList(1L, "value".getBytes()), 1);
-		assertThat(AcquireReply.isGrant(firstToken, true)).isTrue();
-		assertThat(AcquireReply.isGrant(firstToken, false)).as("a count never answers a plain SET NX").isFalse();
+		assertThat(AcquireAttempt.isGrant(firstToken, true)).isTrue();
+		assertThat(AcquireAttempt.isGrant(firstToken, false)).as("a count never answers a plain SET NX").isFalse();
 	}
 
 	/** What the acquisition scripts answer: the grant, the node's clock, its marker. */
