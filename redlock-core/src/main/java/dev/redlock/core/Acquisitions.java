@@ -10,6 +10,18 @@ import org.jspecify.annotations.Nullable;
 import dev.redlock.core.LockNotAcquiredException.Reason;
 import dev.redlock.core.RedlockListener.AcquireEvent;
 import dev.redlock.core.RedlockListener.AcquireOutcome;
+import dev.redlock.core.internal.AcquireAttempt;
+import dev.redlock.core.internal.AcquireRound;
+import dev.redlock.core.internal.HeldValue;
+import dev.redlock.core.internal.LockArguments;
+import dev.redlock.core.internal.LockEvents;
+import dev.redlock.core.internal.NodeGroup;
+import dev.redlock.core.internal.lease.HeldLeases;
+import dev.redlock.core.internal.lease.LeaseState;
+import dev.redlock.core.internal.lease.LeaseSupport;
+import dev.redlock.core.internal.protocol.RawArgument;
+import dev.redlock.core.internal.waiting.LockWaiters;
+import dev.redlock.core.internal.waiting.WaitOutcome;
 
 /**
  * The acquisitions of a {@link Redlock}: checks the arguments, makes a single attempt or

@@ -6,6 +6,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 
+import dev.redlock.core.internal.lease.LeaseState;
+
 /**
  * A lock held on a quorum of nodes, valid until its validity runs out. Closing it
  * releases the lock once; later calls return the first outcome.

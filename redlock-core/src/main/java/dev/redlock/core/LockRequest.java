@@ -3,6 +3,8 @@ package dev.redlock.core;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.redlock.core.internal.LockArguments;
+
 /**
  * What to lock, for how long, under which name, and whether with a fencing token.
  * Immutable: each method returns a new request.

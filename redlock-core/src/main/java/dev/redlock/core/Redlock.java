@@ -7,6 +7,19 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 
+import dev.redlock.core.internal.AcquireRound;
+import dev.redlock.core.internal.LockArguments;
+import dev.redlock.core.internal.NodeDiagnostics;
+import dev.redlock.core.internal.NodeGroup;
+import dev.redlock.core.internal.ScriptRounds;
+import dev.redlock.core.internal.lease.HeldLeases;
+import dev.redlock.core.internal.lease.LeaseSupport;
+import dev.redlock.core.internal.thread.RenewalScheduler;
+import dev.redlock.core.internal.transport.NodeConnectionPool;
+import dev.redlock.core.internal.transport.RedisNodeUri;
+import dev.redlock.core.internal.waiting.LockWaiters;
+import dev.redlock.core.internal.waiting.NodeSubscriber;
+
 /**
  * Distributed locks on N independent Redis masters, following the Redlock algorithm.
  *

@@ -2,6 +2,13 @@ package dev.redlock.core;
 
 import java.util.List;
 
+import dev.redlock.core.internal.AcquireRound;
+import dev.redlock.core.internal.NodeGroup;
+import dev.redlock.core.internal.lease.HeldLeases;
+import dev.redlock.core.internal.lease.LeaseSupport;
+import dev.redlock.core.internal.thread.OnDemandThread;
+import dev.redlock.core.internal.thread.RenewalScheduler;
+
 /**
  * The parts behind a {@link Redlock}, for tests that look inside.
  *

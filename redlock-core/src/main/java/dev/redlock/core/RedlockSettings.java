@@ -193,7 +193,7 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	/**
 	 * {@link #driftFor} in nanoseconds, without allocating: for every acquisition.
 	 */
-	long driftNanosFor(long ttlNanos) {
+	public long driftNanosFor(long ttlNanos) {
 		return driftNanos(ttlNanos, this.clockDriftFactor,
 				stepAllowanceNanos(this.restartQuarantine, this.clockTolerance));
 	}

@@ -97,7 +97,7 @@ public record TlsSettings(SSLSocketFactory socketFactory, boolean verifyHostname
 	 * The parameters of each TLS socket: host name verification, protocols and cipher
 	 * suites, or {@code null} when all three are the socket factory's defaults.
 	 */
-	@Nullable SSLParameters sslParameters() {
+	public @Nullable SSLParameters sslParameters() {
 		if (!this.verifyHostname && this.protocols.isEmpty() && this.ciphers.isEmpty()) {
 			return null;
 		}

@@ -7,6 +7,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import dev.redlock.core.internal.quarantine.NodeMarker;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;

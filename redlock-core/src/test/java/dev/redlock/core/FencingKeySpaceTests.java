@@ -5,6 +5,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import dev.redlock.core.internal.protocol.LockScripts;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 

@@ -16,6 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import dev.redlock.core.RedlockListener.NodeCommand;
 import dev.redlock.core.RedlockListener.NodeOutcome;
 import dev.redlock.core.RedlockListener.NodeRequestEvent;
+import dev.redlock.core.internal.protocol.LockScripts;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;

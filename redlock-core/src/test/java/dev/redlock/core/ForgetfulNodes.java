@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import dev.redlock.core.internal.NodeGroup;
+import dev.redlock.core.internal.quarantine.NodeQuarantine;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;

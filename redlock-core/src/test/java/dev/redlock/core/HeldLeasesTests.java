@@ -5,6 +5,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.TestSupport.ManualTicker;
+import dev.redlock.core.internal.lease.HeldLeases;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 

@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.RedlockListener.LeaseLostEvent;
+import dev.redlock.core.internal.thread.RenewalScheduler;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;

@@ -1,9 +1,9 @@
 package dev.redlock.core;
 
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.CompletableFuture;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 

@@ -6,6 +6,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.LockNotAcquiredException.Reason;
+import dev.redlock.core.internal.transport.WarmUp;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;

@@ -16,6 +16,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import dev.redlock.core.RedlockListener.NodeCommand;
 import dev.redlock.core.RedlockListener.NodeOutcome;
 import dev.redlock.core.RedlockListener.NodeRequestEvent;
+import dev.redlock.core.internal.lease.ReleaseBatches;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;

@@ -17,6 +17,7 @@ import dev.redlock.core.RedlockListener.ExtendEvent;
 import dev.redlock.core.RedlockListener.NodeCommand;
 import dev.redlock.core.RedlockListener.NodeRequestEvent;
 import dev.redlock.core.TestSupport.ManualTicker;
+import dev.redlock.core.internal.lease.RenewalBatches;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 

@@ -9,6 +9,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import dev.redlock.core.internal.AcquireAttempt;
+import dev.redlock.core.internal.round.NodeReply;
+import dev.redlock.core.internal.transport.NodeConnectionPool;
+import dev.redlock.core.internal.transport.PipelinedConnection;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;

@@ -9,6 +9,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.RedlockListener.NodeRequestEvent;
+import dev.redlock.core.internal.AcquireAttempt;
+import dev.redlock.core.internal.round.NodeReply;
+import dev.redlock.core.internal.thread.OnDemandThread;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
 
+import dev.redlock.core.internal.transport.PipelinedConnection;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.util.RedisInputStream;
 

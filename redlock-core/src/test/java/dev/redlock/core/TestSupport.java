@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 
 import dev.redlock.core.RedlockListener.AcquireEvent;
 import dev.redlock.core.RedlockListener.LeaseLostEvent;
+import dev.redlock.core.internal.quarantine.NodeMarker;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 

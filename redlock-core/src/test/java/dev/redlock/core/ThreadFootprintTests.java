@@ -7,6 +7,9 @@ import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
+import dev.redlock.core.internal.thread.OnDemandThread;
+import dev.redlock.core.internal.thread.RenewalScheduler;
+import dev.redlock.core.internal.waiting.NodeSubscriber;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;

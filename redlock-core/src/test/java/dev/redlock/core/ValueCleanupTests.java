@@ -7,10 +7,18 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+import dev.redlock.core.internal.ScriptRounds.ValueToRemove;
+import dev.redlock.core.internal.ValueCleanup;
+import dev.redlock.core.internal.protocol.RawArgument;
+import dev.redlock.core.internal.round.Fanout;
+import dev.redlock.core.internal.round.NodeReply;
+import dev.redlock.core.internal.round.RoundCommand;
+import dev.redlock.core.internal.thread.RenewalScheduler;
+import dev.redlock.core.internal.transport.NodeConnectionPool;
+import dev.redlock.core.internal.transport.PipelinedConnection;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
-import dev.redlock.core.ScriptRounds.ValueToRemove;
 import dev.redlock.test.WithRedisNodes;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;

@@ -20,6 +20,7 @@ import dev.redlock.core.RedlockListener.NodeOutcome;
 import dev.redlock.core.RedlockListener.NodeRequestEvent;
 import dev.redlock.core.TestSupport.ManualTicker;
 import dev.redlock.core.TestThreads.Running;
+import dev.redlock.core.internal.protocol.LockScripts;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;

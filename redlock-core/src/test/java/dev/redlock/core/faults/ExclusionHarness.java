@@ -24,10 +24,10 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
-import dev.redlock.core.LockRequest;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
 import dev.redlock.core.LockNotAcquiredException.Reason;
+import dev.redlock.core.LockRequest;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockListener;
 import dev.redlock.core.RedlockSettings;

@@ -14,11 +14,11 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Test;
 
-import dev.redlock.core.LockRequest;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LockNotAcquiredException;
-import dev.redlock.core.Redlock;
+import dev.redlock.core.LockRequest;
 import dev.redlock.core.LossReason;
+import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.ReleaseOutcome;
 import dev.redlock.core.WarmPools;

@@ -1,0 +1,256 @@
+package dev.redlock.core.internal.quarantine;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.redlock.core.Redlock;
+import dev.redlock.core.internal.protocol.LockScripts;
+import dev.redlock.core.internal.round.Quorum;
+import dev.redlock.core.internal.thread.OnDemandThread;
+import dev.redlock.core.internal.transport.NodeConnectionPool;
+import dev.redlock.core.internal.transport.PipelinedConnection;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Protocol.Command;
+
+/**
+ * Re-seeds the fencing counters of a node that forgot (its marker says
+ * {@code counters pending}) from the other nodes, off the callers' paths, so that fenced
+ * locks count it again: every counter it may have lost is raised to the highest value
+ * that at least {@code N - quorum + 1} other nodes hold, which includes one node of any
+ * quorum that confirmed a token before (unless a majority forgot at once), and recorded
+ * with the node's marker generation; then the marker says {@code counters ok}. Until
+ * then, the node's counters count only where a quorum confirmed them since. Only nodes
+ * whose own counters are trusted ({@code counters ok} before and after their counters are
+ * read, the same marker) count towards those {@code N - quorum + 1}: a node that forgot
+ * too holds nothing of the tokens it lost, and with a second one of the confirming quorum
+ * forgetful, the others read could all be nodes that never saw the token. When more than
+ * {@code N - quorum} nodes are found forgetful (new nodes: every marker starts
+ * {@code pending}), no token is left to keep, and the counters of every node read are
+ * taken. One thread per {@link Redlock}, on demand; an attempt that reads too few nodes
+ * is made again when the marker is next seen.
+ */
+public final class CounterReseed implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(CounterReseed.class);
+
+	/**
+	 * What a fencing counter's key starts with; the marker itself is that prefix alone.
+	 */
+	private static final String COUNTERS = LockScripts.FENCE_KEY_PREFIX + "*";
+
+	private static final int BATCH = 200;
+
+	private final List<NodeConnectionPool> pools;
+
+	private final Quorum quorum;
+
+	private final int timeoutMillis;
+
+	private final OnDemandThread thread = new OnDemandThread(OnDemandThread.numbered("redlock-reseed-"));
+
+	/** Re-seeds tried, done or not: for tests. */
+	private final AtomicInteger attempts = new AtomicInteger();
+
+	/** Generations asked for and not failed yet, as {@code node:nonce}. */
+	private final Set<String> requested = ConcurrentHashMap.newKeySet();
+
+	public CounterReseed(List<NodeConnectionPool> pools, Quorum quorum, int timeoutMillis) {
+		this.pools = pools;
+		this.quorum = quorum;
+		this.timeoutMillis = timeoutMillis;
+	}
+
+	/**
+	 * Re-seeds the node's counters in the background, once per marker generation.
+	 * @param node the node's index
+	 * @param marker its marker, which says its counters are pending
+	 */
+	public void request(int node, NodeMarker marker) {
+		String generation = node + ":" + marker.nonce();
+		if (this.requested.add(generation)) {
+			this.thread.execute(() -> {
+				if (!reseed(node, marker)) {
+					this.requested.remove(generation);
+				}
+			}, () -> {
+				// closed: another client, or a later one, re-seeds it
+			});
+		}
+	}
+
+	/**
+	 * @return whether the node's counters are re-seeded (or another client's marker
+	 * replaced it)
+	 */
+	private boolean reseed(int node, NodeMarker marker) {
+		Map<String, Long> trusted = new HashMap<>();
+		Map<String, Long> all = new HashMap<>();
+		int trustedRead = 0;
+		int forgetfulRead = 0;
+		for (int other = 0; other < this.pools.size(); other++) {
+			if (other != node) {
+				Map<String, Long> counters = new HashMap<>();
+				Source source = readCounters(other, counters);
+				if (source == Source.TRUSTED) {
+					trustedRead++;
+					counters.forEach((key, count) -> trusted.merge(key, count, Math::max));
+				}
+				else if (source == Source.FORGETFUL) {
+					forgetfulRead++;
+				}
+				if (source != Source.UNREAD) {
+					counters.forEach((key, count) -> all.merge(key, count, Math::max));
+				}
+			}
+		}
+		this.attempts.incrementAndGet();
+		// so many nodes hold a member of any quorum that confirmed a token
+		int needed = this.quorum.denying();
+		Map<String, Long> highest;
+		int read;
+		if (trustedRead >= needed) {
+			highest = trusted;
+			read = trustedRead;
+		}
+		else if (this.quorum.lost(1 + forgetfulRead) && trustedRead + forgetfulRead >= needed) {
+			// a majority forgot, or never held a counter (new nodes): no token is left to
+			// keep, and no node could be re-seeded otherwise
+			highest = all;
+			read = trustedRead + forgetfulRead;
+		}
+		else {
+			logger.info(
+					"Fencing counters of Redis node {} not re-seeded yet: {} of the {} other nodes answered with "
+							+ "counters they trust, {} needed",
+					this.pools.get(node).uri().redacted(), trustedRead, this.pools.size() - 1, needed);
+			return false;
+		}
+		try (PipelinedConnection connection = this.pools.get(node).connect(this.timeoutMillis)) {
+			List<Map.Entry<String, Long>> counters = new ArrayList<>(highest.entrySet());
+			for (int from = 0; from < counters.size(); from += BATCH) {
+				List<Map.Entry<String, Long>> batch = counters.subList(from, Math.min(counters.size(), from + BATCH));
+				CommandArguments seed = new CommandArguments(Command.EVAL).add(LockScripts.RESEED_COUNTERS.source())
+					.add(batch.size());
+				batch.forEach((counter) -> seed.add(counter.getKey()));
+				seed.add(marker.nonce());
+				batch.forEach((counter) -> seed.add(counter.getValue()));
+				if (Long.valueOf(-1).equals(call(connection, seed))) {
+					// the node forgot again meanwhile: that generation's re-seed is
+					// another's
+					return true;
+				}
+			}
+			call(connection,
+					new CommandArguments(Command.EVAL).add(LockScripts.COUNTERS_RESEEDED.source())
+						.add(1)
+						.add(NodeMarker.KEY)
+						.add(marker.nonce()));
+			logger.info("Fencing counters of Redis node {} re-seeded from {} other nodes: {} counters",
+					this.pools.get(node).uri().redacted(), read, counters.size());
+			return true;
+		}
+		catch (RuntimeException ex) {
+			logger.info("Fencing counters of Redis node {} not re-seeded yet: {}",
+					this.pools.get(node).uri().redacted(), ex.toString());
+			return false;
+		}
+	}
+
+	/** What a node's counters are worth as a source. */
+	private enum Source {
+
+		/** Its marker says its counters are ok, the same marker before and after. */
+		TRUSTED,
+
+		/** Its marker is gone, or says its counters are pending: it forgot too. */
+		FORGETFUL,
+
+		/** It did not answer in full, or its marker changed while it was read. */
+		UNREAD
+
+	}
+
+	/**
+	 * Reads every counter of a node, with what they are worth.
+	 * @param counters where the node's counters go, the highest count per key
+	 */
+	private Source readCounters(int node, Map<String, Long> counters) {
+		try (PipelinedConnection connection = this.pools.get(node).connect(this.timeoutMillis)) {
+			Object before = call(connection, new CommandArguments(Command.GET).add(NodeMarker.KEY));
+			NodeMarker marker = NodeMarker.parse(before);
+			String cursor = "0";
+			do {
+				Object reply = call(connection,
+						new CommandArguments(Command.SCAN).add(cursor)
+							.add("MATCH")
+							.add(COUNTERS)
+							.add("COUNT")
+							.add(BATCH));
+				List<?> page = (List<?>) reply;
+				cursor = new String((byte[]) page.get(0), StandardCharsets.UTF_8);
+				List<String> keys = new ArrayList<>();
+				for (Object key : (List<?>) page.get(1)) {
+					String name = new String((byte[]) key, StandardCharsets.UTF_8);
+					if (!name.equals(NodeMarker.KEY)) {
+						keys.add(name);
+					}
+				}
+				if (!keys.isEmpty()) {
+					CommandArguments mget = new CommandArguments(Command.MGET);
+					keys.forEach(mget::add);
+					List<?> values = (List<?>) call(connection, mget);
+					for (int i = 0; i < keys.size(); i++) {
+						if (values.get(i) instanceof byte[] value) {
+							String stored = new String(value, StandardCharsets.UTF_8);
+							int space = stored.indexOf(' ');
+							long count = Long.parseLong((space < 0) ? stored : stored.substring(0, space));
+							counters.merge(keys.get(i), count, Math::max);
+						}
+					}
+				}
+			}
+			while (!cursor.equals("0"));
+			if (marker == null || !marker.countersOk()) {
+				return Source.FORGETFUL;
+			}
+			Object after = call(connection, new CommandArguments(Command.GET).add(NodeMarker.KEY));
+			// else it forgot, or went back, while it was read
+			return (after instanceof byte[] now && Arrays.equals((byte[]) before, now)) ? Source.TRUSTED
+					: Source.UNREAD;
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Counters of Redis node {} not read: {}", this.pools.get(node).uri().redacted(),
+					ex.toString());
+			return Source.UNREAD;
+		}
+	}
+
+	private static Object call(PipelinedConnection connection, CommandArguments command) {
+		connection.send(command);
+		connection.flushNow();
+		return connection.readReply();
+	}
+
+	/**
+	 * How many re-seeds were tried with every other node read or found out, done or not.
+	 */
+	public int attempts() {
+		return this.attempts.get();
+	}
+
+	@Override
+	public void close() {
+		this.thread.close();
+	}
+
+}

@@ -1,0 +1,39 @@
+package dev.redlock.core.internal.round;
+
+import org.jspecify.annotations.Nullable;
+
+import redis.clients.jedis.CommandArguments;
+
+/**
+ * Decides when a {@link Fanout} round may stop waiting for the nodes that have not
+ * answered yet, and what becomes of them.
+ */
+public interface EarlyExit {
+
+	/**
+	 * Whether the replies read so far settle the round.
+	 * @param replies the replies read so far, {@code null} for nodes not read (yet) or
+	 * not asked
+	 * @return {@code true} to stop waiting for the others
+	 */
+	boolean settled(NodeReply[] replies);
+
+	/**
+	 * What to send, without waiting for its reply, to the nodes whose reply is not
+	 * awaited.
+	 * @param replies the replies that settled the round
+	 * @return the command, or {@code null} for none
+	 */
+	@Nullable CommandArguments toNotAwaited(NodeReply[] replies);
+
+	/**
+	 * Told, on the node's late-reply thread, how a node not awaited answered in the end.
+	 * Whatever it throws is logged; the connection is closed unless every reply it owed
+	 * was read.
+	 * @param reply its reply, or its timeout or failure
+	 * @param followUp the reply to the follow-up, or its failure; {@code null} when none
+	 * was written
+	 */
+	void lateReply(NodeReply reply, @Nullable NodeReply followUp);
+
+}

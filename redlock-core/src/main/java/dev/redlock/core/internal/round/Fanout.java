@@ -1,0 +1,202 @@
+package dev.redlock.core.internal.round;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.redlock.core.internal.transport.NodeConnectionPool;
+import dev.redlock.core.internal.transport.PipelinedConnection;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Protocol.Command;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * Sends one command to many nodes at once: it is written and flushed to every node's
+ * connection before any reply is read (to the nodes known to be slow last), so a round
+ * costs about one round trip, not the sum. The whole round, waiting for connections
+ * included, shares one deadline, and no node's connection or pool can eat another node's
+ * share of it: connections that are not ready are waited for while the other nodes are
+ * read. The round waits for the node expected to answer first (by when it was written to
+ * and its measured latency; of nodes that answer alike, the one written to first), never
+ * for a node known to be slow while a faster one is still out; once that node's reply is
+ * late, it reads whichever replies have arrived. A round with an {@link EarlyExit} stops
+ * waiting as soon as the replies read settle it, so a slow or frozen minority costs the
+ * caller nothing: what is left is read by each node's late-reply thread. A node that
+ * answers a lock script's digest with {@code NOSCRIPT} is sent the same calls again by
+ * the script's source, in a second round (see {@link RoundCommand}).
+ *
+ * @param pools the nodes' connection pools, in configuration order
+ * @param timeoutNanos the deadline of a round, from its start
+ * @param patient whether rounds wait for a connection to every node, even a slow one's:
+ * for work off the caller's path, such as a late clean-up, which must reach the node
+ * rather than be quick
+ * @param bounded whether the rounds end by a deadline set by the caller ({@link #until}),
+ * the second round to the nodes that lost a script included
+ * @param deadline that deadline, a {@link System#nanoTime()} reading, when bounded
+ */
+public record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient, boolean bounded,
+		long deadline) implements LateReader {
+
+	private static final Logger logger = LoggerFactory.getLogger(Fanout.class);
+
+	/** How an early exit's follow-up, always a single command, reads its reply. */
+	private static final RoundCommand FOLLOW_UP = RoundCommand.of(new CommandArguments(Command.PING));
+
+	public Fanout(List<NodeConnectionPool> pools, long timeoutNanos) {
+		this(pools, timeoutNanos, false);
+	}
+
+	public Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient) {
+		this(pools, timeoutNanos, patient, false, 0);
+	}
+
+	/**
+	 * The same fanout, its rounds cut at a deadline when that comes before their own, and
+	 * a second round to the nodes that lost a script cut at it too: so that an attempt as
+	 * a whole keeps its bound.
+	 * @param deadline a {@link System#nanoTime()} reading
+	 * @return the fanout, or {@code null} when the deadline has passed
+	 */
+	public @Nullable Fanout until(long deadline) {
+		long left = deadline - System.nanoTime();
+		if (left <= 0) {
+			return null;
+		}
+		return new Fanout(this.pools, Math.min(left, this.timeoutNanos), this.patient, true, deadline);
+	}
+
+	/**
+	 * Runs the command on the selected nodes. Never throws for a node's failure: each
+	 * shows in its reply.
+	 * @param command the command, the same for every node
+	 * @param selected which nodes to send to, by index; {@code null} for all
+	 * @return one reply per node, {@code null} for nodes not selected
+	 */
+	public NodeReply[] execute(CommandArguments command, boolean @Nullable [] selected) {
+		return execute(command, selected, null);
+	}
+
+	/**
+	 * Runs the command on the selected nodes, reading replies in the order they arrive,
+	 * and stops waiting once the early exit says the replies read so far settle the
+	 * round.
+	 *
+	 * <p>
+	 * The caller's interrupt flag is cleared for the round and set again after it: on a
+	 * virtual thread, a blocking socket read with the flag set closes the socket, and a
+	 * release must still reach the nodes when its caller was interrupted. An interrupt
+	 * that arrives during a read shows as {@link NodeReply.Kind#INTERRUPTED} for that
+	 * node only; the other nodes are still read.
+	 * @param command the command, the same for every node
+	 * @param selected which nodes to send to, by index; {@code null} for all
+	 * @param exit when to stop waiting, and what to send to the nodes not waited for;
+	 * {@code null} to wait for all
+	 * @return one reply per node, {@code null} for nodes not selected,
+	 * {@link NodeReply.Kind#NOT_AWAITED} for nodes whose reply was not waited for
+	 */
+	public NodeReply[] execute(CommandArguments command, boolean @Nullable [] selected, @Nullable EarlyExit exit) {
+		return execute(RoundCommand.of(command), selected, exit);
+	}
+
+	/**
+	 * Runs a command, possibly compound, on the selected nodes, as
+	 * {@link #execute(CommandArguments, boolean[], EarlyExit)}. Calls of a lock script by
+	 * digest go again by source to the nodes that answered {@code NOSCRIPT}, waiting for
+	 * each of them (they just answered), even when the others settled the round: the call
+	 * by source caches the script there again, else that node would refuse every call
+	 * after. Their replies take the place of the refusals.
+	 */
+	public NodeReply[] execute(RoundCommand command, boolean @Nullable [] selected, @Nullable EarlyExit exit) {
+		NodeReply[] replies = new FanoutRound(this.pools, this.timeoutNanos, this.patient, this, command, selected,
+				exit)
+			.run();
+		boolean[] lacking = lackingScript(command, replies);
+		Fanout again = (lacking == null) ? null : this.bounded ? until(this.deadline) : this;
+		if (again != null) {
+			NodeReply[] bySource = new FanoutRound(this.pools, again.timeoutNanos, this.patient, this,
+					command.bySource(), lacking, null)
+				.run();
+			for (int i = 0; i < replies.length; i++) {
+				if (lacking[i]) {
+					replies[i] = RoundCommand.merge(replies[i], bySource[i]);
+				}
+			}
+		}
+		return replies;
+	}
+
+	/**
+	 * The nodes that lack the script the command calls by digest, {@code null} for none.
+	 */
+	private static boolean @Nullable [] lackingScript(RoundCommand command, NodeReply[] replies) {
+		if (!command.callsScript()) {
+			return null;
+		}
+		boolean[] lacking = null;
+		for (int i = 0; i < replies.length; i++) {
+			if (replies[i] != null && RoundCommand.lacksScript(replies[i])) {
+				if (lacking == null) {
+					lacking = new boolean[replies.length];
+				}
+				lacking[i] = true;
+			}
+		}
+		return lacking;
+	}
+
+	/**
+	 * Hands a connection whose replies a round did not wait for to its node's late-reply
+	 * thread: it reads the reply (within the node timeout, counted from when the command
+	 * was written) and the follow-up's, tells the early exit, then gives the connection
+	 * back, closed unless every reply it owed was read.
+	 */
+	@Override
+	public void lateRead(int node, PipelinedConnection connection, RoundCommand command, long writtenAt,
+			boolean followedUp, EarlyExit exit) {
+		NodeConnectionPool pool = this.pools.get(node);
+		pool.readLate(() -> {
+			try {
+				// a reply already there may be long past: looked for only where it counts
+				boolean measures = command.measuresLatency();
+				boolean foundWaiting = measures && connection.replyArrived();
+				NodeReply reply = readLate(node, connection, command, writtenAt + this.timeoutNanos, writtenAt);
+				if (measures && reply.kind() != NodeReply.Kind.UNREACHABLE) {
+					pool.replied(System.nanoTime() - writtenAt, foundWaiting);
+				}
+				NodeReply followUp = null;
+				if (followedUp) {
+					followUp = connection.isBroken()
+							? NodeReply.failed(node, new JedisConnectionException("the connection broke first"), 0)
+							: readLate(node, connection, FOLLOW_UP, System.nanoTime() + this.timeoutNanos, writtenAt);
+				}
+				exit.lateReply(reply, followUp);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Reading a late reply of node {} failed", node, ex);
+			}
+			finally {
+				pool.giveBack(connection);
+			}
+		}, () -> pool.giveBack(connection));
+	}
+
+	private static NodeReply readLate(int node, PipelinedConnection connection, RoundCommand command, long deadline,
+			long writtenAt) {
+		try {
+			connection.readBy(deadline);
+			return NodeReply.replied(node, command.readFrom(connection), System.nanoTime() - writtenAt);
+		}
+		catch (JedisException ex) {
+			return NodeReply.failed(node, ex, System.nanoTime() - writtenAt);
+		}
+		finally {
+			connection.clearDeadline();
+		}
+	}
+
+}

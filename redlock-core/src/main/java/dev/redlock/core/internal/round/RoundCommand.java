@@ -1,0 +1,220 @@
+package dev.redlock.core.internal.round;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.redlock.core.internal.protocol.LockScripts.Script;
+import dev.redlock.core.internal.transport.PipelinedConnection;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Protocol.Command;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * What a round writes to each node and reads back: one command, or a few written together
+ * (pipelined: the node runs them in order, though not atomically) whose replies read as
+ * one list. A compound costs the round no extra round trip. A command that calls a lock
+ * script by its digest ({@code EVALSHA}) knows the script: a node that answers
+ * {@code NOSCRIPT} lost its script cache after the connection loaded it, nothing ran
+ * there, and the {@link Fanout} sends it the same calls again by the script's source.
+ */
+public final class RoundCommand {
+
+	/** The command, when there is one: most rounds send one, with no array around it. */
+	private final @Nullable CommandArguments single;
+
+	private final CommandArguments @Nullable [] parts;
+
+	/** How the parts' replies are read. */
+	private final Shape shape;
+
+	/** The script the calls run by digest, {@code null} when they call none. */
+	private final @Nullable Script script;
+
+	private RoundCommand(@Nullable CommandArguments single, CommandArguments @Nullable [] parts, Shape shape,
+			@Nullable Script script) {
+		this.single = single;
+		this.parts = parts;
+		this.shape = shape;
+		this.script = script;
+	}
+
+	/** One command. */
+	public static RoundCommand of(CommandArguments command) {
+		return new RoundCommand(command, null, Shape.PIPELINED, null);
+	}
+
+	/**
+	 * One call of a lock script by its digest.
+	 * @param call {@code EVALSHA}, the script's digest, then the key count, keys and
+	 * arguments
+	 */
+	public static RoundCommand script(Script script, CommandArguments call) {
+		return new RoundCommand(call, null, Shape.PIPELINED, script);
+	}
+
+	/**
+	 * Commands written together, whose replies read as a list; an error reply to a later
+	 * one stands in the list, an error reply to the first fails the whole (once every
+	 * reply is read, so the connection owes nothing).
+	 */
+	public static RoundCommand pipelined(CommandArguments... parts) {
+		return new RoundCommand(null, parts, Shape.PIPELINED, null);
+	}
+
+	/**
+	 * Many commands written together, each on its own: their replies read as a list in
+	 * which an error reply to any of them stands in its place. The round trip does not
+	 * count as the node's latency: a node takes longer to run many commands than one, and
+	 * the rounds of single locks must not take it for a slow node.
+	 */
+	public static RoundCommand batch(List<CommandArguments> parts) {
+		return new RoundCommand(null, parts.toArray(new CommandArguments[0]), Shape.BATCH, null);
+	}
+
+	/**
+	 * Calls of one lock script by its digest, written together as a {@link #batch(List)
+	 * batch}.
+	 * @param calls each {@code EVALSHA}, the script's digest, then the key count, keys
+	 * and arguments
+	 */
+	public static RoundCommand scriptBatch(Script script, List<CommandArguments> calls) {
+		return new RoundCommand(null, calls.toArray(new CommandArguments[0]), Shape.BATCH, script);
+	}
+
+	/** The calls written, in order. */
+	List<CommandArguments> calls() {
+		return (this.single != null) ? List.of(this.single) : List.of(this.parts);
+	}
+
+	/** Whether the command calls a lock script by its digest. */
+	boolean callsScript() {
+		return this.script != null;
+	}
+
+	/**
+	 * Whether a node's reply says it lacks the script the command calls by digest: it
+	 * answered {@code NOSCRIPT}, to the call or to any call of a compound.
+	 */
+	public static boolean lacksScript(NodeReply reply) {
+		if (reply.kind() != NodeReply.Kind.REPLIED || !(reply.value() instanceof List<?> answers)) {
+			return reply.isNoScript();
+		}
+		for (Object answer : answers) {
+			if (answer instanceof JedisNoScriptException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * The same calls by the script's source, for the nodes that lack it ({@code EVAL}
+	 * caches it there again); {@code null} when the command calls no script by digest.
+	 */
+	@Nullable RoundCommand bySource() {
+		Script script = this.script;
+		if (script == null) {
+			return null;
+		}
+		if (this.single != null) {
+			return new RoundCommand(bySource(script, this.single), null, this.shape, null);
+		}
+		CommandArguments[] calls = new CommandArguments[this.parts.length];
+		for (int i = 0; i < calls.length; i++) {
+			calls[i] = bySource(script, this.parts[i]);
+		}
+		return new RoundCommand(null, calls, this.shape, null);
+	}
+
+	private static CommandArguments bySource(Script script, CommandArguments byDigest) {
+		// EVALSHA digest numkeys keys... args... becomes EVAL source numkeys keys...
+		// args...
+		CommandArguments call = new CommandArguments(Command.EVAL).add(script.source());
+		for (int i = 2; i < byDigest.size(); i++) {
+			call.add(byDigest.get(i));
+		}
+		return call;
+	}
+
+	/**
+	 * A node's reply to the calls by digest, with the reply to the same calls by source
+	 * in the place of what the node could not run: the whole reply for one call, each
+	 * {@code NOSCRIPT} answer of a compound (the calls that did run keep their answer:
+	 * run again, a release would find nothing to delete).
+	 * @param byDigest a reply that {@link #lacksScript lacks the script}
+	 * @param bySource the node's reply to {@link #bySource()}
+	 */
+	static NodeReply merge(NodeReply byDigest, NodeReply bySource) {
+		if (byDigest.kind() != NodeReply.Kind.REPLIED || bySource.kind() != NodeReply.Kind.REPLIED
+				|| !(byDigest.value() instanceof List<?> first) || !(bySource.value() instanceof List<?> second)
+				|| first.size() != second.size()) {
+			return bySource;
+		}
+		List<@Nullable Object> merged = new ArrayList<>(first.size());
+		for (int i = 0; i < first.size(); i++) {
+			merged.add((first.get(i) instanceof JedisNoScriptException) ? second.get(i) : first.get(i));
+		}
+		return NodeReply.replied(bySource.node(), merged, bySource.nanos());
+	}
+
+	/** Whether the round trip measures the node's latency (not for a batch). */
+	boolean measuresLatency() {
+		return this.shape != Shape.BATCH;
+	}
+
+	/** Buffers the command's parts on the connection, to be flushed by the caller. */
+	public void writeTo(PipelinedConnection connection) {
+		if (this.single != null) {
+			connection.send(this.single);
+			return;
+		}
+		for (CommandArguments part : this.parts) {
+			connection.send(part);
+		}
+	}
+
+	/**
+	 * Reads the reply, or the list of replies of a compound.
+	 * @throws JedisDataException for an error reply to the first command of a compound;
+	 * never for a batch
+	 */
+	public @Nullable Object readFrom(PipelinedConnection connection) {
+		if (this.single != null) {
+			return connection.readReply();
+		}
+		List<@Nullable Object> replies = new ArrayList<>(this.parts.length);
+		JedisDataException first = null;
+		for (int i = 0; i < this.parts.length; i++) {
+			try {
+				replies.add(connection.readReply());
+			}
+			catch (JedisDataException ex) {
+				replies.add(ex);
+				if (first == null && i == 0 && this.shape == Shape.PIPELINED) {
+					first = ex;
+				}
+			}
+		}
+		if (first != null) {
+			throw first;
+		}
+		return replies;
+	}
+
+	/** How a compound's replies are read. */
+	private enum Shape {
+
+		/** An error reply to the first command fails the whole; the others are extras. */
+		PIPELINED,
+
+		/**
+		 * Every command stands on its own, and the round trip is not the node's latency.
+		 */
+		BATCH
+
+	}
+
+}

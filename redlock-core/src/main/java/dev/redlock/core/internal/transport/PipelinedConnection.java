@@ -1,0 +1,315 @@
+package dev.redlock.core.internal.transport;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.util.Arrays;
+
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+
+import org.jspecify.annotations.Nullable;
+
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.DefaultJedisSocketFactory;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.JedisSocketFactory;
+import redis.clients.jedis.SSLSocketWrapper;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.util.RedisInputStream;
+
+/**
+ * A Jedis connection for rounds across nodes: buffered commands can be flushed without
+ * waiting for the reply (so a command reaches every node before any reply is read), and
+ * it tells whether a reply has arrived (so a round reads the nodes that have answered
+ * first).
+ */
+public final class PipelinedConnection extends Connection {
+
+	/**
+	 * The {@code OK} status reply, the answer to every granted {@code SET}: one array for
+	 * all of them rather than a new one per reply, so nobody may change it (replies are
+	 * only ever compared).
+	 */
+	public static final byte[] OK = { 'O', 'K' };
+
+	private static final byte STATUS_REPLY = '+';
+
+	private final SocketCapture capture;
+
+	PipelinedConnection(HostAndPort hostAndPort, JedisClientConfig config) {
+		this(new SocketCapture(hostAndPort, config), config);
+	}
+
+	private PipelinedConnection(SocketCapture capture, JedisClientConfig config) {
+		super(capture, config);
+		this.capture = capture;
+	}
+
+	/**
+	 * {@link System#nanoTime()} when it was last given back idle: its pool closes it
+	 * after a while unused.
+	 */
+	long idleSince;
+
+	/**
+	 * Bounds the reads of the next replies by a deadline, a round's, rather than by a
+	 * timeout per read (a reply trickling in would otherwise take its length times the
+	 * timeout); until {@link #clearDeadline()} or a new read timeout.
+	 * @param deadline {@link System#nanoTime()} by which reading must be done
+	 */
+	public void readBy(long deadline) {
+		DeadlineSocket socket = this.capture.socket;
+		if (socket != null) {
+			socket.readBy(deadline);
+		}
+	}
+
+	/**
+	 * Reads are bounded by the read timeout alone again; a failure breaks the connection.
+	 */
+	public void clearDeadline() {
+		DeadlineSocket socket = this.capture.socket;
+		if (socket != null) {
+			socket.clearDeadline();
+		}
+	}
+
+	/**
+	 * Replies this connection owes: commands sent through {@link #send} whose reply was
+	 * not read by {@link #readReply}. Only a connection that owes nothing may be reused,
+	 * else its next user would read another command's reply as its own.
+	 */
+	private int owedReplies;
+
+	/**
+	 * Buffers a command, to be sent by {@link #flushNow}; its reply is then owed until
+	 * {@link #readReply} reads it.
+	 * @param command the command
+	 */
+	public void send(CommandArguments command) {
+		this.owedReplies++;
+		sendCommand(command);
+	}
+
+	/** Sends what {@link #send} buffered, without reading. */
+	public void flushNow() {
+		flush();
+	}
+
+	/**
+	 * Writes and sends a command behind one whose reply is still owed; a write that fails
+	 * breaks the connection.
+	 * @return whether it was sent
+	 */
+	public boolean sendBehind(CommandArguments followUp) {
+		try {
+			send(followUp);
+			flushNow();
+			return true;
+		}
+		catch (JedisException ex) {
+			setBroken();
+			return false;
+		}
+	}
+
+	/**
+	 * Reads the oldest owed reply.
+	 * @return the reply ({@code byte[]}, {@code Long}, a list, or {@code null})
+	 * @throws redis.clients.jedis.exceptions.JedisDataException for an error reply (read,
+	 * so no longer owed)
+	 * @throws redis.clients.jedis.exceptions.JedisConnectionException if the connection
+	 * broke or timed out (it then still owes the reply and is broken)
+	 */
+	public @Nullable Object readReply() {
+		try {
+			Object reply = getUnflushedObject();
+			this.owedReplies--;
+			return reply;
+		}
+		catch (JedisDataException ex) {
+			// an error reply was read all the same
+			this.owedReplies--;
+			throw ex;
+		}
+	}
+
+	/**
+	 * Whether this connection can be handed to another user: not broken, and no reply of
+	 * an earlier command is still waiting to be read.
+	 * @return {@code true} if reusable
+	 */
+	boolean isReusable() {
+		return this.owedReplies == 0 && !isBroken();
+	}
+
+	/**
+	 * Whether bytes of a reply are waiting to be read, so reading would not block. Only a
+	 * hint: a TLS connection, whose bytes are still encrypted, says {@code false} until
+	 * they are read.
+	 */
+	public boolean replyArrived() {
+		InputStream input = this.capture.input;
+		try {
+			return input != null && input.available() > 0;
+		}
+		catch (IOException ex) {
+			// let the read report the failure
+			return true;
+		}
+	}
+
+	/**
+	 * Reads a reply as Jedis does, but for an {@code OK} status, which is {@link #OK}
+	 * itself. Only bytes depend on this hook: with a Jedis that no longer calls it,
+	 * replies read as before.
+	 */
+	@Override
+	protected Object protocolRead(RedisInputStream input) {
+		return input.peek(STATUS_REPLY) ? readStatus(input) : super.protocolRead(input);
+	}
+
+	/**
+	 * Reads a status reply, {@link #OK} when it is {@code OK}; any other status is read
+	 * into an array of its own, as Jedis would.
+	 */
+	public static byte[] readStatus(RedisInputStream input) {
+		input.readByte();
+		int matched = 0;
+		byte next = input.readByte();
+		while (matched < OK.length && next == OK[matched]) {
+			matched++;
+			next = input.readByte();
+		}
+		if (next == '\r') {
+			input.readByte();
+			return (matched == OK.length) ? OK : Arrays.copyOf(OK, matched);
+		}
+		byte[] rest = input.readLineBytes();
+		byte[] status = new byte[matched + 1 + rest.length];
+		System.arraycopy(OK, 0, status, 0, matched);
+		status[matched] = next;
+		System.arraycopy(rest, 0, status, matched + 1, rest.length);
+		return status;
+	}
+
+	/**
+	 * Closes it, ignoring a failure: a socket already broken has nothing more to tell.
+	 */
+	void closeQuietly() {
+		try {
+			close();
+		}
+		catch (RuntimeException ex) {
+			// nothing to do: it is closed either way
+		}
+	}
+
+	/**
+	 * Closes the connection at once, without flushing what is buffered (a close that
+	 * flushes blocks as long as a write does when the node stopped reading) and, over
+	 * TLS, without the closing alert (see {@link DeadlineSocket#abort()}): a read or
+	 * write blocked on it fails, and the connection is broken. Never blocks.
+	 */
+	public void abort() {
+		setBroken();
+		DeadlineSocket socket = this.capture.socket;
+		if (socket != null) {
+			try {
+				socket.abort();
+			}
+			catch (IOException ex) {
+				// closed already
+			}
+		}
+	}
+
+	/**
+	 * Opens the socket, wrapped so its reads can have a deadline, and keeps it and its
+	 * input stream, which {@link Connection} does not expose. Jedis opens the TCP
+	 * connection; for TLS this layers the TLS socket over it as Jedis would (host name
+	 * for SNI and, through the parameters, for verification), so that the TCP socket
+	 * stays within reach of {@link #abort()}.
+	 */
+	private static final class SocketCapture implements JedisSocketFactory {
+
+		private final HostAndPort hostAndPort;
+
+		private final JedisSocketFactory tcp;
+
+		/** The TLS socket factory, or {@code null} for plain TCP. */
+		private final @Nullable SSLSocketFactory tls;
+
+		private final @Nullable SSLParameters sslParameters;
+
+		private volatile @Nullable InputStream input;
+
+		private volatile @Nullable DeadlineSocket socket;
+
+		/**
+		 * Takes the timeouts and the TLS settings of the configuration; its
+		 * {@code SslOptions} and host name verifier are not used ({@link RedisNodeUri}
+		 * sets neither: host names are verified through the SSL parameters).
+		 */
+		SocketCapture(HostAndPort hostAndPort, JedisClientConfig config) {
+			this.hostAndPort = hostAndPort;
+			this.tcp = new DefaultJedisSocketFactory(hostAndPort,
+					DefaultJedisClientConfig.builder()
+						.connectionTimeoutMillis(config.getConnectionTimeoutMillis())
+						.socketTimeoutMillis(config.getSocketTimeoutMillis())
+						.build());
+			this.tls = config.isSsl() ? tlsFactory(config) : null;
+			this.sslParameters = config.getSslParameters();
+		}
+
+		private static SSLSocketFactory tlsFactory(JedisClientConfig config) {
+			SSLSocketFactory factory = config.getSslSocketFactory();
+			return (factory != null) ? factory : (SSLSocketFactory) SSLSocketFactory.getDefault();
+		}
+
+		@Override
+		public Socket createSocket() {
+			// connected, with the read timeout set; a failure closed it
+			Socket tcp = this.tcp.createSocket();
+			DeadlineSocket socket;
+			try {
+				socket = new DeadlineSocket((this.tls != null) ? layerTls(this.tls, tcp) : tcp, tcp);
+			}
+			catch (IOException | RuntimeException ex) {
+				try {
+					tcp.close();
+				}
+				catch (IOException closing) {
+					ex.addSuppressed(closing);
+				}
+				throw new JedisConnectionException("Failed to create socket.", ex);
+			}
+			this.socket = socket;
+			this.input = socket.getInputStream();
+			return socket;
+		}
+
+		/**
+		 * A TLS socket over the TCP one, which closing it closes too; the handshake
+		 * happens on first use, bounded by the read timeout.
+		 */
+		private Socket layerTls(SSLSocketFactory factory, Socket tcp) throws IOException {
+			SSLSocket tlsSocket = (SSLSocket) factory.createSocket(tcp, this.hostAndPort.getHost(),
+					this.hostAndPort.getPort(), true);
+			if (this.sslParameters != null) {
+				tlsSocket.setSSLParameters(this.sslParameters);
+			}
+			// Jedis's wrapper, as before: its available() counts encrypted bytes
+			return new SSLSocketWrapper(tlsSocket, tcp);
+		}
+
+	}
+
+}

@@ -1,0 +1,82 @@
+package dev.redlock.core.internal.round;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.core.internal.protocol.LockScripts;
+import dev.redlock.core.internal.protocol.RawArgument;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Protocol.Command;
+import redis.clients.jedis.args.Rawable;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A lock script called by digest is called again by source where a node lost it: the same
+ * keys and arguments, and only the answers the node could not give are replaced.
+ */
+class RoundCommandTests {
+
+	private static final RawArgument KEY = RawArgument.of("key");
+
+	private static final RawArgument VALUE = RawArgument.of("value");
+
+	@Test
+	void theCallBySourceHasTheSameKeysAndArguments() {
+		RoundCommand command = RoundCommand.script(LockScripts.RELEASE,
+				LockScripts.call(Command.EVALSHA, LockScripts.RELEASE.sha1(), KEY, VALUE));
+		assertThat(command.callsScript()).isTrue();
+		RoundCommand bySource = command.bySource();
+		assertThat(bySource).isNotNull();
+		assertThat(bySource.callsScript()).as("the call by source needs no second try").isFalse();
+		assertThat(written(bySource))
+			.containsExactly(List.of("EVAL", text(LockScripts.RELEASE.source()), "1", "key", "value"));
+	}
+
+	@Test
+	void aCommandThatCallsNoScriptHasNoCallBySource() {
+		RoundCommand command = RoundCommand.of(new CommandArguments(Command.PING));
+		assertThat(command.callsScript()).isFalse();
+		assertThat(command.bySource()).isNull();
+	}
+
+	@Test
+	void aBatchKeepsTheAnswersOfTheCallsThatRan() {
+		JedisNoScriptException noScript = new JedisNoScriptException("NOSCRIPT No matching script");
+		NodeReply byDigest = NodeReply.replied(2, Arrays.asList(1L, noScript, noScript), 10);
+		NodeReply bySource = NodeReply.replied(2, Arrays.asList(0L, 1L, 0L), 20);
+		assertThat(RoundCommand.lacksScript(byDigest)).isTrue();
+		assertThat(RoundCommand.lacksScript(bySource)).isFalse();
+		NodeReply merged = RoundCommand.merge(byDigest, bySource);
+		// run again, the first release found nothing to delete: its first answer stands
+		assertThat(merged.value()).isEqualTo(List.of(1L, 1L, 0L));
+		assertThat(merged.node()).isEqualTo(2);
+	}
+
+	@Test
+	void aSingleCallTakesTheWholeReplyBySource() {
+		NodeReply byDigest = NodeReply.failed(0, new JedisNoScriptException("NOSCRIPT No matching script"), 10);
+		NodeReply bySource = NodeReply.replied(0, 1L, 20);
+		assertThat(RoundCommand.lacksScript(byDigest)).isTrue();
+		assertThat(RoundCommand.merge(byDigest, bySource)).isSameAs(bySource);
+	}
+
+	private static List<List<String>> written(RoundCommand command) {
+		return command.calls().stream().map((call) -> {
+			List<String> words = new ArrayList<>();
+			for (Rawable word : call) {
+				words.add(new String(word.getRaw()));
+			}
+			return words;
+		}).toList();
+	}
+
+	private static String text(RawArgument argument) {
+		return new String(argument.getRaw());
+	}
+
+}
