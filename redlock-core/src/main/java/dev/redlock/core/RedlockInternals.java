@@ -64,7 +64,7 @@ record RedlockInternals(NodeGroup group, AcquireRound round, HeldLeases<Lease> h
 
 	/** How long each node is expected to take to answer, in milliseconds. */
 	List<Double> expectedLatencies() {
-		return this.group.pools().stream().map((pool) -> pool.expectedLatencyNanos() / 1e6).toList();
+		return this.group.pools().stream().map((pool) -> pool.latency().expectedNanos() / 1e6).toList();
 	}
 
 	/** How many leases are recorded as held, without sweeping. */

@@ -4,14 +4,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-import dev.redlock.core.Lease;
-import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.internal.protocol.LockScripts;
 import dev.redlock.core.internal.protocol.RawArgument;
 
 /**
- * Checks what callers give a {@link Redlock} or a {@link Lease} before any network call
+ * Checks what callers give a {@code Redlock} or a {@code Lease} before any network call
  * (lock names, resources, TTLs, wait times), with an {@link IllegalArgumentException}
  * that names the argument at fault, and forms the Redis key of a resource.
  */

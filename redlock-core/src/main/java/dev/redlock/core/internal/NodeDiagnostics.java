@@ -12,7 +12,6 @@ import org.jspecify.annotations.Nullable;
 
 import dev.redlock.core.NodeFinding;
 import dev.redlock.core.NodeStatus;
-import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockListener.NodeCommand;
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.internal.protocol.InfoReply;
@@ -23,9 +22,9 @@ import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
 
 /**
- * What the nodes of a {@link Redlock} say about themselves: a bounded health round
- * ({@link Redlock#checkNodes()}) and the startup check for misconfiguration
- * ({@link Redlock#verifyNodes()}).
+ * What the nodes of a {@code Redlock} say about themselves: a bounded health round
+ * ({@code Redlock.checkNodes()}) and the startup check for misconfiguration
+ * ({@code Redlock.verifyNodes()}).
  */
 public final class NodeDiagnostics {
 

@@ -1,12 +1,10 @@
 package dev.redlock.core.internal;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockListener;
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.TlsSettings;
@@ -23,7 +21,7 @@ import dev.redlock.core.internal.transport.RedisNodeUri;
 import dev.redlock.core.internal.transport.WarmUp;
 
 /**
- * The nodes of a {@link Redlock}, from start to close: their connection pools and restart
+ * The nodes of a {@code Redlock}, from start to close: their connection pools and restart
  * quarantines, the quorum, the rounds on every node at once ({@link Fanout}), the probes,
  * the re-seeding of fencing counters, and the clean-up of values that a round could not
  * remove in time. What the rounds of a lease do is {@link ScriptRounds}'s.
@@ -66,7 +64,7 @@ public final class NodeGroup implements AutoCloseable {
 		for (RedisNodeUri node : nodes) {
 			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine());
 			quarantines.add(quarantine);
-			pools.add(new NodeConnectionPool(node, settings, reconnectBackoff(settings).toNanos(),
+			pools.add(new NodeConnectionPool(node, settings, NodeConnectionPool.reconnectBackoff(settings).toNanos(),
 					new QuarantineGreeting(quarantine), tls, this.warmUp));
 		}
 		this.pools = List.copyOf(pools);
@@ -103,17 +101,6 @@ public final class NodeGroup implements AutoCloseable {
 			}
 			this.probe.start();
 		}
-	}
-
-	/**
-	 * How long a node whose connection attempt failed is left alone: long enough that a
-	 * dead node costs nothing, short enough that a restarted one is back within a few
-	 * retries.
-	 */
-	public static Duration reconnectBackoff(RedlockSettings settings) {
-		Duration fourTimeouts = settings.nodeTimeout().multipliedBy(4);
-		Duration floor = Duration.ofMillis(250);
-		return (fourTimeouts.compareTo(floor) > 0) ? fourTimeouts : floor;
 	}
 
 	/**

@@ -91,9 +91,9 @@ class FaultInjectionTests {
 
 	/**
 	 * How long a client leaves a node alone after a connection attempt to it failed (4
-	 * node timeouts, {@code NodeGroup.reconnectBackoff}). A restart can cause one: a late
-	 * reply whose read the kill broke makes the pool open a replacement in the
-	 * background, which may hit the node while it is down.
+	 * node timeouts, {@code NodeConnectionPool.reconnectBackoff}). A restart can cause
+	 * one: a late reply whose read the kill broke makes the pool open a replacement in
+	 * the background, which may hit the node while it is down.
 	 */
 	private static final Duration PATIENT_RECONNECT_BACKOFF = PATIENT.nodeTimeout().multipliedBy(4);
 

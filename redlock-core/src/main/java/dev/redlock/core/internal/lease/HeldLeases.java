@@ -10,11 +10,10 @@ import java.util.function.ToLongFunction;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.redlock.core.Redlock;
 import dev.redlock.core.internal.thread.RenewalScheduler;
 
 /**
- * The leases a {@link Redlock} holds: acquired and not released. Those that are never
+ * The leases a {@code Redlock} holds: acquired and not released. Those that are never
  * released are let go once their validity is over, by a sweep on the renewal thread that
  * runs when the earliest validity ends, so nothing is kept for ever without anyone
  * asking.

@@ -7,7 +7,6 @@ import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.redlock.core.Lease;
 import dev.redlock.core.LossReason;
 import dev.redlock.core.RedlockListener.ExtendOutcome;
 import dev.redlock.core.RedlockSettings;
@@ -20,7 +19,7 @@ import dev.redlock.core.internal.protocol.RawArgument;
 import dev.redlock.core.internal.thread.OnDemandThread;
 
 /**
- * The changing state of a {@link Lease} and the rules that change it: validity,
+ * The changing state of a {@code Lease} and the rules that change it: validity,
  * extension, release, renewal, loss. {@code Lease} is its public face.
  *
  * <p>
@@ -61,7 +60,7 @@ public final class LeaseState implements LeaseWatch.Target {
 	private volatile int extensionAttempts;
 
 	/**
-	 * Extensions asked for by {@link Lease#extend}, bounded by
+	 * Extensions asked for by {@code Lease.extend}, bounded by
 	 * {@link RedlockSettings#maxExtensions()}.
 	 */
 	private volatile int explicitExtensions;
@@ -139,7 +138,7 @@ public final class LeaseState implements LeaseWatch.Target {
 		return this.extensionAttempts;
 	}
 
-	/** Extends by a call of {@link Lease#extend}; tells the listeners, signals a loss. */
+	/** Extends by a call of {@code Lease.extend}; tells the listeners, signals a loss. */
 	public boolean extend(Duration ttl) {
 		ExtendOutcome outcome = extendHeld(ttl, false);
 		this.support.extended(this.name, this.resource, outcome);
@@ -154,7 +153,7 @@ public final class LeaseState implements LeaseWatch.Target {
 	 * Extends under the state lock; the caller tells the listeners and signals a loss
 	 * after leaving it.
 	 * @param renewal whether automatic renewal asks (bounded by its {@code maxHold}),
-	 * rather than {@link Lease#extend} (bounded by
+	 * rather than {@code Lease.extend} (bounded by
 	 * {@link RedlockSettings#maxExtensions()})
 	 */
 	private ExtendOutcome extendHeld(Duration ttl, boolean renewal) {

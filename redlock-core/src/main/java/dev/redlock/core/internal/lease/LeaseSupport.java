@@ -3,7 +3,6 @@ package dev.redlock.core.internal.lease;
 import java.time.Duration;
 
 import dev.redlock.core.LossReason;
-import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockListener.ExtendEvent;
 import dev.redlock.core.RedlockListener.ExtendOutcome;
 import dev.redlock.core.RedlockListener.LeaseLostEvent;
@@ -21,7 +20,7 @@ import dev.redlock.core.internal.thread.RenewalScheduler;
 import dev.redlock.core.internal.waiting.LockWaiters;
 
 /**
- * What the leases of one {@link Redlock} share: the nodes that extend and release them,
+ * What the leases of one {@code Redlock} share: the nodes that extend and release them,
  * the settings, the renewal thread, the thread for loss callbacks, the listeners, the
  * held set and the queues of threads waiting for their keys. It knows nothing of the
  * {@code Redlock} itself, so a lease never calls back into it.

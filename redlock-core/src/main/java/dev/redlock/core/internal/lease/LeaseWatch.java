@@ -10,7 +10,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.redlock.core.Lease;
 import dev.redlock.core.LossReason;
 import dev.redlock.core.RedlockListener.ExtendOutcome;
 import dev.redlock.core.internal.ExtensionRequest;
@@ -25,7 +24,7 @@ import dev.redlock.core.internal.thread.RenewalScheduler;
  * one; nothing runs once the lease is released or lost.
  *
  * <p>
- * Runs and reschedules under the lease's state lock, so that {@link Lease#release()},
+ * Runs and reschedules under the lease's state lock, so that {@code Lease.release()},
  * which cancels it before and again under that lock, never leaves a run scheduled behind
  * it (a renewal that finds the lock busy is retried shortly, a run that finds the watch
  * cancelled if the lease was released meanwhile). Listeners are told and loss is

@@ -6,7 +6,6 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 
-import dev.redlock.core.internal.quarantine.NodeMarker;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
 
@@ -99,11 +98,11 @@ public final class LockScripts {
 	/**
 	 * Fenced acquisition when nodes are judged (the restart quarantine is on; without it,
 	 * {@link #ACQUIRE_COUNTED} does): {@code SET KEYS[1] ARGV[1] NX PX ARGV[2]}, with the
-	 * node's clock and its {@link NodeMarker marker} read in the same step (they judge
-	 * whether this very grant may count; the marker by name, with {@code pcall}, so that
-	 * an ACL user who may not read it still locks: it then reads {@code -}), and, if the
-	 * lock was set, the increment of the resource's counter KEYS[2] (no TTL), whose value
-	 * is {@code <count>} or {@code <count> <generation>}: the generation of the node's
+	 * node's clock and its marker read in the same step (they judge whether this very
+	 * grant may count; the marker by name, with {@code pcall}, so that an ACL user who
+	 * may not read it still locks: it then reads {@code -}), and, if the lock was set,
+	 * the increment of the resource's counter KEYS[2] (no TTL), whose value is
+	 * {@code <count>} or {@code <count> <generation>}: the generation of the node's
 	 * marker when a quorum last confirmed it. Returns {@code {count or 0, seconds,
 	 * microseconds, marker or nil, generation or ''}}.
 	 */

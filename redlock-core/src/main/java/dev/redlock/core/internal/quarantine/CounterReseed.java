@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.redlock.core.Redlock;
 import dev.redlock.core.internal.protocol.LockScripts;
 import dev.redlock.core.internal.round.Quorum;
 import dev.redlock.core.internal.thread.OnDemandThread;
@@ -36,7 +35,7 @@ import redis.clients.jedis.Protocol.Command;
  * forgetful, the others read could all be nodes that never saw the token. When more than
  * {@code N - quorum} nodes are found forgetful (new nodes: every marker starts
  * {@code pending}), no token is left to keep, and the counters of every node read are
- * taken. One thread per {@link Redlock}, on demand; an attempt that reads too few nodes
+ * taken. One thread per {@code Redlock}, on demand; an attempt that reads too few nodes
  * is made again when the marker is next seen.
  */
 public final class CounterReseed implements AutoCloseable {

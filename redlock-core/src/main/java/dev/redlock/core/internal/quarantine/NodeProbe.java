@@ -9,7 +9,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.redlock.core.Redlock;
 import dev.redlock.core.internal.protocol.AcquireReply;
 import dev.redlock.core.internal.round.Fanout;
 import dev.redlock.core.internal.round.NodeReply;
@@ -26,7 +25,7 @@ import dev.redlock.core.internal.thread.OnDemandThread;
  * this client saw of it. What the quarantine finds is written in the marker (a
  * compare-and-set) for every client to honour, and the marker's epoch is raised when no
  * client did for a probe period, so that a node that goes back to an older state shows a
- * lower epoch than the clients saw. One daemon thread per {@link Redlock}
+ * lower epoch than the clients saw. One daemon thread per {@code Redlock}
  * ({@code redlock-probe-N}); a round takes at most the node timeout, per node written to
  * once more.
  */

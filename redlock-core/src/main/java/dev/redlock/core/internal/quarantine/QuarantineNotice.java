@@ -14,11 +14,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.redlock.core.QuarantineReason;
-import dev.redlock.core.Redlock;
 import dev.redlock.core.internal.round.Quorum;
 
 /**
- * Says it out loud, once per {@link Redlock} and episode, when so many nodes are in
+ * Says it out loud, once per {@code Redlock} and episode, when so many nodes are in
  * restart quarantine that no lock can be had at all: when the first lock can be had, and
  * what to do about nodes that were created a moment ago (which hold no locks, but look
  * like nodes that restarted). Each node's own quarantine is logged by

@@ -166,7 +166,7 @@ public record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean 
 				boolean foundWaiting = measures && connection.replyArrived();
 				NodeReply reply = readLate(node, connection, command, writtenAt + this.timeoutNanos, writtenAt);
 				if (measures && reply.kind() != NodeReply.Kind.UNREACHABLE) {
-					pool.replied(System.nanoTime() - writtenAt, foundWaiting);
+					pool.latency().replied(System.nanoTime() - writtenAt, foundWaiting);
 				}
 				NodeReply followUp = null;
 				if (followedUp) {

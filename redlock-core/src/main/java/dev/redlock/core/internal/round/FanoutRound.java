@@ -117,7 +117,7 @@ final class FanoutRound extends WriteTimes {
 		int slowCount = 0;
 		for (int i = 0; i < this.connections.length; i++) {
 			if (this.selected == null || this.selected[i]) {
-				if (this.pools.get(i).expectedLatencyNanos() <= slowAbove) {
+				if (this.pools.get(i).latency().expectedNanos() <= slowAbove) {
 					writeTo(i, false);
 				}
 				else {
@@ -146,7 +146,7 @@ final class FanoutRound extends WriteTimes {
 		long[] rank = new long[this.pools.size()];
 		for (int k = 0; k < count; k++) {
 			NodeConnectionPool pool = this.pools.get(nodes[k]);
-			rank[nodes[k]] = pool.isDown() ? -1 : pool.expectedLatencyNanos();
+			rank[nodes[k]] = pool.isDown() ? -1 : pool.latency().expectedNanos();
 		}
 		for (int k = 1; k < count; k++) {
 			int node = nodes[k];
@@ -182,7 +182,7 @@ final class FanoutRound extends WriteTimes {
 		if (borrowed.isDone()) {
 			write(i, borrowed);
 		}
-		else if (mayLeaveThisOut && pool.expectedLatencyNanos() >= (this.deadline - this.start) / 2) {
+		else if (mayLeaveThisOut && pool.latency().expectedNanos() >= (this.deadline - this.start) / 2) {
 			// it let earlier rounds wait (frozen, or far away): connect it for a
 			// later round, not this one
 			PendingBorrows.keepWhenReady(pool, borrowed);
@@ -372,7 +372,7 @@ final class FanoutRound extends WriteTimes {
 		NodeReply.Kind kind = this.replies[node].kind();
 		if (this.command.measuresLatency() && measures(node, readStart, readEnd) && kind != NodeReply.Kind.INTERRUPTED
 				&& kind != NodeReply.Kind.UNREACHABLE) {
-			pool.replied(readEnd - writtenAt(node), foundWaiting);
+			pool.latency().replied(readEnd - writtenAt(node), foundWaiting);
 		}
 	}
 

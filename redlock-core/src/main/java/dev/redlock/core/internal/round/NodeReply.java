@@ -4,7 +4,6 @@ import java.net.SocketTimeoutException;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.redlock.core.Redlock;
 import dev.redlock.core.internal.transport.AuthenticationFailedException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -41,7 +40,7 @@ public final class NodeReply {
 
 	/**
 	 * Creates one.
-	 * @param node index of the node in the {@link Redlock}'s node list
+	 * @param node index of the node in the {@code Redlock}'s node list
 	 * @param kind how the round trip ended
 	 * @param payload the reply when {@code kind} is {@link Kind#REPLIED}, else the
 	 * failure
@@ -57,7 +56,7 @@ public final class NodeReply {
 		this.payload = payload;
 	}
 
-	/** Index of the node in the {@link Redlock}'s node list. */
+	/** Index of the node in the {@code Redlock}'s node list. */
 	public int node() {
 		return this.nodeKindAndFlags >>> NODE_SHIFT;
 	}

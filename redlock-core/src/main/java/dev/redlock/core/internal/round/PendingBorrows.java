@@ -93,7 +93,7 @@ final class PendingBorrows {
 	 */
 	boolean awaitsFastNode(long withinNanos) {
 		for (int i = 0; i < this.pools.size(); i++) {
-			if (isPending(i) && this.pools.get(i).expectedLatencyNanos() <= withinNanos) {
+			if (isPending(i) && this.pools.get(i).latency().expectedNanos() <= withinNanos) {
 				return true;
 			}
 		}

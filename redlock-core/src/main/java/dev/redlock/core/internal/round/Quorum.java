@@ -2,12 +2,10 @@ package dev.redlock.core.internal.round;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.redlock.core.Redlock;
-
 /**
  * The majority rule of the algorithm, in one place: of {@code N} nodes, {@code N/2 + 1}
  * must agree, so any two quorums share a node, and {@code N - quorum} nodes may fail, be
- * slow or have forgotten without changing an outcome. Built once per {@link Redlock};
+ * slow or have forgotten without changing an outcome. Built once per {@code Redlock};
  * nothing is allocated per round.
  */
 public final class Quorum {

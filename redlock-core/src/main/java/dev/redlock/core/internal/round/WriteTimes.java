@@ -127,7 +127,7 @@ abstract class WriteTimes {
 	 */
 	private static boolean alike(NodeConnectionPool one, NodeConnectionPool other, long dueApart) {
 		return Math.abs(dueApart) <= RoundTimes.LAG_SLACK_NANOS
-				&& Math.abs(one.quickestLatencyNanos() - other.quickestLatencyNanos()) <= RoundTimes.NEAR_NANOS;
+				&& Math.abs(one.latency().quickestNanos() - other.latency().quickestNanos()) <= RoundTimes.NEAR_NANOS;
 	}
 
 	/**
@@ -139,7 +139,7 @@ abstract class WriteTimes {
 	static long slowThreshold(List<NodeConnectionPool> pools) {
 		long fastest = Long.MAX_VALUE;
 		for (int i = 0; i < pools.size(); i++) {
-			fastest = Math.min(fastest, pools.get(i).expectedLatencyNanos());
+			fastest = Math.min(fastest, pools.get(i).latency().expectedNanos());
 		}
 		return Math.max(RoundTimes.LAG_SLACK_NANOS, 4 * fastest);
 	}
@@ -149,7 +149,7 @@ abstract class WriteTimes {
 	 * takes to answer.
 	 */
 	final long dueAt(List<NodeConnectionPool> pools, int node) {
-		return writtenAt(node) + pools.get(node).expectedLatencyNanos();
+		return writtenAt(node) + pools.get(node).latency().expectedNanos();
 	}
 
 	/**

@@ -6,10 +6,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.redlock.core.Redlock;
-
 /**
- * A single daemon thread of a {@link Redlock} for work that must not run on the thread
+ * A single daemon thread of a {@code Redlock} for work that must not run on the thread
  * that found it: it exists only while there is such work, runs tasks in order, and stops
  * with {@link #close()}. Each node has one that reads the replies a settled round did not
  * wait for (a slow node's, once the others had decided), in the order the node answers
@@ -24,7 +22,7 @@ public final class OnDemandThread implements AutoCloseable {
 
 	/**
 	 * Prefix of the loss-callback thread's name, followed by a number per
-	 * {@link Redlock}.
+	 * {@code Redlock}.
 	 */
 	public static final String LOSS_CALLBACKS = "redlock-lease-lost-";
 

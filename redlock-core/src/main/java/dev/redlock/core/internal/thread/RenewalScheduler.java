@@ -7,28 +7,25 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.redlock.core.Redlock;
-import dev.redlock.core.internal.lease.RenewalBatches;
-
 /**
- * The one thread of a {@link Redlock} that renews and watches its leases, and lets go of
+ * The one thread of a {@code Redlock} that renews and watches its leases, and lets go of
  * expired ones: a single daemon thread, started on first use, ended after 30 s with
  * nothing scheduled, and stopped by {@link #close()}. Cancelled runs are removed at once,
  * so released leases leave nothing queued.
  *
  * <p>
  * Renewals run on this thread itself rather than being handed to a pool, the leases due
- * together in one round ({@link RenewalBatches}, up to {@value RenewalBatches#MAX_BATCH}
- * a round). A round takes at most the node timeout (two when a node lost its script
- * cache), since all nodes are asked at once, and is due a third of the TTL after the last
- * validation, leaving two thirds of the TTL before the lease would run out. With the
- * defaults (TTL 30 s, node timeout 100 ms) about a hundred rounds could be due at the
- * same moment, with every node at its timeout, before one came too late; a late renewal
- * fails closed (the lease is marked lost), never extends an expired lock.
+ * together in one round ({@code RenewalBatches}, up to 256 a round). A round takes at
+ * most the node timeout (two when a node lost its script cache), since all nodes are
+ * asked at once, and is due a third of the TTL after the last validation, leaving two
+ * thirds of the TTL before the lease would run out. With the defaults (TTL 30 s, node
+ * timeout 100 ms) about a hundred rounds could be due at the same moment, with every node
+ * at its timeout, before one came too late; a late renewal fails closed (the lease is
+ * marked lost), never extends an expired lock.
  */
 public final class RenewalScheduler implements AutoCloseable {
 
-	/** Prefix of the thread's name, followed by a number per {@link Redlock}. */
+	/** Prefix of the thread's name, followed by a number per {@code Redlock}. */
 	public static final String THREAD_NAME_PREFIX = "redlock-renewal-";
 
 	private static final AtomicInteger instances = new AtomicInteger();

@@ -1,5 +1,6 @@
 package dev.redlock.core.internal.transport;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -45,20 +46,8 @@ public final class NodeConnectionPool implements AutoCloseable {
 
 	private final WarmConnections warm;
 
-	/**
-	 * How long the node takes to answer, from the moment a command is written until its
-	 * reply is read: a moving average, first taken from the {@code INFO} of each new
-	 * connection, so that a node is measured even when rounds stop waiting for it.
-	 */
-	private volatile long latencyNanos;
-
-	/**
-	 * The node's quickest recent answers: the lowest time measured, drifting up by a
-	 * 256th of the difference with each slower one. Waiting for a busy client's CPU only
-	 * ever adds to a measurement, so this tells how far away the node is even when
-	 * {@link #latencyNanos} mostly says how busy the client was.
-	 */
-	private volatile long quickestNanos;
+	/** How long the node takes to answer. */
+	private final NodeLatency latency = new NodeLatency();
 
 	/**
 	 * Borrowers waiting for a free slot, oldest first: a free slot goes to them before
@@ -88,8 +77,19 @@ public final class NodeConnectionPool implements AutoCloseable {
 		this.connector = new NodeConnector(uri, settings.clientName(), tls, greeting, reconnectBackoffNanos);
 		this.lateReplies = new OnDemandThread(OnDemandThread.LATE_REPLIES + uri.hostAndPort());
 		// last: from now on a marker repair may open a connection for this pool
-		this.warm = new WarmConnections(this.connector, minIdle, warmUp, (nanos) -> replied(nanos, false), this::keep,
-				() -> this.closed);
+		this.warm = new WarmConnections(this.connector, minIdle, warmUp, (nanos) -> this.latency.replied(nanos, false),
+				this::keep, () -> this.closed);
+	}
+
+	/**
+	 * How long a node whose connection attempt failed is left alone: long enough that a
+	 * dead node costs nothing, short enough that a restarted one is back within a few
+	 * retries.
+	 */
+	public static Duration reconnectBackoff(RedlockSettings settings) {
+		Duration fourTimeouts = settings.nodeTimeout().multipliedBy(4);
+		Duration floor = Duration.ofMillis(250);
+		return (fourTimeouts.compareTo(floor) > 0) ? fourTimeouts : floor;
 	}
 
 	/**
@@ -280,23 +280,11 @@ public final class NodeConnectionPool implements AutoCloseable {
 	}
 
 	/**
-	 * Notes how long the node took to answer a command, timeouts included.
-	 * @param nanos from the moment the command was written until its reply was read (or
-	 * the read gave up)
-	 * @param foundWaiting whether the reply was already there when the read began: it may
-	 * have come long before (while a round waited for another node), so the time says
-	 * only that the node answered within it, which may lower the estimate but never
-	 * raises it
+	 * Returns how long the node takes to answer, as measured so far: each round and each
+	 * new connection's greeting tell it.
 	 */
-	public void replied(long nanos, boolean foundWaiting) {
-		if (foundWaiting && nanos - this.latencyNanos >= 0) {
-			return;
-		}
-		long average = this.latencyNanos;
-		this.latencyNanos = (average == 0) ? Math.max(1, nanos) : Math.max(1, (average + nanos) / 2);
-		long quickest = this.quickestNanos;
-		this.quickestNanos = (quickest == 0 || nanos < quickest) ? Math.max(1, nanos)
-				: quickest + (nanos - quickest) / 256;
+	public NodeLatency latency() {
+		return this.latency;
 	}
 
 	/**
@@ -305,24 +293,6 @@ public final class NodeConnectionPool implements AutoCloseable {
 	 */
 	public boolean isDown() {
 		return this.connector.isDown();
-	}
-
-	/**
-	 * Returns how long the node's quickest recent answers took.
-	 * @return nanoseconds from writing a command to reading its reply; 0 before any was
-	 * measured
-	 */
-	public long quickestLatencyNanos() {
-		return this.quickestNanos;
-	}
-
-	/**
-	 * Returns how long the node is expected to take to answer a command.
-	 * @return nanoseconds from writing the command to reading its reply; 0 before any was
-	 * measured
-	 */
-	public long expectedLatencyNanos() {
-		return this.latencyNanos;
 	}
 
 	/**
@@ -391,7 +361,7 @@ public final class NodeConnectionPool implements AutoCloseable {
 	/** Opens a connection for a borrower, counting it. */
 	private PipelinedConnection open(int timeoutMillis) {
 		PipelinedConnection connection = this.connector.connectAndGreet(timeoutMillis,
-				(nanos) -> replied(nanos, false));
+				(nanos) -> this.latency.replied(nanos, false));
 		this.warm.opened();
 		return connection;
 	}

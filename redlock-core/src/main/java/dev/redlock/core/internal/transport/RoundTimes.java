@@ -2,10 +2,8 @@ package dev.redlock.core.internal.transport;
 
 import java.util.concurrent.TimeUnit;
 
-import dev.redlock.core.internal.round.Fanout;
-
 /**
- * How long a {@link Fanout} round waits, beyond a node's expected latency, and how
+ * How long a {@code Fanout} round waits, beyond a node's expected latency, and how
  * deadlines become socket timeouts.
  */
 public final class RoundTimes {

@@ -3,10 +3,8 @@ package dev.redlock.core.internal.transport;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import dev.redlock.core.Redlock;
-
 /**
- * The first connections of a new {@link Redlock}, opened in the background as soon as it
+ * The first connections of a new {@code Redlock}, opened in the background as soon as it
  * is built: calls made before they are open wait for them, so that a service's first
  * calls after a deploy are not spent connecting (and loading the client's classes) within
  * the node timeout. It is over once a quorum of nodes has every connection it keeps warm

@@ -12,7 +12,6 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.internal.AcquireAttempt;
 import dev.redlock.core.internal.protocol.RawArgument;
@@ -21,7 +20,7 @@ import dev.redlock.core.internal.round.Quorum;
 import dev.redlock.core.internal.waiting.WaitOutcome.Wake;
 
 /**
- * The threads of a {@link Redlock} that wait for locks. Per key they form a queue in
+ * The threads of a {@code Redlock} that wait for locks. Per key they form a queue in
  * arrival order, and only its head tries the nodes; the others wait for their turn, so no
  * thread of the instance is passed over. The head tries again when the lock is released:
  * by a thread of this instance (it is told at once), or by another instance (every node

@@ -16,9 +16,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockSettings;
-import dev.redlock.core.internal.NodeGroup;
 import dev.redlock.core.internal.protocol.LockScripts;
 import dev.redlock.core.internal.protocol.RawArgument;
 import dev.redlock.core.internal.thread.RenewalScheduler;
@@ -29,7 +27,7 @@ import redis.clients.jedis.Protocol.Command;
 
 /**
  * One node's subscription to the {@link LockScripts#RELEASE release channels} of the keys
- * that threads of a {@link Redlock} wait for. It has a connection of its own and one
+ * that threads of a {@code Redlock} wait for. It has a connection of its own and one
  * daemon thread that reads it; both exist only while some key is waited for, and for
  * {@link #LINGER_NANOS} after, so that bursts of contention do not reconnect each time. A
  * subscription that is down (the node is, or the connection dropped) costs the waiting
@@ -114,7 +112,7 @@ public final class NodeSubscriber implements AutoCloseable {
 		List<NodeSubscriber> subscribers = new ArrayList<>(pools.size());
 		for (int i = 0; i < pools.size(); i++) {
 			subscribers.add(new NodeSubscriber(i, pools.get(i), settings.nodeTimeout().toNanos(),
-					NodeGroup.reconnectBackoff(settings).toNanos(), scheduler));
+					NodeConnectionPool.reconnectBackoff(settings).toNanos(), scheduler));
 		}
 		return subscribers;
 	}

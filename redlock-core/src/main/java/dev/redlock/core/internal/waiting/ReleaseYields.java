@@ -4,10 +4,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
-import dev.redlock.core.Redlock;
-
 /**
- * The keys a {@link Redlock} leaves to waiters in other instances for a moment after
+ * The keys a {@code Redlock} leaves to waiters in other instances for a moment after
  * releasing them: long enough for a waiter elsewhere to hear of the release (half a round
  * trip) and take the lock with a round of its own, at most 20 ms and the node timeout.
  * Its own threads try such a key only once the yield has ended.

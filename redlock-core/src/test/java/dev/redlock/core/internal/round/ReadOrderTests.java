@@ -41,7 +41,7 @@ class ReadOrderTests {
 		// a busy client: node 0, read first, took the wait for a CPU into its figures
 		NodeConnectionPool first = pool(50 * MICROS, 6 * MILLIS);
 		NodeConnectionPool second = pool(400 * MICROS);
-		assertThat(first.expectedLatencyNanos()).isGreaterThan(second.expectedLatencyNanos());
+		assertThat(first.latency().expectedNanos()).isGreaterThan(second.latency().expectedNanos());
 		assertThat(new Round(this.pools).expectedFirst(this.pools, owing(0, 1))).isZero();
 	}
 
@@ -64,14 +64,14 @@ class ReadOrderTests {
 	void aReplyFoundWaitingMayLowerTheEstimateButNeverRaiseIt() {
 		NodeConnectionPool fast = pool(500 * MICROS);
 		// read after a round waited 1.5 s for another node: its age is not its latency
-		fast.replied(1_500 * MILLIS, true);
-		assertThat(fast.expectedLatencyNanos()).isEqualTo(500 * MICROS);
+		fast.latency().replied(1_500 * MILLIS, true);
+		assertThat(fast.latency().expectedNanos()).isEqualTo(500 * MICROS);
 		assertThat(new Round(this.pools).expectedFirst(this.pools, owing(0))).isZero();
 		// a node that was slow and answered within less: faster than it was thought
 		NodeConnectionPool recovered = pool(1_500 * MILLIS);
-		recovered.replied(100 * MILLIS, true);
-		assertThat(recovered.expectedLatencyNanos()).isEqualTo(800 * MILLIS);
-		assertThat(WriteTimes.slowThreshold(this.pools)).isLessThan(recovered.expectedLatencyNanos());
+		recovered.latency().replied(100 * MILLIS, true);
+		assertThat(recovered.latency().expectedNanos()).isEqualTo(800 * MILLIS);
+		assertThat(WriteTimes.slowThreshold(this.pools)).isLessThan(recovered.latency().expectedNanos());
 		assertThat(new Round(this.pools).expectedFirst(this.pools, owing(0, 1))).isZero();
 	}
 
@@ -104,7 +104,7 @@ class ReadOrderTests {
 				new QuarantineGreeting(new NodeQuarantine(uri, Duration.ZERO)), TlsSettings.jvmDefault(),
 				WarmUp.none());
 		for (long nanos : replies) {
-			pool.replied(nanos, false);
+			pool.latency().replied(nanos, false);
 		}
 		this.pools.add(pool);
 		return pool;
