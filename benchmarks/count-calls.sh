@@ -12,11 +12,7 @@ set -euo pipefail
 
 benchmark="${1:?usage: benchmarks/count-calls.sh BENCHMARK [JVM options]}"
 jvm_options="${2:-}"
-jar="benchmarks/target/benchmarks.jar"
-if [ ! -f "$jar" ]; then
-    echo "$jar is missing: build it with mvn -B -DskipTests package -pl benchmarks -am" >&2
-    exit 1
-fi
+source "$(dirname "$0")/benchmarks-jar.sh"
 command -v perf >/dev/null || { echo "perf is missing (Debian: apt-get install linux-perf)" >&2; exit 1; }
 
 work=$(mktemp -d -t count-calls.XXXXXX)

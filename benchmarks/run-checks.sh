@@ -14,11 +14,7 @@ set -euo pipefail
 
 rounds="${1:-5}"
 out="${2:-benchmarks/target/checks}"
-jar="benchmarks/target/benchmarks.jar"
-if [ ! -f "$jar" ]; then
-    echo "$jar is missing: build it with mvn -B -DskipTests package -pl benchmarks -am" >&2
-    exit 1
-fi
+source "$(dirname "$0")/benchmarks-jar.sh"
 mkdir -p "$out"
 
 bench() {

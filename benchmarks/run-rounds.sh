@@ -11,11 +11,7 @@ set -euo pipefail
 
 rounds="${1:-5}"
 out="${2:-benchmarks/target/rounds}"
-jar="benchmarks/target/benchmarks.jar"
-if [ ! -f "$jar" ]; then
-    echo "$jar is missing: build it with mvn -B -DskipTests package -pl benchmarks -am" >&2
-    exit 1
-fi
+source "$(dirname "$0")/benchmarks-jar.sh"
 mkdir -p "$out"
 common=(-wi 3 -w 1 -i 3 -r 1 -f 1 -prof gc -rf json)
 

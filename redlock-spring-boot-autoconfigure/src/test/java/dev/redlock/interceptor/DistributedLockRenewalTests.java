@@ -221,21 +221,7 @@ class DistributedLockRenewalTests {
 
 		@DistributedLock(name = "renewed", key = "'job:' + #id", ttl = "3s", autoRenew = Renewal.ON)
 		public Lease renewed(String id, AtomicBoolean running) {
-			Lease lease = LockContext.currentLease().orElseThrow();
-			running.set(true);
-			try {
-				long end = System.nanoTime() + RENEWED_TTL.multipliedBy(2).toNanos();
-				while (System.nanoTime() - end < 0) {
-					if (!lease.isValid()) {
-						throw new IllegalStateException("lease not valid while renewed: " + lease);
-					}
-					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-				}
-				return lease;
-			}
-			finally {
-				running.set(false);
-			}
+			return ValidLease.heldFor(RENEWED_TTL.multipliedBy(2), running);
 		}
 
 		@DistributedLock(name = "contender", key = "'job:' + #id", ttl = "3s")

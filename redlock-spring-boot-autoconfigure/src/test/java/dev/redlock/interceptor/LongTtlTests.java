@@ -105,21 +105,7 @@ class LongTtlTests {
 		/** The documentation's nightly job, at this test's scale. */
 		@DistributedLock(key = "'nightly'", ttl = "10s", minHold = "1s")
 		public Lease nightly(AtomicBoolean running) {
-			Lease lease = LockContext.currentLease().orElseThrow();
-			running.set(true);
-			try {
-				long end = System.nanoTime() + QUARANTINE.multipliedBy(2).plusMillis(500).toNanos();
-				while (System.nanoTime() - end < 0) {
-					if (!lease.isValid()) {
-						throw new IllegalStateException("lease not valid while renewed: " + lease);
-					}
-					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-				}
-				return lease;
-			}
-			finally {
-				running.set(false);
-			}
+			return ValidLease.heldFor(QUARANTINE.multipliedBy(2).plusMillis(500), running);
 		}
 
 		@DistributedLock(key = "'nightly'", ttl = "1s")

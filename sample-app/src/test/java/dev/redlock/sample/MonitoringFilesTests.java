@@ -2,9 +2,6 @@ package dev.redlock.sample;
 
 import java.io.IOException;
 import java.io.Reader;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -100,11 +97,6 @@ class MonitoringFilesTests {
 			"redlock_acquire_seconds_bucket", "redlock_wait_seconds_sum", "redlock_validity_remaining_milliseconds_sum",
 			"redlock_held", "redlock_waiters", "redlock_release_total", "redlock_lease_lost_total",
 			"redlock_node_requests_seconds_count", "redlock_node_quarantines_total");
-
-	private final HttpClient http = HttpClient.newBuilder()
-		.version(HttpClient.Version.HTTP_1_1)
-		.connectTimeout(Duration.ofSeconds(5))
-		.build();
 
 	@LocalServerPort
 	private int port;
@@ -411,24 +403,11 @@ class MonitoringFilesTests {
 	}
 
 	private HttpResponse<String> post(String path) throws Exception {
-		HttpRequest request = HttpRequest.newBuilder(uri(path))
-			.timeout(Duration.ofSeconds(10))
-			.POST(HttpRequest.BodyPublishers.noBody())
-			.build();
-		return this.http.send(request, HttpResponse.BodyHandlers.ofString());
+		return ShopHttp.post(this.port, path);
 	}
 
 	private HttpResponse<String> get(String path) throws Exception {
-		HttpRequest request = HttpRequest.newBuilder(uri(path))
-			.timeout(Duration.ofSeconds(10))
-			.header("Accept", "text/plain")
-			.GET()
-			.build();
-		return this.http.send(request, HttpResponse.BodyHandlers.ofString());
-	}
-
-	private URI uri(String path) {
-		return URI.create("http://127.0.0.1:" + this.port + path);
+		return ShopHttp.get(this.port, path, "text/plain");
 	}
 
 	@FunctionalInterface

@@ -1,8 +1,5 @@
 package dev.redlock.sample;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,11 +48,6 @@ class ShopConcurrencyTests {
 
 	/** How long a buyer keeps trying again after a 423 or 503. */
 	private static final Duration PATIENCE = Duration.ofSeconds(60);
-
-	private final HttpClient http = HttpClient.newBuilder()
-		.version(HttpClient.Version.HTTP_1_1)
-		.connectTimeout(Duration.ofSeconds(5))
-		.build();
 
 	private final ExecutorService buyers = Executors.newFixedThreadPool(BUYERS);
 
@@ -159,20 +151,11 @@ class ShopConcurrencyTests {
 	}
 
 	private HttpResponse<String> post(String path) throws Exception {
-		HttpRequest request = HttpRequest.newBuilder(uri(path))
-			.timeout(Duration.ofSeconds(10))
-			.POST(HttpRequest.BodyPublishers.noBody())
-			.build();
-		return this.http.send(request, HttpResponse.BodyHandlers.ofString());
+		return ShopHttp.post(this.port, path);
 	}
 
 	private HttpResponse<String> get(String path) throws Exception {
-		HttpRequest request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10)).GET().build();
-		return this.http.send(request, HttpResponse.BodyHandlers.ofString());
-	}
-
-	private URI uri(String path) {
-		return URI.create("http://127.0.0.1:" + this.port + path);
+		return ShopHttp.get(this.port, path, "*/*");
 	}
 
 }
