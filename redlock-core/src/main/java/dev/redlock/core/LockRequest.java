@@ -34,15 +34,18 @@ public record LockRequest(String resource, Duration ttl, String name, boolean is
 		LockArguments.checkName(name);
 	}
 
+	/** The name of locks acquired without one. */
+	static final String DEFAULT_NAME = "unnamed";
+
 	/**
-	 * A request for a lock on a resource, named {@value Redlock#DEFAULT_LOCK_NAME},
-	 * without a fencing token.
+	 * A request for a lock on a resource, named {@code "unnamed"}, without a fencing
+	 * token.
 	 * @param resource the resource to lock (the key prefix goes in front of it)
 	 * @param ttl how long the lock lives on the nodes unless released or extended
 	 * @return the request
 	 */
 	public static LockRequest of(String resource, Duration ttl) {
-		return new LockRequest(resource, ttl, Redlock.DEFAULT_LOCK_NAME, false);
+		return new LockRequest(resource, ttl, DEFAULT_NAME, false);
 	}
 
 	/**

@@ -48,7 +48,7 @@ import dev.redlock.core.internal.waiting.NodeSubscriber;
 public final class Redlock implements AutoCloseable {
 
 	/** The name of locks acquired without one. */
-	public static final String DEFAULT_LOCK_NAME = "unnamed";
+	public static final String DEFAULT_LOCK_NAME = LockRequest.DEFAULT_NAME;
 
 	private final NodeGroup group;
 

@@ -123,7 +123,7 @@ public final class AcquireRound {
 			// the counter is raised in the same step as the SET: a later holder's SET on
 			// this node comes after our key left, so its count exceeds ours
 			Script script = this.judged ? LockScripts.ACQUIRE_FENCED : LockScripts.ACQUIRE_COUNTED;
-			return RoundCommand.script(script, fencingScript(script, key, value, ttl));
+			return RoundCommand.of(fencingScript(script, key, value, ttl));
 		}
 		CommandArguments set = new CommandArguments(Command.SET).add(key)
 			.add(value)
@@ -277,8 +277,7 @@ public final class AcquireRound {
 			return 0;
 		}
 		RawArgument token = RawArgument.of(candidate);
-		NodeReply[] replies = fanout.execute(
-				RoundCommand.script(LockScripts.RAISE_FENCE, fencingScript(LockScripts.RAISE_FENCE, key, value, token)),
+		NodeReply[] replies = fanout.execute(RoundCommand.of(fencingScript(LockScripts.RAISE_FENCE, key, value, token)),
 				null, this.rounds.quorumExit(NodeCommand.FENCE));
 		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isConfirmed);
 		return this.group.quorum().reached(this.rounds.countingConfirmations(replies)) ? candidate : 0;

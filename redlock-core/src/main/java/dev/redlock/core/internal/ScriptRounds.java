@@ -88,9 +88,8 @@ public final class ScriptRounds {
 
 	private NodeReply[] runScript(Fanout fanout, NodeCommand command, Script script, RawArgument key,
 			boolean @Nullable [] selected, @Nullable EarlyExit exit, RawArgument... args) {
-		NodeReply[] replies = fanout.execute(
-				RoundCommand.script(script, LockScripts.call(Command.EVALSHA, script.sha1(), key, args)), selected,
-				exit);
+		NodeReply[] replies = fanout
+			.execute(RoundCommand.of(LockScripts.call(Command.EVALSHA, script.sha1(), key, args)), selected, exit);
 		this.events.nodeReplies(command, replies, NodeReply::isConfirmed);
 		return replies;
 	}
@@ -150,7 +149,7 @@ public final class ScriptRounds {
 			batch.add(LockScripts.call(Command.EVALSHA, LockScripts.EXTEND.sha1(), request.held().key(),
 					request.held().value(), request.ttlArgument()));
 		}
-		NodeReply[] replies = this.fanout.execute(RoundCommand.scriptBatch(LockScripts.EXTEND, batch), null,
+		NodeReply[] replies = this.fanout.execute(RoundCommand.batch(batch), null,
 				new QuorumExit(NodeCommand.EXTEND, calls, true, null));
 		reports.add(() -> calls.report(this.events, NodeCommand.EXTEND, replies));
 		long end = this.ticker.getAsLong();
@@ -227,8 +226,8 @@ public final class ScriptRounds {
 			values[call] = toRemove(value, longestTtlNanos[call], 0);
 			batch.add(LockScripts.call(Command.EVALSHA, LockScripts.RELEASE.sha1(), value.key(), value.value()));
 		}
-		NodeReply[] replies = this.fanout.execute(RoundCommand.scriptBatch(LockScripts.RELEASE, batch), null,
-				new QuorumExit(NodeCommand.RELEASE, calls, false, null, values));
+		NodeReply[] replies = this.fanout.execute(RoundCommand.batch(batch), null,
+				new QuorumExit(NodeCommand.RELEASE, calls, false, (call) -> values[call]));
 		calls.report(this.events, NodeCommand.RELEASE, replies);
 		Released[] released = new Released[values.length];
 		for (int call = 0; call < values.length; call++) {
@@ -344,7 +343,14 @@ public final class ScriptRounds {
 	 * @param answeredLate the nodes whose acquisition reply was left to their late-reply
 	 * thread, as in {@link HeldValue}: there the {@code SET} may land after the release
 	 */
-	public record ValueToRemove(RawArgument key, RawArgument value, long expiresAt, long notBefore, long answeredLate) {
+	public record ValueToRemove(RawArgument key, RawArgument value, long expiresAt, long notBefore,
+			long answeredLate) implements Removals {
+
+		/** A lone release removes one value, whatever the call. */
+		@Override
+		public ValueToRemove ofCall(int call) {
+			return this;
+		}
 
 		/**
 		 * Whether the value may still be on the node, or land there, after the node's
@@ -356,6 +362,17 @@ public final class ScriptRounds {
 			return !release.isDefinite()
 					|| (!release.isConfirmed() && HeldValue.isSet(this.answeredLate, release.node()));
 		}
+
+	}
+
+	/**
+	 * What a release round leaves to the late clean-up on the nodes it did not reach: one
+	 * value per call (a lone release's value is its own {@code Removals}, so that it
+	 * allocates nothing more).
+	 */
+	private interface Removals {
+
+		ValueToRemove ofCall(int call);
 
 	}
 
@@ -428,25 +445,14 @@ public final class ScriptRounds {
 		 */
 		private final boolean countingOnly;
 
-		/** The value a release of one lease removes, {@code null} for none. */
-		private final @Nullable ValueToRemove value;
+		/** What a release leaves to the late clean-up, {@code null} for none. */
+		private final @Nullable Removals removals;
 
-		/**
-		 * The values a batch of releases removes, one per call; {@code null} for none.
-		 */
-		private final ValueToRemove @Nullable [] values;
-
-		QuorumExit(NodeCommand command, Calls calls, boolean countingOnly, @Nullable ValueToRemove value) {
-			this(command, calls, countingOnly, value, null);
-		}
-
-		QuorumExit(NodeCommand command, Calls calls, boolean countingOnly, @Nullable ValueToRemove value,
-				ValueToRemove @Nullable [] values) {
+		QuorumExit(NodeCommand command, Calls calls, boolean countingOnly, @Nullable Removals removals) {
 			this.command = command;
 			this.calls = calls;
 			this.countingOnly = countingOnly;
-			this.value = value;
-			this.values = values;
+			this.removals = removals;
 		}
 
 		@Override
@@ -480,16 +486,15 @@ public final class ScriptRounds {
 		@Override
 		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
 			this.calls.report(ScriptRounds.this.events, this.command, new NodeReply[] { reply });
+			if (this.removals == null) {
+				return;
+			}
 			for (int call = 0; call < this.calls.count(); call++) {
-				ValueToRemove value = valueToRemove(call);
-				if (value != null && value.mayRemainAfter(this.calls.answer(reply, call))) {
+				ValueToRemove value = this.removals.ofCall(call);
+				if (value.mayRemainAfter(this.calls.answer(reply, call))) {
 					removeLater(reply.node(), value);
 				}
 			}
-		}
-
-		private @Nullable ValueToRemove valueToRemove(int call) {
-			return (this.values != null) ? this.values[call] : this.value;
 		}
 
 	}

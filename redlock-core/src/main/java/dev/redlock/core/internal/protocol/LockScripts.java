@@ -3,8 +3,11 @@ package dev.redlock.core.internal.protocol;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+
+import org.jspecify.annotations.Nullable;
 
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
@@ -226,6 +229,20 @@ public final class LockScripts {
 	 */
 	public static final List<Script> CACHED = List.of(RELEASE, DISCARD, EXTEND, ACQUIRE_COUNTED, ACQUIRE_FENCED,
 			RAISE_FENCE);
+
+	/**
+	 * The cached script with this digest.
+	 * @param sha1 a digest as sent with {@code EVALSHA}
+	 * @return the script, or {@code null} when none of ours has that digest
+	 */
+	public static @Nullable Script byDigest(byte[] sha1) {
+		for (Script script : CACHED) {
+			if (Arrays.equals(script.sha1().getRaw(), sha1)) {
+				return script;
+			}
+		}
+		return null;
+	}
 
 	/** The number of keys the fencing scripts take: the lock and its counter. */
 	public static final RawArgument TWO_KEYS = RawArgument.of(2);

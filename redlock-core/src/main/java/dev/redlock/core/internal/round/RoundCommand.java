@@ -5,6 +5,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.redlock.core.internal.protocol.LockScripts;
 import dev.redlock.core.internal.protocol.LockScripts.Script;
 import dev.redlock.core.internal.transport.PipelinedConnection;
 import redis.clients.jedis.CommandArguments;
@@ -15,10 +16,10 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 /**
  * What a round writes to each node and reads back: one command, or a few written together
  * (pipelined: the node runs them in order, though not atomically) whose replies read as
- * one list. A compound costs the round no extra round trip. A command that calls a lock
- * script by its digest ({@code EVALSHA}) knows the script: a node that answers
- * {@code NOSCRIPT} lost its script cache after the connection loaded it, nothing ran
- * there, and the {@link Fanout} sends it the same calls again by the script's source.
+ * one list. A compound costs the round no extra round trip. A node that answers a call of
+ * one of our lock scripts by its digest ({@code EVALSHA}) with {@code NOSCRIPT} lost its
+ * script cache after the connection loaded it, nothing ran there, and the {@link Fanout}
+ * sends it the same calls again by the script's source ({@link #bySource()}).
  */
 public final class RoundCommand {
 
@@ -30,29 +31,15 @@ public final class RoundCommand {
 	/** How the parts' replies are read. */
 	private final Shape shape;
 
-	/** The script the calls run by digest, {@code null} when they call none. */
-	private final @Nullable Script script;
-
-	private RoundCommand(@Nullable CommandArguments single, CommandArguments @Nullable [] parts, Shape shape,
-			@Nullable Script script) {
+	private RoundCommand(@Nullable CommandArguments single, CommandArguments @Nullable [] parts, Shape shape) {
 		this.single = single;
 		this.parts = parts;
 		this.shape = shape;
-		this.script = script;
 	}
 
 	/** One command. */
 	public static RoundCommand of(CommandArguments command) {
-		return new RoundCommand(command, null, Shape.PIPELINED, null);
-	}
-
-	/**
-	 * One call of a lock script by its digest.
-	 * @param call {@code EVALSHA}, the script's digest, then the key count, keys and
-	 * arguments
-	 */
-	public static RoundCommand script(Script script, CommandArguments call) {
-		return new RoundCommand(call, null, Shape.PIPELINED, script);
+		return new RoundCommand(command, null, Shape.PIPELINED);
 	}
 
 	/**
@@ -61,7 +48,7 @@ public final class RoundCommand {
 	 * reply is read, so the connection owes nothing).
 	 */
 	public static RoundCommand pipelined(CommandArguments... parts) {
-		return new RoundCommand(null, parts, Shape.PIPELINED, null);
+		return new RoundCommand(null, parts, Shape.PIPELINED);
 	}
 
 	/**
@@ -71,17 +58,7 @@ public final class RoundCommand {
 	 * the rounds of single locks must not take it for a slow node.
 	 */
 	public static RoundCommand batch(List<CommandArguments> parts) {
-		return new RoundCommand(null, parts.toArray(new CommandArguments[0]), Shape.BATCH, null);
-	}
-
-	/**
-	 * Calls of one lock script by its digest, written together as a {@link #batch(List)
-	 * batch}.
-	 * @param calls each {@code EVALSHA}, the script's digest, then the key count, keys
-	 * and arguments
-	 */
-	public static RoundCommand scriptBatch(Script script, List<CommandArguments> calls) {
-		return new RoundCommand(null, calls.toArray(new CommandArguments[0]), Shape.BATCH, script);
+		return new RoundCommand(null, parts.toArray(new CommandArguments[0]), Shape.BATCH);
 	}
 
 	/** The calls written, in order. */
@@ -89,9 +66,10 @@ public final class RoundCommand {
 		return (this.single != null) ? List.of(this.single) : List.of(this.parts);
 	}
 
-	/** Whether the command calls a lock script by its digest. */
+	/** Whether the command calls a script by its digest: only then may a node lack it. */
 	boolean callsScript() {
-		return this.script != null;
+		CommandArguments first = (this.single != null) ? this.single : this.parts[0];
+		return first.getCommand() == Command.EVALSHA;
 	}
 
 	/**
@@ -111,27 +89,37 @@ public final class RoundCommand {
 	}
 
 	/**
-	 * The same calls by the script's source, for the nodes that lack it ({@code EVAL}
-	 * caches it there again); {@code null} when the command calls no script by digest.
+	 * The same calls with each of our lock scripts called by its source, not its digest,
+	 * for the nodes that lack it ({@code EVAL} caches it there again); {@code null} when
+	 * the command calls none of them by digest.
 	 */
 	@Nullable RoundCommand bySource() {
-		Script script = this.script;
+		if (this.single != null) {
+			CommandArguments call = bySource(this.single);
+			return (call != null) ? new RoundCommand(call, null, this.shape) : null;
+		}
+		CommandArguments[] calls = new CommandArguments[this.parts.length];
+		boolean any = false;
+		for (int i = 0; i < calls.length; i++) {
+			CommandArguments call = bySource(this.parts[i]);
+			any |= call != null;
+			calls[i] = (call != null) ? call : this.parts[i];
+		}
+		return any ? new RoundCommand(null, calls, this.shape) : null;
+	}
+
+	/**
+	 * {@code EVALSHA digest numkeys keys... args...} as {@code EVAL source numkeys
+	 * keys... args...}, or {@code null} for another command or a digest not ours.
+	 */
+	private static @Nullable CommandArguments bySource(CommandArguments byDigest) {
+		if (byDigest.getCommand() != Command.EVALSHA || byDigest.size() < 2) {
+			return null;
+		}
+		Script script = LockScripts.byDigest(byDigest.get(1).getRaw());
 		if (script == null) {
 			return null;
 		}
-		if (this.single != null) {
-			return new RoundCommand(bySource(script, this.single), null, this.shape, null);
-		}
-		CommandArguments[] calls = new CommandArguments[this.parts.length];
-		for (int i = 0; i < calls.length; i++) {
-			calls[i] = bySource(script, this.parts[i]);
-		}
-		return new RoundCommand(null, calls, this.shape, null);
-	}
-
-	private static CommandArguments bySource(Script script, CommandArguments byDigest) {
-		// EVALSHA digest numkeys keys... args... becomes EVAL source numkeys keys...
-		// args...
 		CommandArguments call = new CommandArguments(Command.EVAL).add(script.source());
 		for (int i = 2; i < byDigest.size(); i++) {
 			call.add(byDigest.get(i));

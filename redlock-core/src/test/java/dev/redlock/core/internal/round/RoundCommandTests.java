@@ -27,8 +27,8 @@ class RoundCommandTests {
 
 	@Test
 	void theCallBySourceHasTheSameKeysAndArguments() {
-		RoundCommand command = RoundCommand.script(LockScripts.RELEASE,
-				LockScripts.call(Command.EVALSHA, LockScripts.RELEASE.sha1(), KEY, VALUE));
+		RoundCommand command = RoundCommand
+			.of(LockScripts.call(Command.EVALSHA, LockScripts.RELEASE.sha1(), KEY, VALUE));
 		assertThat(command.callsScript()).isTrue();
 		RoundCommand bySource = command.bySource();
 		assertThat(bySource).isNotNull();
@@ -38,10 +38,24 @@ class RoundCommandTests {
 	}
 
 	@Test
-	void aCommandThatCallsNoScriptHasNoCallBySource() {
-		RoundCommand command = RoundCommand.of(new CommandArguments(Command.PING));
-		assertThat(command.callsScript()).isFalse();
-		assertThat(command.bySource()).isNull();
+	void aCommandThatCallsNoScriptOfOursByDigestHasNoCallBySource() {
+		RoundCommand ping = RoundCommand.of(new CommandArguments(Command.PING));
+		assertThat(ping.callsScript()).isFalse();
+		assertThat(ping.bySource()).isNull();
+		RoundCommand unknown = RoundCommand
+			.of(LockScripts.call(Command.EVALSHA, RawArgument.of("0123456789abcdef"), KEY, VALUE));
+		assertThat(unknown.callsScript()).isTrue();
+		assertThat(unknown.bySource()).as("a digest not ours").isNull();
+	}
+
+	@Test
+	void aBatchCallsEachOfOurScriptsBySource() {
+		RoundCommand batch = RoundCommand
+			.batch(List.of(LockScripts.call(Command.EVALSHA, LockScripts.RELEASE.sha1(), KEY, VALUE),
+					LockScripts.call(Command.EVALSHA, LockScripts.EXTEND.sha1(), KEY, VALUE, RawArgument.of(10))));
+		assertThat(written(batch.bySource())).containsExactly(
+				List.of("EVAL", text(LockScripts.RELEASE.source()), "1", "key", "value"),
+				List.of("EVAL", text(LockScripts.EXTEND.source()), "1", "key", "value", "10"));
 	}
 
 	@Test
