@@ -479,11 +479,6 @@ public final class ScriptRounds {
 		}
 
 		@Override
-		public @Nullable CommandArguments toNotAwaited(NodeReply[] replies) {
-			return null;
-		}
-
-		@Override
 		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
 			this.calls.report(ScriptRounds.this.events, this.command, new NodeReply[] { reply });
 			if (this.removals == null) {

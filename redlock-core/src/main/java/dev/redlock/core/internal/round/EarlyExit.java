@@ -22,9 +22,11 @@ public interface EarlyExit {
 	 * What to send, without waiting for its reply, to the nodes whose reply is not
 	 * awaited.
 	 * @param replies the replies that settled the round
-	 * @return the command, or {@code null} for none
+	 * @return the command, or {@code null} for none (the default)
 	 */
-	@Nullable CommandArguments toNotAwaited(NodeReply[] replies);
+	default @Nullable CommandArguments toNotAwaited(NodeReply[] replies) {
+		return null;
+	}
 
 	/**
 	 * Told, on the node's late-reply thread, how a node not awaited answered in the end.
