@@ -98,6 +98,7 @@ class QuorumTests {
 			assertThat(2 * (quorum.size() - 1)).as("one node fewer would not").isLessThanOrEqualTo(nodes);
 			assertThat(quorum.tolerated()).isEqualTo(nodes - quorum.size());
 			assertThat(quorum.denying()).isEqualTo(quorum.tolerated() + 1);
+			assertThat(Quorum.toleratedOf(nodes)).as("a round's minority").isEqualTo(quorum.tolerated());
 			for (int agreeing = 0; agreeing <= nodes; agreeing++) {
 				assertThat(quorum.reached(agreeing)).as("%d of %d agree", agreeing, nodes)
 					.isEqualTo(agreeing >= nodes / 2 + 1);

@@ -91,9 +91,8 @@ public final class AcquireRound {
 	public AcquireAttempt attempt(RawArgument key, Duration ttl, boolean fenced) {
 		// an attempt takes at most two node timeouts, whatever it meets: its own values
 		// left on the nodes removed first (at most one), its round (one), and what
-		// follows
-		// it (a token to confirm, scripts to send again, the clean-up of a lost round) in
-		// what is left; what there is no time for goes to the late clean-up
+		// follows it (a token to confirm, scripts to send again, the clean-up of a lost
+		// round) in what is left; what there is no time for goes to the late clean-up
 		long timeout = this.settings.nodeTimeout().toNanos();
 		long deadline = System.nanoTime() + 2 * timeout;
 		this.rounds.removeOwnLeftovers(key, deadline - timeout);

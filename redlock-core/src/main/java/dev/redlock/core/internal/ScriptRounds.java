@@ -108,13 +108,13 @@ public final class ScriptRounds {
 	 * @param replies the replies, {@code null} for nodes not asked
 	 */
 	int countingConfirmations(NodeReply[] replies) {
-		return confirmations(replies, Calls.ONE, 0, true);
+		return confirmations(replies, Calls.ONE, 0);
 	}
 
-	private int confirmations(NodeReply[] replies, Calls calls, int call, boolean countingOnly) {
+	private int confirmations(NodeReply[] replies, Calls calls, int call) {
 		int confirmed = 0;
 		for (NodeReply reply : replies) {
-			if (reply != null && calls.confirms(reply, call) && (!countingOnly || this.group.counts(reply.node()))) {
+			if (reply != null && calls.confirms(reply, call) && this.group.counts(reply.node())) {
 				confirmed++;
 			}
 		}
@@ -166,7 +166,7 @@ public final class ScriptRounds {
 	 * @param end ticker reading after the last reply that was waited for
 	 */
 	private Extension judge(ExtensionRequest request, NodeReply[] replies, Calls calls, int call, long end) {
-		int confirmed = confirmations(replies, calls, call, true);
+		int confirmed = confirmations(replies, calls, call);
 		long ttlNanos = request.ttl().toNanos();
 		long newValidUntil = request.start() + ttlNanos - this.settings.driftNanosFor(ttlNanos);
 		boolean inTime = request.currentValidUntil() - end > 0 && newValidUntil - end > 0;

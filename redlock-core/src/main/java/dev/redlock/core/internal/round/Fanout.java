@@ -116,10 +116,11 @@ public record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean 
 				exit)
 			.run();
 		boolean[] lacking = lackingScript(command, replies);
-		Fanout again = (lacking == null) ? null : this.bounded ? until(this.deadline) : this;
+		RoundCommand retry = (lacking != null) ? command.bySource() : null;
+		Fanout again = (retry == null) ? null : this.bounded ? until(this.deadline) : this;
 		if (again != null) {
-			NodeReply[] bySource = new FanoutRound(this.pools, again.timeoutNanos, this.patient, this,
-					command.bySource(), lacking, null)
+			NodeReply[] bySource = new FanoutRound(this.pools, again.timeoutNanos, this.patient, this, retry, lacking,
+					null)
 				.run();
 			for (int i = 0; i < replies.length; i++) {
 				if (lacking[i]) {

@@ -208,7 +208,7 @@ final class FanoutRound extends WriteTimes {
 	 * nodes, and a round without them could not reach a quorum.
 	 */
 	private boolean mayLeaveOutAnother() {
-		return !this.patient && NodeReply.count(this.replies) < (this.replies.length - 1) / 2;
+		return !this.patient && NodeReply.count(this.replies) < Quorum.toleratedOf(this.replies.length);
 	}
 
 	/**

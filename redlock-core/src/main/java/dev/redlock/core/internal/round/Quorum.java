@@ -22,7 +22,20 @@ public final class Quorum {
 			throw new IllegalArgumentException("a quorum needs at least one node, not " + nodes);
 		}
 		this.nodes = nodes;
-		this.size = nodes / 2 + 1;
+		this.size = sizeOf(nodes);
+	}
+
+	/** How many of so many nodes make a quorum: {@code N/2 + 1}. */
+	static int sizeOf(int nodes) {
+		return nodes / 2 + 1;
+	}
+
+	/**
+	 * How many of so many nodes may be down, slow or left out while a quorum can still
+	 * agree: {@code N - quorum}.
+	 */
+	public static int toleratedOf(int nodes) {
+		return nodes - sizeOf(nodes);
 	}
 
 	/** How many nodes vote. */
@@ -40,7 +53,7 @@ public final class Quorum {
 	 * agree: {@code N - quorum}.
 	 */
 	public int tolerated() {
-		return this.nodes - this.size;
+		return toleratedOf(this.nodes);
 	}
 
 	/**
