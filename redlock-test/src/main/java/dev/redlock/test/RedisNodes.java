@@ -1,8 +1,11 @@
 package dev.redlock.test;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -143,10 +146,75 @@ public final class RedisNodes implements AutoCloseable {
 		return start(count, tls, Backends.select(), List.of());
 	}
 
+	/**
+	 * Starts one empty server per binary given, in that order, e.g. a quorum of different
+	 * servers: {@link #embeddedServer()}, {@link #preparedServer(String)}, a
+	 * {@code redis-server} on PATH.
+	 * @param executables the {@code redis-server} binaries (or scripts starting one)
+	 * @return the running servers; close them when done
+	 */
+	public static RedisNodes startServers(List<Path> executables) {
+		List<Backends.Choice> choices = new ArrayList<>(executables.size());
+		for (Path executable : executables) {
+			choices.add(new Backends.Choice(Backends.PATH, executable, null));
+		}
+		return start(choices, null, List.of(), "mixed");
+	}
+
+	/**
+	 * The embedded-redis binary (Redis 6.2) for this platform, extracted from the class
+	 * path.
+	 * @throws IllegalStateException if there is none for this platform
+	 */
+	public static Path embeddedServer() {
+		String resource = Backends.embeddedResource(System.getProperty("os.name", ""),
+				System.getProperty("os.arch", ""));
+		if (resource == null) {
+			throw new IllegalStateException("no embedded-redis binary for this platform on the class path");
+		}
+		return Backends.extractEmbedded(resource);
+	}
+
+	/**
+	 * A server prepared by {@code redlock-test/servers.sh}: {@code valkey-8.0},
+	 * {@code valkey-9.1} or {@code redis-8.6}, in the directory named by
+	 * {@value #SERVERS_PROPERTY}, else {@code REDLOCK_SERVERS_DIR}, else
+	 * {@code ~/.cache/redlock-servers} (where the script puts them).
+	 * @param name the server's name in the script
+	 * @return its {@code redis-server}
+	 * @throws IllegalStateException if it was not prepared; the message says how to
+	 */
+	public static Path preparedServer(String name) {
+		String configured = System.getProperty(SERVERS_PROPERTY, System.getenv("REDLOCK_SERVERS_DIR"));
+		Path dir = (configured != null && !configured.isBlank()) ? Path.of(configured)
+				: Path.of(System.getProperty("user.home"), ".cache", "redlock-servers");
+		Path server = dir.resolve(name).resolve("bin").resolve("redis-server");
+		if (!Files.isExecutable(server)) {
+			throw new IllegalStateException("no " + name + " server at " + server + ": run redlock-test/servers.sh "
+					+ name + " (it fetches Debian's package into that directory)");
+		}
+		return server;
+	}
+
+	/**
+	 * System property naming the directory of the servers {@code redlock-test/servers.sh}
+	 * prepared.
+	 */
+	public static final String SERVERS_PROPERTY = "redlock.test.servers";
+
 	private static RedisNodes start(int count, @Nullable TestCertificates tls, Backends.Choice choice,
 			List<String> arguments) {
 		if (count < 1) {
 			throw new IllegalArgumentException("count must be at least 1, was " + count);
+		}
+		return start(Collections.nCopies(count, choice), tls, arguments, choice.name());
+	}
+
+	private static RedisNodes start(List<Backends.Choice> choices, @Nullable TestCertificates tls,
+			List<String> arguments, String backend) {
+		int count = choices.size();
+		if (count < 1) {
+			throw new IllegalArgumentException("at least one server, was none");
 		}
 		ExecutorService pool = Executors.newFixedThreadPool(count, task -> {
 			Thread thread = new Thread(task, "redlock-test-redis-start-" + THREADS.incrementAndGet());
@@ -158,6 +226,7 @@ public final class RedisNodes implements AutoCloseable {
 		@Nullable Throwable failure = null;
 		try {
 			for (int i = 0; i < count; i++) {
+				Backends.Choice choice = choices.get(i);
 				futures.add(pool.submit(() -> Backends.startNode(choice, tls, arguments)));
 			}
 			for (Future<ManagedNode> future : futures) {
@@ -188,7 +257,7 @@ public final class RedisNodes implements AutoCloseable {
 			}
 			throw new IllegalStateException("could not start " + count + " Redis servers", failure);
 		}
-		return new RedisNodes(choice.name(), started);
+		return new RedisNodes(backend, started);
 	}
 
 	private static Throwable addFailure(@Nullable Throwable first, Throwable next) {

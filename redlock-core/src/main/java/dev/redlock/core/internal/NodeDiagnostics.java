@@ -17,6 +17,7 @@ import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.internal.protocol.InfoReply;
 import dev.redlock.core.internal.quarantine.NodeQuarantine;
 import dev.redlock.core.internal.round.Fanout;
+import dev.redlock.core.internal.transport.NodeCommands;
 import dev.redlock.core.internal.round.NodeReply;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
@@ -160,8 +161,40 @@ public final class NodeDiagnostics {
 			}
 		}
 		credentialFindings(refusingCredentials, infos, errors, warnings);
+		scriptFindings(infos, errors);
 		errors.addAll(warnings);
 		return errors;
+	}
+
+	/**
+	 * Nodes whose user may run no script where a script is needed: where the server has
+	 * no native commands for the lock's compare-and-delete (no lock could be released or
+	 * extended there), and wherever the restart quarantine is on (it writes each node's
+	 * marker with a script; without one the node would never count). An error at startup
+	 * rather than a failure per call.
+	 */
+	private void scriptFindings(NodeReply[] infos, List<NodeFinding> errors) {
+		boolean judged = !this.settings.restartQuarantine().isZero();
+		for (int i = 0; i < infos.length; i++) {
+			NodeCommands commands = this.group.pools().get(i).commands();
+			String refusal = commands.scriptsRefused();
+			if (infos[i].kind() != NodeReply.Kind.REPLIED || refusal == null) {
+				continue;
+			}
+			String node = this.group.nodes().get(i).redacted();
+			if (!commands.current().isNative()) {
+				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i, node + " refuses the lock scripts (" + refusal
+						+ ") and has no native compare-and-delete (DELEX in Redis 8.4+, DELIFEQ in Valkey 9+): "
+						+ "no lock could be released or extended there; grant the user +@scripting (or +evalsha +eval "
+						+ "+script|load), or run a server with those commands"));
+			}
+			else if (judged) {
+				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i, node + " refuses the lock scripts (" + refusal
+						+ "): the restart quarantine writes the node's marker with one, so the node would "
+						+ "never count; grant the user +@scripting (or +evalsha +eval +script|load), or turn the "
+						+ "quarantine off (restartQuarantine 0) and run Redis with appendfsync always"));
+			}
+		}
 	}
 
 	/**

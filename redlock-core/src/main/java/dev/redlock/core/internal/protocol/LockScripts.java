@@ -64,13 +64,15 @@ public final class LockScripts {
 
 	/**
 	 * Sets a new TTL of ARGV[2] ms if the key holds ARGV[1]: returns 1 when extended, 0
-	 * when the key is gone or someone else's. An expired key is never re-created.
+	 * when the key is gone (expired), -1 when it holds another value (taken). An expired
+	 * key is never re-created.
 	 */
 	public static final Script EXTEND = new Script("""
-			if redis.call('get', KEYS[1]) == ARGV[1] then
+			local held = redis.call('get', KEYS[1])
+			if held == ARGV[1] then
 			  return redis.call('pexpire', KEYS[1], ARGV[2])
 			end
-			return 0
+			return held and -1 or 0
 			""");
 
 	/**

@@ -288,6 +288,14 @@ public final class NodeConnectionPool implements AutoCloseable {
 	}
 
 	/**
+	 * What the node runs a lock's compare-and-delete and compare-and-extend with, as its
+	 * connections' greetings found.
+	 */
+	public NodeCommands commands() {
+		return this.connector.commands();
+	}
+
+	/**
 	 * Whether a borrow fails at once, a connection attempt having failed less than the
 	 * reconnect back-off ago.
 	 */

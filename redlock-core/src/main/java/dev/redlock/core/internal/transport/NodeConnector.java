@@ -36,6 +36,8 @@ final class NodeConnector {
 
 	private final ThreadPoolExecutor thread;
 
+	private final NodeCommands commands;
+
 	private volatile long downUntilNanos = System.nanoTime();
 
 	private volatile @Nullable RuntimeException lastFailure;
@@ -48,6 +50,7 @@ final class NodeConnector {
 		this.tls = tls;
 		this.greeting = greeting;
 		this.reconnectBackoffNanos = reconnectBackoffNanos;
+		this.commands = new NodeCommands(uri.redacted());
 		this.thread = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
 			Thread connector = new Thread(task, "redlock-connect-" + uri.hostAndPort());
 			connector.setDaemon(true);
@@ -72,7 +75,7 @@ final class NodeConnector {
 	PipelinedConnection connectAndGreet(int timeoutMillis, LongConsumer latency) {
 		PipelinedConnection connection = connect(timeoutMillis);
 		try {
-			NodeGreeting.exchange(connection, latency, this.greeting);
+			NodeGreeting.exchange(connection, latency, this.greeting, this.commands);
 		}
 		catch (RuntimeException ex) {
 			connection.closeQuietly();
@@ -96,6 +99,11 @@ final class NodeConnector {
 			// not a node that is down
 			throw new AuthenticationFailedException("authentication failed: " + ex.getMessage(), ex);
 		}
+	}
+
+	/** What the node runs a lock's compare-and-delete with, as its greetings found. */
+	NodeCommands commands() {
+		return this.commands;
 	}
 
 	/** Leaves the node alone for the back-off after a failed connection attempt. */

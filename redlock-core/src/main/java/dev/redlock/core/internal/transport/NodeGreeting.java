@@ -6,6 +6,7 @@ import java.util.function.LongConsumer;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.redlock.core.internal.protocol.LockCommands;
 import dev.redlock.core.internal.protocol.LockScripts;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
@@ -14,8 +15,9 @@ import redis.clients.jedis.exceptions.JedisDataException;
 /**
  * The first exchange on a new connection, in one round trip: the questions a
  * {@link GreetingListener} asks (what the server says about itself, for the restart
- * quarantine), and the lock scripts loaded, once per connection, not per lock. With the
- * scripts loaded, a release, an extension or a fenced acquisition is answered by
+ * quarantine), whether the server has native commands for the lock's compare-and-delete
+ * ({@link LockCommands}), and the lock scripts loaded, once per connection, not per lock.
+ * With the scripts loaded, a release, an extension or a fenced acquisition is answered by
  * {@code EVALSHA} at once, so it can return as soon as a quorum confirms it. When the
  * listener has a command to send after the answers (a marker to write), a second round
  * trip sends it. A server that refuses a question (renamed command, ACL) or
@@ -33,13 +35,16 @@ final class NodeGreeting {
 	 * @param roundTrip told how long the exchange took: it measures a node that rounds
 	 * have stopped waiting for
 	 * @param listener what to ask, and who hears the answers
+	 * @param commands told what the node runs a lock's compare-and-delete with
 	 * @throws AuthenticationFailedException if the server wants a password
 	 */
-	static void exchange(PipelinedConnection connection, LongConsumer roundTrip, GreetingListener listener) {
+	static void exchange(PipelinedConnection connection, LongConsumer roundTrip, GreetingListener listener,
+			NodeCommands commands) {
 		GreetingListener.Conversation conversation = listener.started();
 		List<CommandArguments> questions = conversation.questions();
 		long sent = System.nanoTime();
 		questions.forEach(connection::send);
+		connection.send(LockCommands.QUESTION);
 		for (LockScripts.Script script : LockScripts.CACHED) {
 			connection.send(new CommandArguments(Command.SCRIPT).add("LOAD").add(script.source()));
 		}
@@ -55,10 +60,18 @@ final class NodeGreeting {
 				}
 			}
 		}
+		LockCommands found = LockCommands.fromCommandInfo(readOrError(connection));
+		String scriptsRefused = null;
 		for (int i = 0; i < LockScripts.CACHED.size(); i++) {
-			// SCRIPT refused: EVALSHA falls back to EVAL on NOSCRIPT
-			readOrError(connection);
+			// SCRIPT refused: EVALSHA falls back to EVAL on NOSCRIPT; a user without
+			// scripting can still lock where the server has the native commands
+			if (readOrError(connection) instanceof JedisDataException refused
+					&& String.valueOf(refused.getMessage()).startsWith("NOPERM")) {
+				scriptsRefused = refused.getMessage();
+			}
 		}
+		commands.greeted(found, scriptsRefused);
+		connection.greeted(found, commands);
 		CommandArguments followUp = conversation.answered(replies);
 		if (followUp != null) {
 			connection.send(followUp);

@@ -4,12 +4,18 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
 import java.util.Arrays;
+import java.util.Objects;
+import java.util.function.Consumer;
 
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 
 import org.jspecify.annotations.Nullable;
+
+import dev.redlock.core.internal.protocol.LockCommands;
+import dev.redlock.core.internal.protocol.NativeCall;
+import dev.redlock.core.internal.protocol.NativeCall.NativeCommandRefusedException;
 
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
@@ -28,7 +34,8 @@ import redis.clients.jedis.util.RedisInputStream;
  * A Jedis connection for rounds across nodes: buffered commands can be flushed without
  * waiting for the reply (so a command reaches every node before any reply is read), and
  * it tells whether a reply has arrived (so a round reads the nodes that have answered
- * first).
+ * first). Calls of the lock scripts a node can run natively go in their native form, and
+ * their replies read as the script's ({@link NativeCall}).
  */
 public final class PipelinedConnection extends Connection {
 
@@ -42,6 +49,14 @@ public final class PipelinedConnection extends Connection {
 	private static final byte STATUS_REPLY = '+';
 
 	private final SocketCapture capture;
+
+	private final Consumer<CommandArguments> writer = this::sendCommand;
+
+	private final PendingCalls pending = new PendingCalls();
+
+	private LockCommands greeted = LockCommands.SCRIPTS;
+
+	private @Nullable NodeCommands node;
 
 	PipelinedConnection(HostAndPort hostAndPort, JedisClientConfig config) {
 		this(new SocketCapture(hostAndPort, config), config);
@@ -94,8 +109,28 @@ public final class PipelinedConnection extends Connection {
 	 * @param command the command
 	 */
 	public void send(CommandArguments command) {
+		NodeCommands node = this.node;
+		LockCommands commands = (node != null) ? node.effective(this.greeted) : LockCommands.SCRIPTS;
+		NativeCall call = commands.isNative() ? NativeCall.of(command) : null;
 		this.owedReplies++;
+		if (call != null) {
+			this.pending.add(call, NativeCall.value(command));
+			call.write(command, commands, this.writer);
+			return;
+		}
+		if (!this.pending.isEmpty()) {
+			this.pending.add(null, null);
+		}
 		sendCommand(command);
+	}
+
+	/**
+	 * Told what the greeting found the node runs the lock's compare-and-delete with: from
+	 * now on, calls of those scripts go in their native form while the node takes them.
+	 */
+	void greeted(LockCommands commands, NodeCommands node) {
+		this.greeted = commands;
+		this.node = node;
 	}
 
 	/** Sends what {@link #send} buffered, without reading. */
@@ -129,15 +164,49 @@ public final class PipelinedConnection extends Connection {
 	 * broke or timed out (it then still owes the reply and is broken)
 	 */
 	public @Nullable Object readReply() {
+		boolean tracked = !this.pending.isEmpty();
+		NativeCall call = tracked ? this.pending.oldest() : null;
 		try {
-			Object reply = getUnflushedObject();
-			this.owedReplies--;
+			Object reply = (call != null) ? readNative(call) : getUnflushedObject();
+			replyRead(tracked);
 			return reply;
 		}
 		catch (JedisDataException ex) {
 			// an error reply was read all the same
-			this.owedReplies--;
+			replyRead(tracked);
 			throw ex;
+		}
+	}
+
+	private void replyRead(boolean tracked) {
+		this.owedReplies--;
+		if (tracked) {
+			this.pending.removeOldest();
+		}
+	}
+
+	/** Reads the replies of a call sent in its native form, as the script's reply. */
+	private @Nullable Object readNative(NativeCall call) {
+		Object first = readOrError();
+		Object second = (call.replies() > 1) ? readOrError() : null;
+		try {
+			return call.fold(Objects.requireNonNull(this.pending.oldestValue()), first, second);
+		}
+		catch (NativeCommandRefusedException ex) {
+			NodeCommands node = this.node;
+			if (node != null) {
+				node.refusedNative(String.valueOf(ex.getMessage()));
+			}
+			throw ex;
+		}
+	}
+
+	private @Nullable Object readOrError() {
+		try {
+			return getUnflushedObject();
+		}
+		catch (JedisDataException ex) {
+			return ex;
 		}
 	}
 

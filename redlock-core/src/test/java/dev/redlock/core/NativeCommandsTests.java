@@ -1,0 +1,145 @@
+package dev.redlock.core;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.redlock.test.RedisNode;
+import dev.redlock.test.RedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Where a node has native commands for the lock's compare-and-delete and
+ * compare-and-extend (Redis 8.4+: {@code DELEX}, Valkey 9: {@code DELIFEQ}; both
+ * {@code SET … IFEQ … GET}), releases and extensions use them and run no script; older
+ * servers run the scripts; a quorum of both kinds locks as one; a node that refuses a
+ * native command falls back to the scripts alone and loses no lock. What reached each
+ * node is read from {@code INFO commandstats}. Needs the servers
+ * {@code redlock-test/servers.sh} prepares (the Maven profile {@code newer-servers} turns
+ * on where they are).
+ */
+@Tag("newer-servers")
+class NativeCommandsTests {
+
+	private static final Duration TTL = Duration.ofSeconds(10);
+
+	@ParameterizedTest
+	@ValueSource(strings = { "valkey-9.1", "redis-8.6" })
+	void releasesAndExtensionsRunNoScriptWhereTheServerHasTheCommands(String server) {
+		Path binary = RedisNodes.preparedServer(server);
+		String delete = server.startsWith("valkey") ? "delifeq" : "delex";
+		try (RedisNodes nodes = RedisNodes.startServers(List.of(binary, binary, binary));
+				Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS)) {
+			lockExtendAndRelease(redlock);
+			for (RedisNode node : nodes.nodes()) {
+				Map<String, Long> calls = commandCalls(node);
+				assertThat(calls).as("commands on %s", server)
+					.containsKey(delete)
+					.containsKey("publish")
+					.doesNotContainKeys("evalsha", "eval");
+				// two releases; two acquisitions and the extension
+				assertThat(calls.get(delete)).isEqualTo(2);
+				assertThat(calls.get("set")).isEqualTo(3);
+			}
+			assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+		}
+	}
+
+	@Test
+	void olderServersRunTheScripts() {
+		Path embedded = RedisNodes.embeddedServer();
+		try (RedisNodes nodes = RedisNodes.startServers(List.of(embedded, embedded, embedded));
+				Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS)) {
+			lockExtendAndRelease(redlock);
+			for (RedisNode node : nodes.nodes()) {
+				Map<String, Long> calls = commandCalls(node);
+				assertThat(calls).doesNotContainKeys("delex", "delifeq").containsKey("evalsha");
+				assertThat(calls.get("evalsha")).isEqualTo(3);
+			}
+		}
+	}
+
+	@Test
+	void aQuorumOfDifferentServersKeepsOneHolderAtATime() throws Exception {
+		Path embedded = RedisNodes.embeddedServer();
+		Path onPath = onPath();
+		List<Path> servers = List.of(embedded, (onPath != null) ? onPath : embedded,
+				RedisNodes.preparedServer("valkey-8.0"), RedisNodes.preparedServer("valkey-9.1"),
+				RedisNodes.preparedServer("redis-8.6"));
+		try (RedisNodes nodes = RedisNodes.startServers(servers)) {
+			MutualExclusionTests.assertAtMostOneHolder(nodes);
+			assertThat(commandCalls(nodes.node(0))).containsKey("evalsha").doesNotContainKey("delex");
+			assertThat(commandCalls(nodes.node(2))).containsKey("evalsha").doesNotContainKey("delifeq");
+			assertThat(commandCalls(nodes.node(3))).containsKey("delifeq").doesNotContainKey("evalsha");
+			assertThat(commandCalls(nodes.node(4))).containsKey("delex").doesNotContainKey("evalsha");
+		}
+	}
+
+	@Test
+	void aNodeThatRefusesANativeCommandRunsTheScriptsAloneAndLosesNoLock() {
+		Path binary = RedisNodes.preparedServer("redis-8.6");
+		try (RedisNodes nodes = RedisNodes.startServers(List.of(binary, binary, binary));
+				Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS)) {
+			TestSupport.awaitWarmPools(redlock);
+			// found at the greeting, refused since: as behind a proxy or a changed ACL
+			nodes.node(0).command("ACL", "SETUSER", "default", "-delex");
+			for (int round = 0; round < 3; round++) {
+				Lease lease = redlock.acquire("refused", TTL, Duration.ofSeconds(5));
+				assertThat(lease.extend()).isTrue();
+				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+				assertThat(TestSupport.keysOnNodes(nodes)).isZero();
+			}
+			Map<String, Long> refusing = commandCalls(nodes.node(0));
+			assertThat(refusing).containsKey("evalsha");
+			assertThat(commandCalls(nodes.node(1))).containsKey("delex").doesNotContainKeys("evalsha", "eval");
+			assertThat(commandCalls(nodes.node(2))).containsKey("delex").doesNotContainKeys("evalsha", "eval");
+		}
+	}
+
+	/** Two leases, one extended, each released. */
+	private static void lockExtendAndRelease(Redlock redlock) {
+		Lease lease = redlock.acquire("native", TTL, Duration.ofSeconds(5));
+		assertThat(lease.extend(Duration.ofSeconds(20))).isTrue();
+		assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+		Lease again = redlock.acquire("native", TTL, Duration.ofSeconds(5));
+		assertThat(again.release()).isEqualTo(ReleaseOutcome.RELEASED);
+	}
+
+	/** Calls per command since the node started, from {@code INFO commandstats}. */
+	static Map<String, Long> commandCalls(RedisNode node) {
+		String info = node.command("INFO", "commandstats");
+		Map<String, Long> calls = new HashMap<>();
+		for (String line : String.valueOf(info).split("\r?\n")) {
+			if (line.startsWith("cmdstat_")) {
+				String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+				int at = line.indexOf("calls=") + "calls=".length();
+				int end = line.indexOf(',', at);
+				calls.put(name, Long.parseLong(line.substring(at, end)));
+			}
+		}
+		calls.values().removeIf((count) -> count == 0);
+		return calls;
+	}
+
+	private static Path onPath() {
+		List<Path> found = new ArrayList<>();
+		for (String dir : String.valueOf(System.getenv("PATH")).split(java.io.File.pathSeparator)) {
+			Path candidate = Path.of(dir, "redis-server");
+			if (!dir.isEmpty() && Files.isExecutable(candidate)) {
+				found.add(candidate);
+			}
+		}
+		return found.isEmpty() ? null : found.get(0);
+	}
+
+}
