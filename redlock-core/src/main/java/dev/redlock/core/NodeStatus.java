@@ -10,7 +10,9 @@ import org.jspecify.annotations.Nullable;
  * @param node the node's address without credentials
  * @param reachable whether it answered within the node timeout
  * @param latency time until its answer was read (or until it gave up)
- * @param version its {@code redis_version}, when reachable
+ * @param version its {@code redis_version}, when reachable; on Valkey, which reports
+ * {@code redis_version} 7.2.4 whatever its version, {@code valkey} and its
+ * {@code valkey_version} (e.g. {@code valkey 9.1.2})
  * @param role its replication role ({@code master}, or {@code slave} for a replica, which
  * should not be listed as a Redlock node), when reachable
  * @param uptime its {@code uptime_in_seconds}, when reachable
@@ -22,10 +24,14 @@ import org.jspecify.annotations.Nullable;
  * clock tolerance ({@link RedlockSettings#clockTolerance()}) allows: its time
  * synchronisation needs fixing
  * @param error why it could not be checked, when not reachable
+ * @param lockCommands what releases and extensions run on it, when reachable:
+ * {@code scripts} (Lua), {@code delex} (Redis 8.4+) or {@code delifeq} (Valkey 9+), as
+ * the greetings of its connections found
  */
 public record NodeStatus(String node, boolean reachable, Duration latency, @Nullable String version,
 		@Nullable String role, @Nullable Duration uptime, Duration quarantineRemaining,
-		@Nullable QuarantineReason quarantineReason, boolean clockOff, @Nullable String error) {
+		@Nullable QuarantineReason quarantineReason, boolean clockOff, @Nullable String error,
+		@Nullable String lockCommands) {
 
 	/**
 	 * Returns whether the node's grants count towards a quorum now: a reachable master

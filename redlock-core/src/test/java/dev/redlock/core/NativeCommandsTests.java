@@ -41,6 +41,7 @@ class NativeCommandsTests {
 		try (RedisNodes nodes = RedisNodes.startServers(List.of(binary, binary, binary));
 				Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS)) {
 			lockExtendAndRelease(redlock);
+			assertThat(redlock.checkNodes()).extracting(NodeStatus::lockCommands).containsOnly(delete);
 			for (RedisNode node : nodes.nodes()) {
 				Map<String, Long> calls = commandCalls(node);
 				assertThat(calls).as("commands on %s", server)
@@ -61,6 +62,7 @@ class NativeCommandsTests {
 		try (RedisNodes nodes = RedisNodes.startServers(List.of(embedded, embedded, embedded));
 				Redlock redlock = TestSupport.redlock(nodes, TestSupport.SETTINGS)) {
 			lockExtendAndRelease(redlock);
+			assertThat(redlock.checkNodes()).extracting(NodeStatus::lockCommands).containsOnly("scripts");
 			for (RedisNode node : nodes.nodes()) {
 				Map<String, Long> calls = commandCalls(node);
 				assertThat(calls).doesNotContainKeys("delex", "delifeq").containsKey("evalsha");
@@ -99,6 +101,8 @@ class NativeCommandsTests {
 				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 				assertThat(TestSupport.keysOnNodes(nodes)).isZero();
 			}
+			assertThat(redlock.checkNodes()).extracting(NodeStatus::lockCommands)
+				.containsExactly("scripts", "delex", "delex");
 			Map<String, Long> refusing = commandCalls(nodes.node(0));
 			assertThat(refusing).containsKey("evalsha");
 			assertThat(commandCalls(nodes.node(1))).containsKey("delex").doesNotContainKeys("evalsha", "eval");

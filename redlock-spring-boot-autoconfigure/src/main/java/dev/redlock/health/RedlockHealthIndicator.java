@@ -137,6 +137,7 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 		}
 		if (status.reachable()) {
 			putIfPresent(node, "version", status.version());
+			putIfPresent(node, "lockCommands", status.lockCommands());
 			putIfPresent(node, "role", status.role());
 			if (status.uptime() != null) {
 				node.put("uptimeSeconds", status.uptime().toSeconds());

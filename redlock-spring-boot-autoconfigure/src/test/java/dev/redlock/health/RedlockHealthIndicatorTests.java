@@ -119,11 +119,12 @@ class RedlockHealthIndicatorTests {
 			assertThat(node).containsEntry("node", this.nodes.node(i).uri())
 				.containsEntry("reachable", true)
 				.containsEntry("role", "master")
-				.containsKeys("latencyMs", "version", "uptimeSeconds")
+				.containsKeys("latencyMs", "version", "lockCommands", "uptimeSeconds")
 				.doesNotContainKeys("error", "problem");
 			assertThat(node.get("latencyMs")).isInstanceOfSatisfying(BigDecimal.class, (latency) -> assertThat(latency)
 				.isBetween(BigDecimal.ZERO, BigDecimal.valueOf(NODE_TIMEOUT.toMillis())));
-			assertThat((String) node.get("version")).matches("\\d+\\.\\d+\\.\\d+");
+			assertThat((String) node.get("version")).matches("(valkey )?\\d+\\.\\d+\\.\\d+");
+			assertThat(node.get("lockCommands")).isIn("scripts", "delex", "delifeq");
 			assertThat(node.get("uptimeSeconds")).isInstanceOfSatisfying(Long.class,
 					(uptime) -> assertThat(uptime).isNotNegative());
 		}
@@ -150,7 +151,7 @@ class RedlockHealthIndicatorTests {
 				assertThat(details.get(killed)).containsEntry("node", this.nodes.node(killed).uri())
 					.containsEntry("reachable", false)
 					.containsKeys("error", "latencyMs")
-					.doesNotContainKeys("version", "role", "uptimeSeconds");
+					.doesNotContainKeys("version", "lockCommands", "role", "uptimeSeconds");
 			}
 			assertThat(details.get(1)).containsEntry("reachable", true);
 

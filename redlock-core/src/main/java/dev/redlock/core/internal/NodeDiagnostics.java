@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -58,13 +59,19 @@ public final class NodeDiagnostics {
 				NodeQuarantine quarantine = this.group.quarantine(reply.node());
 				quarantine.observe(fields);
 				String uptime = fields.get("uptime_in_seconds");
-				statuses.add(new NodeStatus(node, true, latency, fields.get("redis_version"), fields.get("role"),
-						seconds(uptime), quarantine.remaining(), quarantine.reason(), quarantine.clockOffSeen(), null));
+				String lockCommands = this.group.pools()
+					.get(reply.node())
+					.commands()
+					.current()
+					.name()
+					.toLowerCase(Locale.ROOT);
+				statuses.add(new NodeStatus(node, true, latency, version(fields), fields.get("role"), seconds(uptime),
+						quarantine.remaining(), quarantine.reason(), quarantine.clockOffSeen(), null, lockCommands));
 			}
 			else {
 				NodeQuarantine quarantine = this.group.quarantine(reply.node());
 				statuses.add(new NodeStatus(node, false, latency, null, null, null, quarantine.remaining(),
-						quarantine.reason(), quarantine.clockOffSeen(), reply.describeFailure()));
+						quarantine.reason(), quarantine.clockOffSeen(), reply.describeFailure(), null));
 			}
 		}
 		return statuses;
@@ -228,6 +235,15 @@ public final class NodeDiagnostics {
 							+ "): it counts towards no quorum "
 							+ "until its user and password are right; the other nodes carry the locks meanwhile"));
 		}
+	}
+
+	/**
+	 * The server's version: Valkey's own ({@code valkey 9.1.2}) where it says it (it
+	 * reports {@code redis_version} 7.2.4 for compatibility), else {@code redis_version}.
+	 */
+	private static @Nullable String version(Map<String, String> fields) {
+		String valkey = fields.get("valkey_version");
+		return (valkey != null) ? "valkey " + valkey : fields.get("redis_version");
 	}
 
 	private static @Nullable Duration seconds(@Nullable String text) {

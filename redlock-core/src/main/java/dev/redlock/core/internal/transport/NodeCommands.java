@@ -47,8 +47,8 @@ public final class NodeCommands {
 	void refusedNative(String reply) {
 		if (!this.nativeRefused) {
 			this.nativeRefused = true;
-			logger.warn("{} refused a native lock command ({}); it runs the lock scripts from now on", this.node,
-					reply);
+			logger.warn("{} refused a native lock command ({}); it runs the lock scripts from now on (grant the user "
+					+ "+delex on Redis, +delifeq on Valkey, to use it)", this.node, reply);
 		}
 	}
 
