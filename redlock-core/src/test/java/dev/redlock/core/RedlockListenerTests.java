@@ -178,7 +178,8 @@ class RedlockListenerTests {
 			assertThat(statuses.subList(0, 2)).allSatisfy((status) -> {
 				assertThat(status.reachable()).isTrue();
 				assertThat(status.isMaster()).isTrue();
-				assertThat(status.version()).matches("\\d+\\.\\d+\\.\\d+");
+				assertThat(status.version()).matches("(valkey )?\\d+\\.\\d+\\.\\d+");
+				assertThat(status.lockCommands()).isIn("scripts", "delex", "delifeq");
 				assertThat(status.uptime()).isNotNull();
 				assertThat(status.error()).isNull();
 			});

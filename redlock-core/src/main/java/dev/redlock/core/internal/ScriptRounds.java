@@ -171,9 +171,17 @@ public final class ScriptRounds {
 		long newValidUntil = request.start() + ttlNanos - this.settings.driftNanosFor(ttlNanos);
 		boolean inTime = request.currentValidUntil() - end > 0 && newValidUntil - end > 0;
 		boolean counted = this.quorum.reached(confirmed) && inTime;
-		if (!counted) {
-			logger.debug("Extension of '{}' does not count: confirmed by {} of {} nodes, in time: {}",
-					request.held().key(), confirmed, replies.length, inTime);
+		if (!counted && logger.isDebugEnabled()) {
+			int taken = 0;
+			for (NodeReply reply : replies) {
+				NodeReply answer = (reply != null) ? calls.answer(reply, call) : null;
+				taken += (answer != null && answer.kind() == NodeReply.Kind.REPLIED
+						&& answer.value() instanceof Long held && held < 0) ? 1 : 0;
+			}
+			logger.debug(
+					"Extension of '{}' does not count: confirmed by {} of {} nodes (taken by another value on {}, "
+							+ "the others expired or not reached), in time: {}",
+					request.held().key(), confirmed, replies.length, taken, inTime);
 		}
 		return new Extension(counted, newValidUntil);
 	}

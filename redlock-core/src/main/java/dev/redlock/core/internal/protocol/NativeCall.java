@@ -2,7 +2,6 @@ package dev.redlock.core.internal.protocol;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -91,29 +90,30 @@ public enum NativeCall {
 	}
 
 	/**
-	 * Writes the native form of a call.
+	 * The native form of a call: the commands to write in its place.
 	 * @param call the script's call, as {@link #of} took it
 	 * @param commands the server's commands, native ones
-	 * @param out where the commands go, {@link #replies()} of them
+	 * @return {@link #replies()} commands
 	 */
-	public void write(CommandArguments call, LockCommands commands, Consumer<CommandArguments> out) {
+	public CommandArguments[] commands(CommandArguments call, LockCommands commands) {
 		Rawable key = call.get(3);
 		Rawable value = call.get(4);
 		if (this == EXTEND) {
-			out.accept(new CommandArguments(Command.SET).add(key)
+			return new CommandArguments[] { new CommandArguments(Command.SET).add(key)
 				.add(value)
 				.add(Keyword.IFEQ)
 				.add(value)
 				.add(Keyword.GET)
 				.add(Keyword.PX)
-				.add(call.get(5)));
-			return;
+				.add(call.get(5)) };
 		}
-		out.accept((commands == LockCommands.DELIFEQ) ? new CommandArguments(DELIFEQ).add(key).add(value)
-				: new CommandArguments(Command.DELEX).add(key).add(Keyword.IFEQ).add(value));
-		if (this == RELEASE) {
-			out.accept(new CommandArguments(Command.PUBLISH).add(channel(key.getRaw())).add(value));
+		CommandArguments delete = (commands == LockCommands.DELIFEQ) ? new CommandArguments(DELIFEQ).add(key).add(value)
+				: new CommandArguments(Command.DELEX).add(key).add(Keyword.IFEQ).add(value);
+		if (this == DISCARD) {
+			return new CommandArguments[] { delete };
 		}
+		return new CommandArguments[] { delete,
+				new CommandArguments(Command.PUBLISH).add(channel(key.getRaw())).add(value) };
 	}
 
 	private static byte[] channel(byte[] key) {

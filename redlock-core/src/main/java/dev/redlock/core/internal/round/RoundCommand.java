@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.redlock.core.internal.protocol.LockScripts;
 import dev.redlock.core.internal.protocol.LockScripts.Script;
+import dev.redlock.core.internal.protocol.NativeForm;
 import dev.redlock.core.internal.transport.PipelinedConnection;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
@@ -31,10 +32,33 @@ public final class RoundCommand {
 	/** How the parts' replies are read. */
 	private final Shape shape;
 
+	/**
+	 * Whether a call calls a script, which a node with native commands may get in their
+	 * form: only then are {@link #nativeForms} made.
+	 */
+	private final boolean callsAScript;
+
+	/** The calls as nodes with native commands get them, once one of them was written. */
+	private volatile NativeForm @Nullable [] nativeForms;
+
 	private RoundCommand(@Nullable CommandArguments single, CommandArguments @Nullable [] parts, Shape shape) {
 		this.single = single;
 		this.parts = parts;
 		this.shape = shape;
+		this.callsAScript = (single != null) ? isScriptCall(single) : anyScriptCall(parts);
+	}
+
+	private static boolean anyScriptCall(CommandArguments[] parts) {
+		for (CommandArguments part : parts) {
+			if (isScriptCall(part)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static boolean isScriptCall(CommandArguments call) {
+		return call.getCommand() == Command.EVALSHA || call.getCommand() == Command.EVAL;
 	}
 
 	/** One command. */
@@ -155,6 +179,12 @@ public final class RoundCommand {
 
 	/** Buffers the command's parts on the connection, to be flushed by the caller. */
 	public void writeTo(PipelinedConnection connection) {
+		if (this.callsAScript && connection.runsNativeCommands()) {
+			for (NativeForm form : nativeForms()) {
+				connection.send(form);
+			}
+			return;
+		}
 		if (this.single != null) {
 			connection.send(this.single);
 			return;
@@ -162,6 +192,23 @@ public final class RoundCommand {
 		for (CommandArguments part : this.parts) {
 			connection.send(part);
 		}
+	}
+
+	/**
+	 * The calls in the form the nodes with native commands get them, made for the first
+	 * such node and shared by the others.
+	 */
+	private NativeForm[] nativeForms() {
+		NativeForm[] forms = this.nativeForms;
+		if (forms == null) {
+			List<CommandArguments> calls = calls();
+			forms = new NativeForm[calls.size()];
+			for (int i = 0; i < forms.length; i++) {
+				forms[i] = new NativeForm(calls.get(i));
+			}
+			this.nativeForms = forms;
+		}
+		return forms;
 	}
 
 	/**

@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.util.Arrays;
 import java.util.Objects;
-import java.util.function.Consumer;
 
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
@@ -16,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 import dev.redlock.core.internal.protocol.LockCommands;
 import dev.redlock.core.internal.protocol.NativeCall;
 import dev.redlock.core.internal.protocol.NativeCall.NativeCommandRefusedException;
+import dev.redlock.core.internal.protocol.NativeForm;
 
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
@@ -49,8 +49,6 @@ public final class PipelinedConnection extends Connection {
 	private static final byte STATUS_REPLY = '+';
 
 	private final SocketCapture capture;
-
-	private final Consumer<CommandArguments> writer = this::sendCommand;
 
 	private final PendingCalls pending = new PendingCalls();
 
@@ -109,15 +107,52 @@ public final class PipelinedConnection extends Connection {
 	 * @param command the command
 	 */
 	public void send(CommandArguments command) {
-		NodeCommands node = this.node;
-		LockCommands commands = (node != null) ? node.effective(this.greeted) : LockCommands.SCRIPTS;
+		LockCommands commands = lockCommands();
 		NativeCall call = commands.isNative() ? NativeCall.of(command) : null;
-		this.owedReplies++;
 		if (call != null) {
-			this.pending.add(call, NativeCall.value(command));
-			call.write(command, commands, this.writer);
-			return;
+			sendNative(call, command, call.commands(command, commands));
 		}
+		else {
+			sendPlain(command);
+		}
+	}
+
+	/**
+	 * Buffers one call of a round, as {@link #send(CommandArguments)}, in the native form
+	 * the round shares among its nodes.
+	 * @param form the call and its native form
+	 */
+	public void send(NativeForm form) {
+		LockCommands commands = lockCommands();
+		NativeCall call = commands.isNative() ? form.nativeCall() : null;
+		if (call != null) {
+			sendNative(call, form.call(), form.commands(commands));
+		}
+		else {
+			sendPlain(form.call());
+		}
+	}
+
+	/** Whether calls of the lock scripts go to this node in their native form now. */
+	public boolean runsNativeCommands() {
+		return lockCommands().isNative();
+	}
+
+	private LockCommands lockCommands() {
+		NodeCommands node = this.node;
+		return (node != null) ? node.effective(this.greeted) : LockCommands.SCRIPTS;
+	}
+
+	private void sendNative(NativeCall call, CommandArguments scriptCall, CommandArguments[] commands) {
+		this.owedReplies++;
+		this.pending.add(call, NativeCall.value(scriptCall));
+		for (CommandArguments command : commands) {
+			sendCommand(command);
+		}
+	}
+
+	private void sendPlain(CommandArguments command) {
+		this.owedReplies++;
 		if (!this.pending.isEmpty()) {
 			this.pending.add(null, null);
 		}

@@ -79,12 +79,13 @@ class NativeCallTests {
 
 	private static List<String> written(NativeCall call, CommandArguments script, LockCommands commands) {
 		List<String> written = new ArrayList<>();
-		call.write(script, commands, (command) -> {
+		for (CommandArguments command : call.commands(script, commands)) {
 			StringBuilder text = new StringBuilder();
 			command.forEach(
 					(argument) -> text.append((text.length() > 0) ? " " : "").append(new String(argument.getRaw())));
 			written.add(text.toString());
-		});
+		}
+		assertThat(new NativeForm(script).commands(commands)).hasSize(written.size());
 		return written;
 	}
 
