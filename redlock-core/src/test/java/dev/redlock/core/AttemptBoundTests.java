@@ -3,6 +3,7 @@ package dev.redlock.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
@@ -45,14 +46,21 @@ class AttemptBoundTests {
 		try (Redlock redlock = Redlock.builder().nodes(uris).settings(SETTINGS).build()) {
 			LockRequest fenced = LockRequest.of(resource, Duration.ofSeconds(10)).fenced();
 			redlock.acquire(fenced, Duration.ofSeconds(5)).release();
+			// every connection open before the scripts go: one greeted after the flush
+			// would load them again, and the attempt would take two rounds, not four
+			TestSupport.awaitWarmPools(redlock);
 			// counters that differ, so that a token must be confirmed in a second round;
 			// scripts gone, so that every round is sent twice
 			nodes.node(0).command("SET", "{fence}" + TestSupport.PREFIX + resource, "40");
 			nodes.nodes().forEach((node) -> node.command("SCRIPT", "FLUSH"));
 
+			// the attempt alone: a release, when it got the lock, is a round of its own
 			long start = System.nanoTime();
-			redlock.tryAcquire(fenced).ifPresent(Lease::release);
+			Optional<Lease> lease = redlock.tryAcquire(fenced);
 			Duration took = Duration.ofNanos(System.nanoTime() - start);
+			lease.ifPresent(Lease::release);
+			System.out.printf("[attempt bound] a fenced attempt on nodes without scripts: %d ms (bound %d ms)%n",
+					took.toMillis(), BOUND.toMillis());
 			assertThat(took).as("a fenced attempt on nodes without scripts").isLessThanOrEqualTo(BOUND);
 			// the next attempts find the scripts again
 			redlock.acquire(fenced, Duration.ofSeconds(5)).release();
