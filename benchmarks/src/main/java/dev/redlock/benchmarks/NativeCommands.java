@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -102,15 +103,8 @@ public class NativeCommands extends SuiteSettings {
 		/** The node's {@code usec} over the lock commands since the counts were reset. */
 		private static double lockCommandMicros(RedisNode node) {
 			double usec = 0;
-			for (String line : String.valueOf(node.command("INFO", "commandstats")).split("\r?\n")) {
-				if (!line.startsWith("cmdstat_")) {
-					continue;
-				}
-				String name = line.substring("cmdstat_".length(), line.indexOf(':'));
-				if (LOCK_COMMANDS.contains(name)) {
-					int at = line.indexOf("usec=") + "usec=".length();
-					usec += Double.parseDouble(line.substring(at, line.indexOf(',', at)));
-				}
+			for (Map.Entry<String, RedisNode.CommandStat> stat : node.commandStats().entrySet()) {
+				usec += LOCK_COMMANDS.contains(stat.getKey()) ? stat.getValue().usec() : 0;
 			}
 			return usec;
 		}

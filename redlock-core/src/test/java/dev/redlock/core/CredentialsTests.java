@@ -1,7 +1,6 @@
 package dev.redlock.core;
 
 import java.time.Duration;
-import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -124,11 +123,7 @@ class CredentialsTests {
 
 	/** A Redlock whose node URIs carry the user info, {@code user:password}. */
 	private static Redlock loggingInAs(RedisNodes nodes, String userInfo) {
-		List<String> uris = nodes.nodes()
-			.stream()
-			.map((node) -> "redis://" + userInfo + "@" + node.host() + ":" + node.port())
-			.toList();
-		return Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build();
+		return TestSupport.loggingInAs(nodes, userInfo, TestSupport.SETTINGS);
 	}
 
 }

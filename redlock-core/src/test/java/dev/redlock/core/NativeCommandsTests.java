@@ -1,9 +1,7 @@
 package dev.redlock.core;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -77,7 +75,7 @@ class NativeCommandsTests {
 	@Test
 	void aQuorumOfDifferentServersKeepsOneHolderAtATime() throws Exception {
 		Path embedded = RedisNodes.embeddedServer();
-		Path onPath = onPath();
+		Path onPath = RedisNodes.serverOnPath();
 		List<Path> servers = List.of(embedded, (onPath != null) ? onPath : embedded,
 				RedisNodes.preparedServer("valkey-8.0"), RedisNodes.preparedServer("valkey-9.1"),
 				RedisNodes.preparedServer("redis-8.6"));
@@ -124,29 +122,9 @@ class NativeCommandsTests {
 
 	/** Calls per command since the node started, from {@code INFO commandstats}. */
 	static Map<String, Long> commandCalls(RedisNode node) {
-		String info = node.command("INFO", "commandstats");
 		Map<String, Long> calls = new HashMap<>();
-		for (String line : String.valueOf(info).split("\r?\n")) {
-			if (line.startsWith("cmdstat_")) {
-				String name = line.substring("cmdstat_".length(), line.indexOf(':'));
-				int at = line.indexOf("calls=") + "calls=".length();
-				int end = line.indexOf(',', at);
-				calls.put(name, Long.parseLong(line.substring(at, end)));
-			}
-		}
-		calls.values().removeIf((count) -> count == 0);
+		node.commandStats().forEach((command, stat) -> calls.put(command, stat.calls()));
 		return calls;
-	}
-
-	private static Path onPath() {
-		List<Path> found = new ArrayList<>();
-		for (String dir : String.valueOf(System.getenv("PATH")).split(java.io.File.pathSeparator)) {
-			Path candidate = Path.of(dir, "redis-server");
-			if (!dir.isEmpty() && Files.isExecutable(candidate)) {
-				found.add(candidate);
-			}
-		}
-		return found.isEmpty() ? null : found.get(0);
 	}
 
 }

@@ -10,7 +10,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.redlock.core.TestThreads.Running;
-import dev.redlock.core.internal.protocol.LockScripts;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 
@@ -59,12 +58,12 @@ class ScriptFreeAclTests {
 				assertThat(lease.isValid()).isTrue();
 				Running<Lease> waiting = TestThreads.start(false,
 						() -> waiter.acquire("scriptless", Duration.ofSeconds(5), Duration.ofSeconds(30)));
-				awaitSubscribed(nodes, "scriptless");
+				TestSupport.awaitSubscribed(nodes, "scriptless", 1);
 				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 				assertThat(waiting.await(WELL_BEFORE_A_POLL).release()).isEqualTo(ReleaseOutcome.RELEASED);
 			}
 			for (RedisNode node : nodes.nodes()) {
-				assertThat(NativeCommandsTests.commandCalls(node)).doesNotContainKeys("evalsha", "eval");
+				assertThat(node.commandStats()).doesNotContainKeys("evalsha", "eval");
 			}
 		}
 	}
@@ -120,19 +119,7 @@ class ScriptFreeAclTests {
 	}
 
 	private static Redlock loggingIn(RedisNodes nodes, RedlockSettings settings) {
-		List<String> uris = nodes.nodes()
-			.stream()
-			.map((node) -> "redis://" + TestSupport.ACL_USER + ":" + PASSWORD + "@" + node.host() + ":" + node.port())
-			.toList();
-		return Redlock.builder().nodes(uris).settings(settings).build();
-	}
-
-	private static void awaitSubscribed(RedisNodes nodes, String resource) {
-		String channel = LockScripts.RELEASED_CHANNEL_PREFIX + TestSupport.PREFIX + resource;
-		TestSupport.awaitTrue("a subscriber to " + channel, Duration.ofSeconds(5),
-				() -> nodes.nodes()
-					.stream()
-					.allMatch((node) -> String.valueOf(node.command("PUBSUB", "NUMSUB", channel)).endsWith("\n1")));
+		return TestSupport.loggingInAs(nodes, TestSupport.ACL_USER + ":" + PASSWORD, settings);
 	}
 
 }

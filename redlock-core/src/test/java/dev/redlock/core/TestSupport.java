@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 
 import dev.redlock.core.RedlockListener.AcquireEvent;
 import dev.redlock.core.RedlockListener.LeaseLostEvent;
+import dev.redlock.core.internal.protocol.LockScripts;
 import dev.redlock.core.internal.quarantine.NodeMarker;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
@@ -97,6 +98,30 @@ final class TestSupport {
 		for (int i = 0; i < nodes.size(); i++) {
 			nodes.node(i).command(command);
 		}
+	}
+
+	/**
+	 * A {@code Redlock} over the nodes that logs in as the given user.
+	 * @param userInfo {@code user:password}
+	 */
+	static Redlock loggingInAs(RedisNodes nodes, String userInfo, RedlockSettings settings) {
+		List<String> uris = nodes.nodes()
+			.stream()
+			.map((node) -> "redis://" + userInfo + "@" + node.host() + ":" + node.port())
+			.toList();
+		return Redlock.builder().nodes(uris).settings(settings).build();
+	}
+
+	/**
+	 * Waits until every node counts the expected subscribers to the release channel of a
+	 * resource's lock.
+	 */
+	static void awaitSubscribed(RedisNodes nodes, String resource, int subscribers) {
+		String channel = LockScripts.RELEASED_CHANNEL_PREFIX + PREFIX + resource;
+		awaitTrue(subscribers + " subscriber(s) to " + channel, Duration.ofSeconds(5), () -> nodes.nodes()
+			.stream()
+			.allMatch(
+					(node) -> String.valueOf(node.command("PUBSUB", "NUMSUB", channel)).endsWith("\n" + subscribers)));
 	}
 
 	/** Drops the ACL user {@value #ACL_USER} from every node. */

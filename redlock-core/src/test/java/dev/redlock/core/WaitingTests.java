@@ -20,7 +20,6 @@ import dev.redlock.core.RedlockListener.NodeOutcome;
 import dev.redlock.core.RedlockListener.NodeRequestEvent;
 import dev.redlock.core.TestSupport.ManualTicker;
 import dev.redlock.core.TestThreads.Running;
-import dev.redlock.core.internal.protocol.LockScripts;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
@@ -170,7 +169,7 @@ class WaitingTests {
 					});
 					TestSupport.awaitTrue("a thread of each instance waits", Duration.ofSeconds(5),
 							() -> releasing.waitingThreads() == 1 && other.waitingThreads() == 1);
-					awaitSubscribed(nodes, resource, 2);
+					TestSupport.awaitSubscribed(nodes, resource, 2);
 					// the waiter here tried once, then again once its subscription was
 					// confirmed (3 refusals each, the last may be read late): nothing
 					// more wakes it but a release, so it cannot try while the release is
@@ -217,7 +216,7 @@ class WaitingTests {
 				Redlock waiter = TestSupport.redlock(nodes, NO_POLLING, refusalsCounted(refusals))) {
 			Lease held = releasing.acquire("under-way", TTL, Duration.ZERO);
 			Running<Lease> waiting = startWaiting(waiter, "under-way", Duration.ofSeconds(30));
-			awaitSubscribed(nodes, "under-way", 1);
+			TestSupport.awaitSubscribed(nodes, "under-way", 1);
 			// it tried once, then again once subscribed: 3 refusals each
 			TestSupport.awaitTrue("the waiter tried again once subscribed", Duration.ofSeconds(5),
 					() -> refusals.get() == 6);
@@ -306,7 +305,7 @@ class WaitingTests {
 				Redlock waiter = TestSupport.redlock(nodes, polling)) {
 			Lease held = holder.acquire("dropped", TTL, Duration.ZERO);
 			Running<Lease> waiting = startWaiting(waiter, "dropped", Duration.ofSeconds(10));
-			awaitSubscribed(nodes, "dropped", 1);
+			TestSupport.awaitSubscribed(nodes, "dropped", 1);
 			for (RedisNode node : nodes.nodes()) {
 				node.command("CLIENT", "KILL", "TYPE", "pubsub");
 			}
@@ -315,7 +314,7 @@ class WaitingTests {
 			// and the subscriptions come back for the next waiter
 			Lease again = holder.acquire("dropped", TTL, Duration.ZERO);
 			Running<Lease> next = startWaiting(waiter, "dropped", Duration.ofSeconds(10));
-			awaitSubscribed(nodes, "dropped", 1);
+			TestSupport.awaitSubscribed(nodes, "dropped", 1);
 			again.release();
 			next.await(Duration.ofSeconds(15)).release();
 		}
@@ -404,7 +403,7 @@ class WaitingTests {
 			String resource) {
 		Lease held = holder.acquire(resource, TTL, Duration.ZERO);
 		Running<Lease> waiting = startWaiting(waiter, resource, Duration.ofSeconds(30));
-		awaitSubscribed(nodes, resource, 1);
+		TestSupport.awaitSubscribed(nodes, resource, 1);
 		return new HeldAndAwaited(held, waiting);
 	}
 
@@ -431,18 +430,6 @@ class WaitingTests {
 			WaitingTests.handOver(this.held, this.waiting);
 		}
 
-	}
-
-	/**
-	 * Waits until every node counts the expected subscribers to the key's release
-	 * channel.
-	 */
-	private static void awaitSubscribed(RedisNodes nodes, String resource, int subscribers) {
-		String channel = LockScripts.RELEASED_CHANNEL_PREFIX + TestSupport.PREFIX + resource;
-		TestSupport.awaitTrue(subscribers + " subscriber(s) to " + channel, Duration.ofSeconds(5), () -> nodes.nodes()
-			.stream()
-			.allMatch(
-					(node) -> String.valueOf(node.command("PUBSUB", "NUMSUB", channel)).endsWith("\n" + subscribers)));
 	}
 
 }

@@ -1,6 +1,8 @@
 package dev.redlock.test;
 
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
@@ -163,6 +165,42 @@ public interface RedisNode {
 	 */
 	default @Nullable String command(Duration timeout, String... args) {
 		return Resp.render(Resp.call(host(), port(), timeout, args));
+	}
+
+	/**
+	 * What the server counted per command since it started or since
+	 * {@code CONFIG RESETSTAT} ({@code INFO commandstats}), commands it has not run left
+	 * out; e.g. which commands a client's lock and release sent.
+	 * @return each command's counts by its lower-case name ({@code evalsha},
+	 * {@code config|resetstat})
+	 */
+	default Map<String, CommandStat> commandStats() {
+		Map<String, CommandStat> stats = new HashMap<>();
+		for (String line : String.valueOf(command("INFO", "commandstats")).split("\r?\n")) {
+			if (line.startsWith("cmdstat_")) {
+				CommandStat stat = new CommandStat(Long.parseLong(field(line, "calls=")),
+						Double.parseDouble(field(line, "usec=")));
+				if (stat.calls() > 0) {
+					stats.put(line.substring("cmdstat_".length(), line.indexOf(':')), stat);
+				}
+			}
+		}
+		return stats;
+	}
+
+	private static String field(String line, String name) {
+		int at = line.indexOf(name) + name.length();
+		int end = line.indexOf(',', at);
+		return line.substring(at, (end < 0) ? line.length() : end);
+	}
+
+	/**
+	 * One command's counts in {@code INFO commandstats}.
+	 *
+	 * @param calls how many times it ran
+	 * @param usec the server's time running it, in microseconds
+	 */
+	record CommandStat(long calls, double usec) {
 	}
 
 	/**

@@ -176,6 +176,14 @@ public final class RedisNodes implements AutoCloseable {
 	}
 
 	/**
+	 * The {@code redis-server} first on PATH, as the {@code path} backend would run it.
+	 * @return its path, or {@code null} when there is none
+	 */
+	public static @Nullable Path serverOnPath() {
+		return Backends.findOnPath(System.getenv("PATH"));
+	}
+
+	/**
 	 * A server prepared by {@code redlock-test/servers.sh}: {@code valkey-8.0},
 	 * {@code valkey-9.1} or {@code redis-8.6}, in the directory named by
 	 * {@value #SERVERS_PROPERTY}, else {@code REDLOCK_SERVERS_DIR}, else

@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -18,8 +17,8 @@ import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.internal.protocol.InfoReply;
 import dev.redlock.core.internal.quarantine.NodeQuarantine;
 import dev.redlock.core.internal.round.Fanout;
-import dev.redlock.core.internal.transport.NodeCommands;
 import dev.redlock.core.internal.round.NodeReply;
+import dev.redlock.core.internal.transport.NodeCommands;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
 
@@ -59,12 +58,7 @@ public final class NodeDiagnostics {
 				NodeQuarantine quarantine = this.group.quarantine(reply.node());
 				quarantine.observe(fields);
 				String uptime = fields.get("uptime_in_seconds");
-				String lockCommands = this.group.pools()
-					.get(reply.node())
-					.commands()
-					.current()
-					.name()
-					.toLowerCase(Locale.ROOT);
+				String lockCommands = this.group.pools().get(reply.node()).commands().current().tag();
 				statuses.add(new NodeStatus(node, true, latency, version(fields), fields.get("role"), seconds(uptime),
 						quarantine.remaining(), quarantine.reason(), quarantine.clockOffSeen(), null, lockCommands));
 			}

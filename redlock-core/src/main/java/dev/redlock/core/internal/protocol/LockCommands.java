@@ -1,6 +1,7 @@
 package dev.redlock.core.internal.protocol;
 
 import java.util.List;
+import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 
@@ -45,6 +46,14 @@ public enum LockCommands {
 			return DELEX;
 		}
 		return (entries.get(1) instanceof List<?>) ? DELIFEQ : SCRIPTS;
+	}
+
+	/**
+	 * The commands as health and {@code checkNodes()} show them.
+	 * @return {@code scripts}, {@code delex} or {@code delifeq}
+	 */
+	public String tag() {
+		return name().toLowerCase(Locale.ROOT);
 	}
 
 	/** Whether these are native commands, not scripts. */

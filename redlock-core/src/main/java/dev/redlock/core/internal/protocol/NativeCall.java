@@ -40,7 +40,15 @@ public enum NativeCall {
 	/** {@link LockScripts#EXTEND}. */
 	EXTEND(LockScripts.EXTEND, 1);
 
-	private static final ProtocolCommand DELIFEQ = () -> "DELIFEQ".getBytes(StandardCharsets.US_ASCII);
+	private static final byte[] DELIFEQ_NAME = "DELIFEQ".getBytes(StandardCharsets.US_ASCII);
+
+	/**
+	 * Valkey's command, which Jedis does not name; its name encoded once for every call.
+	 */
+	private static final ProtocolCommand DELIFEQ = () -> DELIFEQ_NAME;
+
+	/** {@link #values()} without a copy per call. */
+	private static final NativeCall[] ALL = values();
 
 	private static final byte[] CHANNEL_PREFIX = LockScripts.RELEASED_CHANNEL_PREFIX.getBytes(StandardCharsets.UTF_8);
 
@@ -70,7 +78,7 @@ public enum NativeCall {
 			return null;
 		}
 		byte[] script = call.get(1).getRaw();
-		for (NativeCall candidate : values()) {
+		for (NativeCall candidate : ALL) {
 			RawArgument named = byDigest ? candidate.script.sha1() : candidate.script.source();
 			if (Arrays.equals(named.getRaw(), script)) {
 				return (call.size() == 5 + ((candidate == EXTEND) ? 1 : 0)) ? candidate : null;

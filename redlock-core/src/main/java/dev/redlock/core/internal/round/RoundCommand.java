@@ -33,10 +33,10 @@ public final class RoundCommand {
 	private final Shape shape;
 
 	/**
-	 * Whether a call calls a script, which a node with native commands may get in their
-	 * form: only then are {@link #nativeForms} made.
+	 * Whether a call calls a script (by digest or source), which a node with native
+	 * commands may get in their form: only then are {@link #nativeForms} made.
 	 */
-	private final boolean callsAScript;
+	private final boolean mayGoNatively;
 
 	/** The calls as nodes with native commands get them, once one of them was written. */
 	private volatile NativeForm @Nullable [] nativeForms;
@@ -45,7 +45,7 @@ public final class RoundCommand {
 		this.single = single;
 		this.parts = parts;
 		this.shape = shape;
-		this.callsAScript = (single != null) ? isScriptCall(single) : anyScriptCall(parts);
+		this.mayGoNatively = (single != null) ? isScriptCall(single) : anyScriptCall(parts);
 	}
 
 	private static boolean anyScriptCall(CommandArguments[] parts) {
@@ -179,7 +179,7 @@ public final class RoundCommand {
 
 	/** Buffers the command's parts on the connection, to be flushed by the caller. */
 	public void writeTo(PipelinedConnection connection) {
-		if (this.callsAScript && connection.runsNativeCommands()) {
+		if (this.mayGoNatively && connection.runsNativeCommands()) {
 			for (NativeForm form : nativeForms()) {
 				connection.send(form);
 			}
