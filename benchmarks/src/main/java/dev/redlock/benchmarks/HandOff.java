@@ -216,8 +216,11 @@ public final class HandOff {
 				this.redlocks.add(Redlock.builder()
 					.nodes(nodes.uris())
 					.settings(RedlockSettings.defaults()
-						.withRestartQuarantine(Duration.ZERO)
-						.withNodeTimeout(Duration.ofSeconds(1)))
+						.toBuilder()
+						.restartQuarantine(Duration.ZERO)
+						.nodeTimeout(Duration.ofSeconds(1))
+						.transport(Transports.chosen())
+						.build())
 					.build());
 			}
 		}

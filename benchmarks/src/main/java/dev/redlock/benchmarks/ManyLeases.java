@@ -62,11 +62,16 @@ public final class ManyLeases {
 						"unknown option " + args[i] + "; use --leases N, --seconds N, --alone-seconds N, --threads N");
 			}
 		}
-		RedlockSettings settings = RedlockSettings.builder().restartQuarantine(TTL).defaultTtl(TTL).build();
+		RedlockSettings settings = RedlockSettings.builder()
+			.restartQuarantine(TTL)
+			.defaultTtl(TTL)
+			.transport(Transports.chosen())
+			.build();
 		int status;
 		try (RedisNodes nodes = RedisNodes.start(5)) {
-			System.out.printf("many leases: %d leases of %d s TTL, %d threads locking other keys, on %d nodes (%s)%n",
-					leases, TTL.toSeconds(), threads, nodes.size(), nodes.backend());
+			System.out.printf(
+					"many leases: %d leases of %d s TTL, %d threads locking other keys, on %d nodes (%s), transport %s%n",
+					leases, TTL.toSeconds(), threads, nodes.size(), nodes.backend(), settings.transport());
 			ManyLeases run = new ManyLeases();
 			try (Redlock redlock = Redlock.builder()
 				.nodes(nodes.uris())

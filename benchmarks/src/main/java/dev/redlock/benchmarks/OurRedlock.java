@@ -1,6 +1,7 @@
 package dev.redlock.benchmarks;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.locks.LockSupport;
 
 import org.openjdk.jmh.annotations.Level;
@@ -31,6 +32,14 @@ public class OurRedlock {
 	@Param({ "off" })
 	public String quarantine;
 
+	/**
+	 * {@code pooled}: a connection lent to each round (the default); {@code shared}:
+	 * every round over one connection per node shared by every thread; {@code pipelined}:
+	 * shared while many rounds are underway.
+	 */
+	@Param({ "pooled" })
+	public String transport;
+
 	Redlock redlock;
 
 	@Setup(Level.Trial)
@@ -47,6 +56,7 @@ public class OurRedlock {
 				.restartQuarantine(quarantine)
 				.defaultTtl(on ? quarantine : Duration.ofSeconds(30))
 				.nodeTimeout(Duration.ofSeconds(1))
+				.transport(RedlockSettings.Transport.valueOf(this.transport.toUpperCase(Locale.ROOT)))
 				.build())
 			.build();
 		long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();

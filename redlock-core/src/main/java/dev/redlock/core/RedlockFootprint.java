@@ -6,8 +6,9 @@ import java.util.List;
  * What a {@link Redlock} holds on to now: for watching it over a long run, where none of
  * these may grow without bound ({@link Redlock#footprint()}).
  *
- * @param connections open connections to each node (idle, in a round, or reading a late
- * reply), in configuration order; a subscription's own connection is not counted
+ * @param connections open connections to each node (idle, in a round, reading a late
+ * reply, or shared by the rounds), in configuration order; a subscription's own
+ * connection is not counted
  * @param idleConnections idle connections kept for each node, in configuration order
  * @param queuedCleanups lock values waiting to be removed from nodes that did not confirm
  * their removal in time

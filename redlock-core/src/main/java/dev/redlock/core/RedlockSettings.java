@@ -43,11 +43,15 @@ import java.time.Duration;
  * time the round took to read it), and a node proven further off is quarantined as a
  * clock step; the clocks of the nodes must agree within half of it. A step within it goes
  * unseen, so the drift allowance of every lock grows by three times it
+ * @param transport how rounds reach each node: over one connection per node shared by the
+ * callers whose rounds overlap, their commands sent together
+ * ({@link Transport#PIPELINED}), by every round ({@link Transport#SHARED}), or over
+ * connections lent from the pool to one caller at a time ({@link Transport#POOLED})
  */
 public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration defaultWaitTime, Duration retryDelay,
 		Duration nodeTimeout, double clockDriftFactor, int maxExtensions, int poolMaxTotal, int poolMaxIdle,
 		int poolMinIdle, String clientName, Duration restartQuarantine, int maxKeyLength, Duration maxHold,
-		boolean autoRenew, Duration clockTolerance) {
+		boolean autoRenew, Duration clockTolerance, Transport transport) {
 
 	/**
 	 * What the keys of the fencing counters start with: no lock key may (the lock scripts
@@ -93,6 +97,41 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 						+ "restartQuarantine, or keep the TTL short and renew leases while held (autoRenew)");
 		require(maxKeyLength >= 1, "maxKeyLength", "must be at least 1, was " + maxKeyLength);
 		requirePositive(maxHold, "maxHold");
+		require(transport != null, "transport", "must not be null");
+	}
+
+	/**
+	 * How the rounds of a {@link Redlock} reach each node. Batches (renewals, clean-up)
+	 * always use the pool's connections, so that they never queue a lock's round behind
+	 * them.
+	 */
+	public enum Transport {
+
+		/**
+		 * While many other rounds are underway (eight or more), a round joins them on one
+		 * connection per node shared by every caller: the commands of concurrent rounds
+		 * go out together, and a reader thread per node hands each reply to its round.
+		 * Each round keeps its own deadline and early exit; a node that stops answering
+		 * has its shared connection replaced. With fewer, a round goes over a connection
+		 * lent from the pool, which its caller reads itself, sooner than a reader thread
+		 * could hand it the replies.
+		 */
+		PIPELINED,
+
+		/**
+		 * Every round over the shared connection, even a round alone: the fewest
+		 * connections (one per node for every round; the pool's serve batches and
+		 * clean-up), at the cost of a reader thread's hand-off for a lone caller.
+		 */
+		SHARED,
+
+		/**
+		 * A connection per round per node, lent from the pool: the caller writes and
+		 * reads it itself. The default: on a 2-core machine the others only match it
+		 * below sixteen threads locking at once (see the benchmarks page).
+		 */
+		POOLED
+
 	}
 
 	/**
@@ -100,7 +139,7 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 	 * ms, node timeout 100 ms, drift factor 0.01, 100 extensions, at most 64 connections
 	 * and 64 idle ones per node, 8 of them opened at once and kept, client name
 	 * {@code redlock}, restart quarantine 60 s, keys up to 1,024 bytes, automatic renewal
-	 * off and bounded to 10 min, clock tolerance 50 ms.
+	 * off and bounded to 10 min, clock tolerance 50 ms, the pooled transport.
 	 * @return the default settings
 	 */
 	public static RedlockSettings defaults() {
@@ -262,6 +301,8 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 
 		private boolean autoRenew = false;
 
+		private Transport transport = Transport.POOLED;
+
 		private Builder() {
 		}
 
@@ -282,6 +323,7 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 			this.maxHold = settings.maxHold;
 			this.autoRenew = settings.autoRenew;
 			this.clockTolerance = settings.clockTolerance;
+			this.transport = settings.transport;
 		}
 
 		/**
@@ -450,6 +492,16 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 		}
 
 		/**
+		 * Sets how rounds reach each node.
+		 * @param transport the value
+		 * @return this builder
+		 */
+		public Builder transport(Transport transport) {
+			this.transport = transport;
+			return this;
+		}
+
+		/**
 		 * Returns the settings.
 		 * @return the settings
 		 * @throws InvalidRedlockConfigurationException naming the first setting whose
@@ -459,7 +511,7 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 			return new RedlockSettings(this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.retryDelay,
 					this.nodeTimeout, this.clockDriftFactor, this.maxExtensions, this.poolMaxTotal, this.poolMaxIdle,
 					this.poolMinIdle, this.clientName, this.restartQuarantine, this.maxKeyLength, this.maxHold,
-					this.autoRenew, this.clockTolerance);
+					this.autoRenew, this.clockTolerance, this.transport);
 		}
 
 	}

@@ -24,12 +24,12 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Releases asked for while the nodes are busy with others go together: once
- * {@value ReleaseBatches#ROUNDS_OUT} release rounds are out, the next releases wait, and
- * the first of them sends them all in one round when a round ends, each still settled on
- * its own nodes' answers. Three of five nodes are frozen, so the first rounds stay out (a
- * quorum needs one of them) until the test lets them go: no timing decides which releases
- * wait.
+ * With the pooled transport, releases asked for while the nodes are busy with others go
+ * together: once {@value ReleaseBatches#ROUNDS_OUT} release rounds are out, the next
+ * releases wait, and the first of them sends them all in one round when a round ends,
+ * each still settled on its own nodes' answers. Three of five nodes are frozen, so the
+ * first rounds stay out (a quorum needs one of them) until the test lets them go: no
+ * timing decides which releases wait.
  */
 @WithRedisNodes(count = 5)
 class ReleaseBatchTests {
@@ -41,11 +41,13 @@ class ReleaseBatchTests {
 	/**
 	 * A node timeout far longer than the test: the frozen nodes hold the first rounds out
 	 * until the test resumes them, never until a timeout. No key prefix: the test deletes
-	 * a key itself.
+	 * a key itself. The pooled transport: with the others, every release runs at once in
+	 * a round of its own.
 	 */
 	private static final RedlockSettings SETTINGS = TestSupport.SETTINGS.toBuilder()
 		.keyPrefix("")
 		.nodeTimeout(PATIENCE)
+		.transport(RedlockSettings.Transport.POOLED)
 		.build();
 
 	/** Far longer than a loaded machine keeps a healthy node's reply waiting. */

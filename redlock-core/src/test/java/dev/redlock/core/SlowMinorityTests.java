@@ -292,8 +292,14 @@ class SlowMinorityTests {
 		uris.set(0, proxies.get(0).uri());
 		uris.set(1, proxies.get(1).uri());
 		uris.set(4, proxies.get(2).uri());
-		// one connection per node; time for a slow node's late reply, then for its own
-		RedlockSettings settings = this.settings.withNodeTimeout(Duration.ofSeconds(10)).withPool(1, 1);
+		// one connection per node; time for a slow node's late reply, then for its own.
+		// The pooled transport, whose rounds this is about
+		RedlockSettings settings = this.settings.toBuilder()
+			.nodeTimeout(Duration.ofSeconds(10))
+			.poolMaxTotal(1)
+			.poolMaxIdle(1)
+			.transport(RedlockSettings.Transport.POOLED)
+			.build();
 		Duration ttl = Duration.ofMinutes(1);
 		try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).build()) {
 			RedlockInternals internals = redlock.internals();
@@ -381,7 +387,12 @@ class SlowMinorityTests {
 		try (LatencyProxy slow = LatencyProxy.to(nodes.node(0), Duration.ZERO)) {
 			List<String> uris = new ArrayList<>(nodes.uris());
 			uris.set(0, slow.uri());
-			RedlockSettings settings = this.settings.withPool(1, 1);
+			// the pooled transport, whose pool this is about
+			RedlockSettings settings = this.settings.toBuilder()
+				.poolMaxTotal(1)
+				.poolMaxIdle(1)
+				.transport(RedlockSettings.Transport.POOLED)
+				.build();
 			try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).build()) {
 				redlock.acquire("warm-up", TTL, Duration.ZERO).release();
 				// node 0's only connection may still be with its late-reply thread: a

@@ -56,7 +56,15 @@ class StaleReplyTests {
 
 			};
 			List<String> uris = List.of(nodes.node(0).uri(), nodes.node(1).uri(), slow.uri());
-			RedlockSettings settings = TestSupport.SETTINGS.withPool(4, 1).withNodeTimeout(Duration.ofSeconds(1));
+			// the pooled transport, whose connections go back to a pool (a shared
+			// connection's replies are read by its reader alone, and late replies reach
+			// the listeners on another thread)
+			RedlockSettings settings = TestSupport.SETTINGS.toBuilder()
+				.poolMaxTotal(4)
+				.poolMaxIdle(1)
+				.nodeTimeout(Duration.ofSeconds(1))
+				.transport(RedlockSettings.Transport.POOLED)
+				.build();
 			try (Redlock redlock = Redlock.builder().nodes(uris).settings(settings).listener(failing).build()) {
 				// one connection per node, opened while the proxy is fast
 				redlock.acquire("warm-up", TTL, Duration.ZERO).release();

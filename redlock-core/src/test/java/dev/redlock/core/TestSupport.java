@@ -3,6 +3,7 @@ package dev.redlock.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -31,11 +32,15 @@ final class TestSupport {
 	 * the quarantine. The node timeout is 1 s instead of 100 ms: on a machine whose every
 	 * core is busy, a healthy node's reply can wait a few hundred milliseconds for a CPU,
 	 * and a test that makes one attempt, one extension or one release must not fail for
-	 * it. Tests that measure the node timeout set a shorter one of their own.
+	 * it. Tests that measure the node timeout set a shorter one of their own. The
+	 * transport is the default, or the one {@link #TRANSPORT_PROPERTY} names.
 	 */
 	static final RedlockSettings SETTINGS = RedlockSettings.defaults()
-		.withRestartQuarantine(Duration.ZERO)
-		.withNodeTimeout(Duration.ofSeconds(1));
+		.toBuilder()
+		.restartQuarantine(Duration.ZERO)
+		.nodeTimeout(Duration.ofSeconds(1))
+		.transport(transportUnderTest())
+		.build();
 
 	/**
 	 * The test settings with the restart quarantine on for the given time, which is also
@@ -45,7 +50,20 @@ final class TestSupport {
 		return SETTINGS.toBuilder().restartQuarantine(quarantine).defaultTtl(quarantine).build();
 	}
 
+	/**
+	 * The system property that runs the suite on another transport:
+	 * {@code -Dredlock.test.transport=shared} sends even a lone round over the shared
+	 * connections, which most tests, each with one thread, would otherwise never use.
+	 */
+	static final String TRANSPORT_PROPERTY = "redlock.test.transport";
+
 	private TestSupport() {
+	}
+
+	private static RedlockSettings.Transport transportUnderTest() {
+		String name = System.getProperty(TRANSPORT_PROPERTY, "");
+		return name.isBlank() ? RedlockSettings.defaults().transport()
+				: RedlockSettings.Transport.valueOf(name.trim().toUpperCase(Locale.ROOT));
 	}
 
 	static Redlock redlock(RedisNodes nodes, RedlockSettings settings) {

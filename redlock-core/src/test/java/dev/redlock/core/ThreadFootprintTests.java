@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.internal.thread.OnDemandThread;
 import dev.redlock.core.internal.thread.RenewalScheduler;
+import dev.redlock.core.internal.transport.SharedConnection;
 import dev.redlock.core.internal.waiting.NodeSubscriber;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNodes;
@@ -17,12 +18,13 @@ import dev.redlock.test.WithRedisNodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A {@code Redlock} over N nodes starts at most 3N + 2 threads, all daemons, all on
- * demand: per node, a connector while connections are being opened, a late-reply reader
- * once a round stops waiting for that node, and a release notice reader while threads
- * wait for a lock (and 30 s after); the renewal thread while leases are held (it renews,
- * watches and lets go of expired ones), and the loss-callback thread once the renewal
- * thread finds a lease lost. Closing it stops them all.
+ * A {@code Redlock} over N nodes starts at most 4N + 2 threads, all daemons: per node,
+ * the reader of its shared connection (the pipelined transport, from the start), and on
+ * demand a connector while connections are being opened, a late-reply reader once a round
+ * stops waiting for that node, and a release notice reader while threads wait for a lock
+ * (and 30 s after); the renewal thread while leases are held (it renews, watches and lets
+ * go of expired ones), and the loss-callback thread once the renewal thread finds a lease
+ * lost. Closing it stops them all.
  */
 @WithRedisNodes(count = 5)
 class ThreadFootprintTests {
@@ -71,10 +73,14 @@ class ThreadFootprintTests {
 					.anySatisfy((name) -> assertThat(name).startsWith(OnDemandThread.LATE_REPLIES))
 					.anySatisfy((name) -> assertThat(name).startsWith(NodeSubscriber.THREAD_NAME_PREFIX))
 					.noneSatisfy((name) -> assertThat(name).startsWith("test-platform-thread"));
-				// two instances: each at most a connector, a late-reply reader and a
-				// notice reader per node, one
-				// renewal and one loss-callback thread
-				assertThat(started).hasSizeLessThanOrEqualTo(2 * (3 * nodes.size() + 2));
+				if (settings.transport() != RedlockSettings.Transport.POOLED) {
+					assertThat(started).extracting(Thread::getName)
+						.anySatisfy((name) -> assertThat(name).startsWith(SharedConnection.READER));
+				}
+				// two instances: each at most a shared connection's reader, a connector,
+				// a late-reply reader and a notice reader per node, one renewal and one
+				// loss-callback thread
+				assertThat(started).hasSizeLessThanOrEqualTo(2 * (4 * nodes.size() + 2));
 				assertThat(started.stream().filter((thread) -> thread.getName().startsWith("redlock-connect-")))
 					.hasSizeLessThanOrEqualTo(2 * nodes.size());
 			}

@@ -39,7 +39,8 @@ final class RedlockFactory {
 			Map.entry("poolMinIdle", "pool.min-idle"), Map.entry("clientName", "client-name"),
 			Map.entry("nodes", "nodes"), Map.entry("restartQuarantine", "restart-quarantine"),
 			Map.entry("maxKeyLength", "max-key-length"), Map.entry("maxHold", "max-hold"),
-			Map.entry("autoRenew", "auto-renew"), Map.entry("clockTolerance", "clock-tolerance"));
+			Map.entry("autoRenew", "auto-renew"), Map.entry("clockTolerance", "clock-tolerance"),
+			Map.entry("transport", "transport"));
 
 	private static final Pattern INDEXED = Pattern.compile("(\\w+)(\\[\\d+])");
 
@@ -85,6 +86,7 @@ final class RedlockFactory {
 		map.from(properties::maxHold).to(settings::maxHold);
 		map.from(properties::autoRenew).to(settings::autoRenew);
 		map.from(properties::clockTolerance).to(settings::clockTolerance);
+		map.from(properties::transport).to(settings::transport);
 		return settings.build();
 	}
 

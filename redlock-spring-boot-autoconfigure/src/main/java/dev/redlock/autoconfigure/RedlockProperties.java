@@ -8,6 +8,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.core.Ordered;
 
+import dev.redlock.core.RedlockSettings;
+
 /**
  * Configuration properties for Redlock distributed locks.
  *
@@ -50,6 +52,11 @@ import org.springframework.core.Ordered;
  * @param maxHold Longest time a lease is kept alive by automatic renewal.
  * @param autoRenew Whether @DistributedLock methods renew their lease automatically while
  * they run, unless the annotation says.
+ * @param transport How lock rounds reach each node: "pipelined" shares one connection per
+ * node among the calling threads while many lock at once (8 or more rounds underway) and
+ * sends their commands together, else lends each round a pooled connection; "shared"
+ * shares it for every round; "pooled" never. Renewal batches and clean-up always use
+ * pooled connections.
  * @param pool Connection pool of each node.
  * @param ssl TLS for rediss:// nodes.
  * @param observation Micrometer Observations of @DistributedLock calls.
@@ -63,7 +70,8 @@ public record RedlockProperties(@DefaultValue("true") boolean enabled, @DefaultV
 		@DefaultValue("" + RedlockProperties.DEFAULT_INTERCEPTOR_ORDER) int interceptorOrder,
 		@DefaultValue("60s") Duration restartQuarantine, @DefaultValue("1024") int maxKeyLength,
 		@DefaultValue("10m") Duration maxHold, boolean autoRenew, @DefaultValue("50ms") Duration clockTolerance,
-		@DefaultValue Pool pool, @DefaultValue Ssl ssl, @DefaultValue Observation observation) {
+		@DefaultValue("pooled") RedlockSettings.Transport transport, @DefaultValue Pool pool, @DefaultValue Ssl ssl,
+		@DefaultValue Observation observation) {
 
 	/**
 	 * Default order of the @DistributedLock advisor: outside @Transactional

@@ -44,7 +44,7 @@ class RedlockEndpointTests {
 		this.redlock = TestRedlocks.on(nodes,
 				new RedlockSettings("shop:", Duration.ofSeconds(20), Duration.ofMillis(1500), Duration.ofMillis(40),
 						Duration.ofSeconds(1), 0.02, 7, 8, 2, 1, "endpoint-test", Duration.ZERO, 1024,
-						Duration.ofMinutes(10), false, Duration.ofMillis(50)));
+						Duration.ofMinutes(10), false, Duration.ofMillis(50), RedlockSettings.Transport.PIPELINED));
 		this.endpoint = new RedlockEndpoint(this.redlock, Show.ALWAYS);
 	}
 

@@ -64,7 +64,7 @@ public final class LeaseSupport {
 		this.held = held;
 		this.renewals = renewals;
 		this.renewalBatches = new RenewalBatches(renewals, rounds);
-		this.releases = new ReleaseBatches(rounds);
+		this.releases = new ReleaseBatches(rounds, settings.transport() != RedlockSettings.Transport.POOLED);
 	}
 
 	RedlockSettings settings() {

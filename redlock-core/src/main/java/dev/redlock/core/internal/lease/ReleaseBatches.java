@@ -21,7 +21,8 @@ import dev.redlock.core.internal.ScriptRounds.Released;
  * every waiting lease (up to {@value #MAX_BATCH}) in one round
  * ({@link ScriptRounds#release(List, long[])}) and hands each caller its own result.
  * Under many threads a round then costs each node one write and one read for many
- * releases instead of one each.
+ * releases instead of one each. With the pipelined transport every release runs at once
+ * in its own round: the shared connections send concurrent rounds together already.
  *
  * <p>
  * Unless more than {@value #MAX_BATCH} wait, a release waits for at most one round before
@@ -54,8 +55,15 @@ public final class ReleaseBatches {
 	 */
 	private final List<Thread> runningRounds = new ArrayList<>(ROUNDS_OUT + 1);
 
-	ReleaseBatches(ScriptRounds release) {
+	/**
+	 * Whether every release runs in a round of its own at once: with the pipelined
+	 * transport, whose shared connections send concurrent rounds together already.
+	 */
+	private final boolean unbatched;
+
+	ReleaseBatches(ScriptRounds release, boolean unbatched) {
 		this.release = release;
+		this.unbatched = unbatched;
 	}
 
 	/**
@@ -65,6 +73,9 @@ public final class ReleaseBatches {
 	 * @return the release's result
 	 */
 	Released release(HeldValue held, long longestTtlNanos) {
+		if (this.unbatched) {
+			return this.release.release(held, longestTtlNanos, 0);
+		}
 		Waiting queued = null;
 		Thread caller = Thread.currentThread();
 		this.lock.lock();

@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.redlock.core.internal.transport.NodeConnectionPool;
 import dev.redlock.core.internal.transport.PipelinedConnection;
+import dev.redlock.core.internal.transport.SharedConnection;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -39,8 +40,8 @@ import redis.clients.jedis.exceptions.JedisException;
  * the second round to the nodes that lost a script included
  * @param deadline that deadline, a {@link System#nanoTime()} reading, when bounded
  */
-public record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient, boolean bounded,
-		long deadline) implements LateReader {
+public record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient, boolean bounded, long deadline,
+		RoundsUnderway underway) implements LateReader {
 
 	private static final Logger logger = LoggerFactory.getLogger(Fanout.class);
 
@@ -52,7 +53,7 @@ public record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean 
 	}
 
 	public Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient) {
-		this(pools, timeoutNanos, patient, false, 0);
+		this(pools, timeoutNanos, patient, false, 0, new RoundsUnderway());
 	}
 
 	/**
@@ -67,7 +68,7 @@ public record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean 
 		if (left <= 0) {
 			return null;
 		}
-		return new Fanout(this.pools, Math.min(left, this.timeoutNanos), this.patient, true, deadline);
+		return new Fanout(this.pools, Math.min(left, this.timeoutNanos), this.patient, true, deadline, this.underway);
 	}
 
 	/**
@@ -112,16 +113,12 @@ public record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean 
 	 * after. Their replies take the place of the refusals.
 	 */
 	public NodeReply[] execute(RoundCommand command, boolean @Nullable [] selected, @Nullable EarlyExit exit) {
-		NodeReply[] replies = new FanoutRound(this.pools, this.timeoutNanos, this.patient, this, command, selected,
-				exit)
-			.run();
+		NodeReply[] replies = round(this.timeoutNanos, command, selected, exit);
 		boolean[] lacking = lackingScript(command, replies);
 		RoundCommand retry = (lacking != null) ? command.bySource() : null;
 		Fanout again = (retry == null) ? null : this.bounded ? until(this.deadline) : this;
 		if (again != null) {
-			NodeReply[] bySource = new FanoutRound(this.pools, again.timeoutNanos, this.patient, this, retry, lacking,
-					null)
-				.run();
+			NodeReply[] bySource = round(again.timeoutNanos, retry, lacking, null);
 			for (int i = 0; i < replies.length; i++) {
 				if (lacking[i]) {
 					replies[i] = RoundCommand.merge(replies[i], bySource[i]);
@@ -129,6 +126,29 @@ public record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean 
 			}
 		}
 		return replies;
+	}
+
+	/**
+	 * One round. With the pipelined transport it goes over the nodes' shared connections
+	 * while many other rounds are underway, whose commands it joins
+	 * ({@link RoundsUnderway}); with few, over connections lent to it, which its caller
+	 * reads itself, sooner than a reader thread could hand it the replies. A batch always
+	 * goes over connections of its own, so that no lock's round queues behind it.
+	 */
+	private NodeReply[] round(long timeoutNanos, RoundCommand command, boolean @Nullable [] selected,
+			@Nullable EarlyExit exit) {
+		SharedConnection first = this.pools.get(0).shared();
+		if (!command.measuresLatency() || first == null) {
+			return new FanoutRound(this.pools, timeoutNanos, this.patient, this, command, selected, exit).run();
+		}
+		boolean shares = this.underway.start() || first.takesEveryRound();
+		try {
+			return shares ? new SharedRound(this.pools, timeoutNanos, command, selected, exit).run()
+					: new FanoutRound(this.pools, timeoutNanos, this.patient, this, command, selected, exit).run();
+		}
+		finally {
+			this.underway.end();
+		}
 	}
 
 	/**

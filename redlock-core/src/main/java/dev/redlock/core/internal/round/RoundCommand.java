@@ -133,6 +133,23 @@ public final class RoundCommand {
 	}
 
 	/**
+	 * {@code SCRIPT LOAD} of each of our lock scripts the command calls by digest, for a
+	 * node that lacks them.
+	 * @return the loads, none when it calls none of them by digest
+	 */
+	List<CommandArguments> scriptLoads() {
+		List<CommandArguments> loads = new ArrayList<>(1);
+		for (CommandArguments call : calls()) {
+			Script script = (call.getCommand() == Command.EVALSHA && call.size() >= 2)
+					? LockScripts.byDigest(call.get(1).getRaw()) : null;
+			if (script != null) {
+				loads.add(new CommandArguments(Command.SCRIPT).add("LOAD").add(script.source()));
+			}
+		}
+		return loads;
+	}
+
+	/**
 	 * {@code EVALSHA digest numkeys keys... args...} as {@code EVAL source numkeys
 	 * keys... args...}, or {@code null} for another command or a digest not ours.
 	 */

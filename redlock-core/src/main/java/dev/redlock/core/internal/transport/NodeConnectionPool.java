@@ -65,6 +65,9 @@ public final class NodeConnectionPool implements AutoCloseable {
 	/** Reads the replies rounds did not wait for, in the order the node answers. */
 	private final OnDemandThread lateReplies;
 
+	/** The connection rounds share, with the pipelined transport; else {@code null}. */
+	private final @Nullable SharedConnection shared;
+
 	private volatile boolean closed;
 
 	public NodeConnectionPool(RedisNodeUri uri, RedlockSettings settings, long reconnectBackoffNanos,
@@ -76,6 +79,10 @@ public final class NodeConnectionPool implements AutoCloseable {
 		this.permits = new Semaphore(this.maxTotal);
 		this.connector = new NodeConnector(uri, settings.clientName(), tls, greeting, reconnectBackoffNanos);
 		this.lateReplies = new OnDemandThread(OnDemandThread.LATE_REPLIES + uri.hostAndPort());
+		this.shared = (settings.transport() == RedlockSettings.Transport.POOLED) ? null
+				: new SharedConnection(uri, this::openShared, 2 * settings.nodeTimeout().toNanos(),
+						(int) Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis()),
+						settings.transport() == RedlockSettings.Transport.SHARED);
 		// last: from now on a marker repair may open a connection for this pool
 		this.warm = new WarmConnections(this.connector, minIdle, warmUp, (nanos) -> this.latency.replied(nanos, false),
 				this::keep, () -> this.closed);
@@ -107,6 +114,18 @@ public final class NodeConnectionPool implements AutoCloseable {
 	 */
 	public void warmUp() {
 		this.warm.start();
+		if (this.shared != null && this.warm.keepsAny()) {
+			// opened with the warm connections; without them, on demand too
+			this.shared.openSoon();
+		}
+	}
+
+	/**
+	 * Returns the connection rounds share, with the pipelined transport.
+	 * @return the shared connection, or {@code null} when rounds borrow connections
+	 */
+	public @Nullable SharedConnection shared() {
+		return this.shared;
 	}
 
 	/**
@@ -366,6 +385,43 @@ public final class NodeConnectionPool implements AutoCloseable {
 		return false;
 	}
 
+	/**
+	 * Opens the shared connection, on the connector thread, beside the pool's: it holds
+	 * no slot, and is closed rather than given back. Fails at once while the node is in
+	 * its back-off.
+	 * @param timeoutMillis the bound for connecting
+	 * @return the connection, greeted
+	 */
+	CompletableFuture<PipelinedConnection> openShared(int timeoutMillis) {
+		JedisConnectionException down = this.closed ? new JedisConnectionException("Redlock has been closed")
+				: this.connector.downFailure();
+		if (down != null) {
+			return CompletableFuture.failedFuture(down);
+		}
+		CompletableFuture<PipelinedConnection> result = new CompletableFuture<>();
+		try {
+			this.connector.execute(() -> {
+				JedisConnectionException stillDown = this.connector.downFailure();
+				if (stillDown != null) {
+					result.completeExceptionally(stillDown);
+					return;
+				}
+				try {
+					result.complete(this.connector.connectAndGreet(timeoutMillis,
+							(nanos) -> this.latency.replied(nanos, false)));
+				}
+				catch (RuntimeException ex) {
+					this.connector.failed(ex);
+					result.completeExceptionally(ex);
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			result.completeExceptionally(new JedisConnectionException("Redlock has been closed", ex));
+		}
+		return result;
+	}
+
 	/** Opens a connection for a borrower, counting it. */
 	private PipelinedConnection open(int timeoutMillis) {
 		PipelinedConnection connection = this.connector.connectAndGreet(timeoutMillis,
@@ -416,14 +472,20 @@ public final class NodeConnectionPool implements AutoCloseable {
 		this.warm.closed();
 	}
 
-	/** How many connections of this pool are open or being opened to be kept. */
+	/**
+	 * How many connections of this pool are open or being opened to be kept, the shared
+	 * connection included.
+	 */
 	public int openConnections() {
-		return this.warm.count();
+		return this.warm.count() + ((this.shared != null && this.shared.isOpen()) ? 1 : 0);
 	}
 
 	@Override
 	public void close() {
 		this.closed = true;
+		if (this.shared != null) {
+			this.shared.close();
+		}
 		// queued connection attempts still run: each sees the pool closed and gives its
 		// slot back
 		this.connector.shutdown();

@@ -6,10 +6,12 @@ import dev.redlock.core.internal.protocol.NativeCall;
 import redis.clients.jedis.args.Rawable;
 
 /**
- * The calls a connection sent in their native form whose replies are still owed, in the
- * order sent, with a place for each plain command sent between them, so that each reply
- * is read as what was sent. Empty while no native call is owed, which costs a plain
- * command nothing; the arrays are reused.
+ * The replies a connection owes, and which of them answer calls sent in their native
+ * form, in the order sent, so that each reply is read as what was sent. While no native
+ * call is owed nothing is recorded but the count, which costs a plain command nothing;
+ * once one is, every owed reply has a place (a plain command's is empty). The arrays are
+ * reused. Safe for one thread sending while another reads, as on a
+ * {@link SharedConnection}.
  */
 final class PendingCalls {
 
@@ -19,18 +21,40 @@ final class PendingCalls {
 
 	private int head;
 
+	/** How many owed replies have a place: none, or every owed one. */
 	private int size;
 
-	boolean isEmpty() {
-		return this.size == 0;
+	private int owed;
+
+	/** How many replies are owed. */
+	synchronized int owed() {
+		return this.owed;
+	}
+
+	/** A plain command was sent. */
+	synchronized void sentPlain() {
+		if (this.size > 0) {
+			add(null, null);
+		}
+		this.owed++;
 	}
 
 	/**
-	 * Records a command sent.
-	 * @param call its native form, {@code null} for a plain command
-	 * @param value the native call's value
+	 * A call was sent in its native form.
+	 * @param call its native form
+	 * @param value the call's value
 	 */
-	void add(@Nullable NativeCall call, @Nullable Rawable value) {
+	synchronized void sentNative(NativeCall call, Rawable value) {
+		// the plain replies owed before it get their places, else the first of them
+		// would be read as this call's
+		for (int i = this.size; i < this.owed; i++) {
+			add(null, null);
+		}
+		add(call, value);
+		this.owed++;
+	}
+
+	private void add(@Nullable NativeCall call, @Nullable Rawable value) {
 		if (this.size == this.calls.length) {
 			grow();
 		}
@@ -40,22 +64,27 @@ final class PendingCalls {
 		this.size++;
 	}
 
-	/** The oldest owed command's native form, {@code null} for a plain command. */
-	@Nullable NativeCall oldest() {
-		return this.calls[this.head];
+	/**
+	 * The oldest owed reply's native call, {@code null} for a plain command's.
+	 */
+	synchronized @Nullable NativeCall oldest() {
+		return (this.size > 0) ? this.calls[this.head] : null;
 	}
 
 	/** The oldest owed native call's value. */
-	@Nullable Rawable oldestValue() {
-		return this.values[this.head];
+	synchronized @Nullable Rawable oldestValue() {
+		return (this.size > 0) ? this.values[this.head] : null;
 	}
 
-	/** The oldest owed command's reply was read. */
-	void removeOldest() {
-		this.calls[this.head] = null;
-		this.values[this.head] = null;
-		this.head = (this.head + 1) % this.calls.length;
-		this.size--;
+	/** The oldest owed reply was read. */
+	synchronized void replyRead() {
+		this.owed--;
+		if (this.size > 0) {
+			this.calls[this.head] = null;
+			this.values[this.head] = null;
+			this.head = (this.head + 1) % this.calls.length;
+			this.size--;
+		}
 	}
 
 	private void grow() {

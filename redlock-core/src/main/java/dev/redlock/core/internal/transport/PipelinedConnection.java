@@ -56,6 +56,9 @@ public final class PipelinedConnection extends Connection {
 
 	private @Nullable NodeCommands node;
 
+	/** Where commands are encoded once the connection is shared, else {@code null}. */
+	private @Nullable WriteBatches batches;
+
 	PipelinedConnection(HostAndPort hostAndPort, JedisClientConfig config) {
 		this(new SocketCapture(hostAndPort, config), config);
 	}
@@ -93,13 +96,6 @@ public final class PipelinedConnection extends Connection {
 			socket.clearDeadline();
 		}
 	}
-
-	/**
-	 * Replies this connection owes: commands sent through {@link #send} whose reply was
-	 * not read by {@link #readReply}. Only a connection that owes nothing may be reused,
-	 * else its next user would read another command's reply as its own.
-	 */
-	private int owedReplies;
 
 	/**
 	 * Buffers a command, to be sent by {@link #flushNow}; its reply is then owed until
@@ -144,18 +140,14 @@ public final class PipelinedConnection extends Connection {
 	}
 
 	private void sendNative(NativeCall call, CommandArguments scriptCall, CommandArguments[] commands) {
-		this.owedReplies++;
-		this.pending.add(call, NativeCall.value(scriptCall));
+		this.pending.sentNative(call, NativeCall.value(scriptCall));
 		for (CommandArguments command : commands) {
 			sendCommand(command);
 		}
 	}
 
 	private void sendPlain(CommandArguments command) {
-		this.owedReplies++;
-		if (!this.pending.isEmpty()) {
-			this.pending.add(null, null);
-		}
+		this.pending.sentPlain();
 		sendCommand(command);
 	}
 
@@ -166,6 +158,38 @@ public final class PipelinedConnection extends Connection {
 	void greeted(LockCommands commands, NodeCommands node) {
 		this.greeted = commands;
 		this.node = node;
+	}
+
+	/**
+	 * Shares the connection among callers: from now on its commands are encoded into
+	 * write batches, written to the socket by {@link WriteBatches#writeOut}, and
+	 * {@link #flushNow()} must not be called. Nothing may be buffered yet.
+	 * @return the batches
+	 * @throws IOException if the socket is gone
+	 */
+	WriteBatches share() throws IOException {
+		DeadlineSocket socket = this.capture.socket;
+		if (socket == null) {
+			throw new IOException("not connected");
+		}
+		WriteBatches batches = new WriteBatches(socket.getOutputStream());
+		this.batches = batches;
+		return batches;
+	}
+
+	/**
+	 * Encodes a command into the shared connection's write batch, or buffers it in
+	 * Jedis's own stream.
+	 */
+	@Override
+	public void sendCommand(CommandArguments command) {
+		WriteBatches batches = this.batches;
+		if (batches != null) {
+			batches.encode(command);
+		}
+		else {
+			super.sendCommand(command);
+		}
 	}
 
 	/** Sends what {@link #send} buffered, without reading. */
@@ -199,24 +223,16 @@ public final class PipelinedConnection extends Connection {
 	 * broke or timed out (it then still owes the reply and is broken)
 	 */
 	public @Nullable Object readReply() {
-		boolean tracked = !this.pending.isEmpty();
-		NativeCall call = tracked ? this.pending.oldest() : null;
+		NativeCall call = this.pending.oldest();
 		try {
 			Object reply = (call != null) ? readNative(call) : getUnflushedObject();
-			replyRead(tracked);
+			this.pending.replyRead();
 			return reply;
 		}
 		catch (JedisDataException ex) {
 			// an error reply was read all the same
-			replyRead(tracked);
+			this.pending.replyRead();
 			throw ex;
-		}
-	}
-
-	private void replyRead(boolean tracked) {
-		this.owedReplies--;
-		if (tracked) {
-			this.pending.removeOldest();
 		}
 	}
 
@@ -251,7 +267,7 @@ public final class PipelinedConnection extends Connection {
 	 * @return {@code true} if reusable
 	 */
 	boolean isReusable() {
-		return this.owedReplies == 0 && !isBroken();
+		return this.pending.owed() == 0 && !isBroken();
 	}
 
 	/**

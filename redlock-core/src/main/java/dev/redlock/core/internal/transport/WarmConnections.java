@@ -71,6 +71,11 @@ final class WarmConnections {
 		}
 	}
 
+	/** Whether any connection is kept open even when idle. */
+	boolean keepsAny() {
+		return this.minIdle > 0;
+	}
+
 	/** How many connections of the pool are open or being opened to be kept. */
 	int count() {
 		return this.openOrOpening.get();
