@@ -113,8 +113,13 @@ public final class NodeConnectionPool implements AutoCloseable {
 	 * Starts opening the connections that are kept even when idle, in the background.
 	 */
 	public void warmUp() {
+		boolean sharedFirst = this.shared != null && this.shared.takesEveryRound();
+		if (sharedFirst && this.warm.keepsAny()) {
+			// ahead of the warm connections on the connector thread: every round needs it
+			this.shared.openSoon();
+		}
 		this.warm.start();
-		if (this.shared != null && this.warm.keepsAny()) {
+		if (this.shared != null && !sharedFirst && this.warm.keepsAny()) {
 			// opened with the warm connections; without them, on demand too
 			this.shared.openSoon();
 		}
