@@ -140,8 +140,7 @@ public final class RoundCommand {
 	List<CommandArguments> scriptLoads() {
 		List<CommandArguments> loads = new ArrayList<>(1);
 		for (CommandArguments call : calls()) {
-			Script script = (call.getCommand() == Command.EVALSHA && call.size() >= 2)
-					? LockScripts.byDigest(call.get(1).getRaw()) : null;
+			Script script = calledByDigest(call);
 			if (script != null) {
 				loads.add(new CommandArguments(Command.SCRIPT).add("LOAD").add(script.source()));
 			}
@@ -154,10 +153,7 @@ public final class RoundCommand {
 	 * keys... args...}, or {@code null} for another command or a digest not ours.
 	 */
 	private static @Nullable CommandArguments bySource(CommandArguments byDigest) {
-		if (byDigest.getCommand() != Command.EVALSHA || byDigest.size() < 2) {
-			return null;
-		}
-		Script script = LockScripts.byDigest(byDigest.get(1).getRaw());
+		Script script = calledByDigest(byDigest);
 		if (script == null) {
 			return null;
 		}
@@ -166,6 +162,12 @@ public final class RoundCommand {
 			call.add(byDigest.get(i));
 		}
 		return call;
+	}
+
+	/** The lock script a call calls by digest, or {@code null} for any other call. */
+	private static @Nullable Script calledByDigest(CommandArguments call) {
+		return (call.getCommand() == Command.EVALSHA && call.size() >= 2) ? LockScripts.byDigest(call.get(1).getRaw())
+				: null;
 	}
 
 	/**

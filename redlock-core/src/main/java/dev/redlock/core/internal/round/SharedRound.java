@@ -232,7 +232,7 @@ final class SharedRound implements SharedConnection.Call {
 			}
 		}
 		if (followUp != null) {
-			FollowUp call = new FollowUp(RoundCommand.of(followUp), System.nanoTime() + (this.deadline - this.start));
+			BehindCall call = new BehindCall(RoundCommand.of(followUp), true);
 			for (int i = 0; i < this.replies.length; i++) {
 				if (this.fates[i] == FOLLOWED_UP) {
 					this.pools.get(i).shared().submit(call, i);
@@ -326,8 +326,7 @@ final class SharedRound implements SharedConnection.Call {
 		List<CommandArguments> loads = this.command.scriptLoads();
 		SharedConnection shared = this.pools.get(node).shared();
 		if (!loads.isEmpty() && shared != null) {
-			shared.submit(new ScriptLoads(RoundCommand.pipelined(loads.toArray(new CommandArguments[0])),
-					System.nanoTime() + (this.deadline - this.start)), node);
+			shared.submit(new BehindCall(RoundCommand.pipelined(loads.toArray(new CommandArguments[0])), false), node);
 		}
 	}
 
@@ -384,79 +383,51 @@ final class SharedRound implements SharedConnection.Call {
 		}
 	}
 
-	/** Scripts loaded again on a node, whatever it answers. */
-	private static final class ScriptLoads implements SharedConnection.Call {
+	/**
+	 * A call written behind the round's own on a node: the early exit's follow-up, whose
+	 * reply is paired with the late reply it follows, or the loading of scripts the node
+	 * lacked, whose reply nobody needs (a refusal leaves the next call by source to load
+	 * them, a lost connection the next connection's greeting).
+	 */
+	private final class BehindCall implements SharedConnection.Call {
 
-		private final RoundCommand loads;
+		private final RoundCommand command;
+
+		private final boolean followsUp;
 
 		private final long writeBy;
 
-		ScriptLoads(RoundCommand loads, long writeBy) {
-			this.loads = loads;
-			this.writeBy = writeBy;
+		BehindCall(RoundCommand command, boolean followsUp) {
+			this.command = command;
+			this.followsUp = followsUp;
+			this.writeBy = System.nanoTime() + (SharedRound.this.deadline - SharedRound.this.start);
 		}
 
 		@Override
 		public void writeTo(PipelinedConnection connection) {
-			this.loads.writeTo(connection);
-		}
-
-		@Override
-		public void readFrom(int node, PipelinedConnection connection) {
-			try {
-				this.loads.readFrom(connection);
-			}
-			catch (JedisDataException ex) {
-				// refused (no permission to load scripts): the next call by source loads
-				// it
-			}
-		}
-
-		@Override
-		public void failed(int node, JedisException failure, boolean written) {
-			// a new connection's greeting loads them
-		}
-
-		@Override
-		public long writeBy() {
-			return this.writeBy;
-		}
-
-	}
-
-	/** The early exit's follow-up, written behind the calls the round did not await. */
-	private final class FollowUp implements SharedConnection.Call {
-
-		private final RoundCommand followUp;
-
-		private final long writeBy;
-
-		FollowUp(RoundCommand followUp, long writeBy) {
-			this.followUp = followUp;
-			this.writeBy = writeBy;
-		}
-
-		@Override
-		public void writeTo(PipelinedConnection connection) {
-			this.followUp.writeTo(connection);
+			this.command.writeTo(connection);
 		}
 
 		@Override
 		public void readFrom(int node, PipelinedConnection connection) {
 			NodeReply reply;
 			try {
-				reply = NodeReply.replied(node, this.followUp.readFrom(connection),
+				reply = NodeReply.replied(node, this.command.readFrom(connection),
 						System.nanoTime() - SharedRound.this.start);
 			}
 			catch (JedisDataException ex) {
 				reply = NodeReply.failed(node, ex, System.nanoTime() - SharedRound.this.start);
 			}
-			late(node, reply, true);
+			if (this.followsUp) {
+				late(node, reply, true);
+			}
 		}
 
 		@Override
 		public void failed(int node, JedisException failure, boolean written) {
-			late(node, NodeReply.failed(node, failure, System.nanoTime() - SharedRound.this.start), true);
+			if (this.followsUp) {
+				late(node, NodeReply.failed(node, failure, System.nanoTime() - SharedRound.this.start), true);
+			}
 		}
 
 		@Override

@@ -30,7 +30,7 @@ final class WriteBatches {
 
 		@Override
 		public void write(int b) {
-			WriteBatches.this.filling.append(new byte[] { (byte) b }, 0, 1);
+			WriteBatches.this.filling.append((byte) b);
 		}
 
 		@Override
@@ -106,11 +106,20 @@ final class WriteBatches {
 		private int count;
 
 		void append(byte[] source, int offset, int length) {
+			room(length);
+			System.arraycopy(source, offset, this.bytes, this.count, length);
+			this.count += length;
+		}
+
+		void append(byte b) {
+			room(1);
+			this.bytes[this.count++] = b;
+		}
+
+		private void room(int length) {
 			if (this.count + length > this.bytes.length) {
 				this.bytes = Arrays.copyOf(this.bytes, Math.max(this.bytes.length * 2, this.count + length));
 			}
-			System.arraycopy(source, offset, this.bytes, this.count, length);
-			this.count += length;
 		}
 
 	}
