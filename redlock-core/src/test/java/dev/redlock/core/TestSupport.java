@@ -202,7 +202,27 @@ final class TestSupport {
 	 * its key, and the other nodes delete it a moment later, off the caller's thread.
 	 */
 	static void awaitNoKeys(RedisNodes nodes) {
-		awaitTrue("no key is left on any node", Duration.ofSeconds(5), () -> keysOnNodes(nodes) == 0);
+		awaitTrue("no key is left on any node", Duration.ofSeconds(5), () -> keysOnNodes(nodes) == 0,
+				() -> keysLeft(nodes));
+	}
+
+	/** The keys left on each running, unpaused node, with their TTLs, a few per node. */
+	static String keysLeft(RedisNodes nodes) {
+		StringBuilder left = new StringBuilder("left:");
+		for (int i = 0; i < nodes.size(); i++) {
+			RedisNode node = nodes.node(i);
+			if (node.isRunning() && !node.isPaused()) {
+				String[] keys = String.valueOf(node.command("KEYS", "*")).split("\n");
+				left.append(" node ").append(i).append(" [");
+				for (int k = 0; k < Math.min(keys.length, 5); k++) {
+					if (!keys[k].isEmpty() && !keys[k].equals(NodeMarker.KEY)) {
+						left.append(keys[k]).append(" (ttl ").append(node.command("PTTL", keys[k])).append(" ms) ");
+					}
+				}
+				left.append("]");
+			}
+		}
+		return left.toString();
 	}
 
 	/**

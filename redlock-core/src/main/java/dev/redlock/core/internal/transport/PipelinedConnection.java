@@ -215,7 +215,10 @@ public final class PipelinedConnection extends Connection {
 	}
 
 	/**
-	 * Reads the oldest owed reply.
+	 * Reads the oldest owed reply. What was sent is looked up once its first reply has
+	 * been read: those bytes come only after the call was written, so after its sender
+	 * recorded it, even when the reader began waiting before the sender had encoded it (a
+	 * shared connection's reader).
 	 * @return the reply ({@code byte[]}, {@code Long}, a list, or {@code null})
 	 * @throws redis.clients.jedis.exceptions.JedisDataException for an error reply (read,
 	 * so no longer owed)
@@ -223,22 +226,33 @@ public final class PipelinedConnection extends Connection {
 	 * broke or timed out (it then still owes the reply and is broken)
 	 */
 	public @Nullable Object readReply() {
+		Object first = readOrError();
 		NativeCall call = this.pending.oldest();
+		Object reply;
 		try {
-			Object reply = (call != null) ? readNative(call) : getUnflushedObject();
-			this.pending.replyRead();
-			return reply;
+			reply = (call != null) ? readNative(call, first) : plain(first);
 		}
 		catch (JedisDataException ex) {
 			// an error reply was read all the same
 			this.pending.replyRead();
 			throw ex;
 		}
+		this.pending.replyRead();
+		return reply;
 	}
 
-	/** Reads the replies of a call sent in its native form, as the script's reply. */
-	private @Nullable Object readNative(NativeCall call) {
-		Object first = readOrError();
+	private static @Nullable Object plain(@Nullable Object reply) {
+		if (reply instanceof JedisDataException error) {
+			throw error;
+		}
+		return reply;
+	}
+
+	/**
+	 * Reads the rest of the replies of a call sent in its native form, as the script's
+	 * reply.
+	 */
+	private @Nullable Object readNative(NativeCall call, @Nullable Object first) {
 		Object second = (call.replies() > 1) ? readOrError() : null;
 		try {
 			return call.fold(Objects.requireNonNull(this.pending.oldestValue()), first, second);
