@@ -269,6 +269,14 @@ final class SharedRound implements SharedConnection.Call {
 		if (reply.kind() == NodeReply.Kind.UNREACHABLE) {
 			this.pools.get(node).discardIdle();
 		}
+		else if (written && reply.kind() == NodeReply.Kind.TIMEOUT && this.command.measuresLatency()) {
+			// a stalled connection: the node left a reply unanswered for twice the node
+			// timeout, so it takes at least a round's timeout now, as a pooled round's
+			// read that times out tells; rounds over pooled connections (renewals,
+			// clean-up) then stop waiting for it
+			long waited = System.nanoTime() - this.writtenAt[node];
+			this.pools.get(node).latency().replied(Math.max(waited, this.deadline - this.start), false);
+		}
 		answered(reply);
 	}
 

@@ -473,7 +473,15 @@ public final class NodeConnectionPool implements AutoCloseable {
 	 * left, others are opened in the background.
 	 */
 	private void discard(PipelinedConnection connection) {
-		connection.closeQuietly();
+		if (connection.isReusable()) {
+			connection.closeQuietly();
+		}
+		else {
+			// it owes a reply or broke: a node that does not answer would hold a TLS
+			// close (its closing alert, then the wait for the node's) up to the read
+			// timeout, on a caller's or the renewal thread
+			connection.abort();
+		}
 		this.warm.closed();
 	}
 
