@@ -4,9 +4,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -45,7 +48,22 @@ final class ColdBurst {
 		Map<String, Integer> failures = new ConcurrentHashMap<>();
 		CountDownLatch start = new CountDownLatch(1);
 		List<Thread> burst = new ArrayList<>(threads);
-		try (Redlock redlock = Redlock.builder().nodes(nodes).settings(settings).build()) {
+		// what the nodes answered that was not a grant, from the build on: printed when
+		// an
+		// attempt failed, to tell a cold client from a slow node
+		long built = System.nanoTime();
+		Queue<String> refusals = new ConcurrentLinkedQueue<>();
+		RedlockListener notesRefusals = new RedlockListener() {
+			@Override
+			public void nodeRequestFinished(NodeRequestEvent event) {
+				if (event.outcome() != NodeOutcome.OK) {
+					refusals.add(String.format("%s %s after %d ms (at %d ms)", event.node(), event.outcome().tag(),
+							event.duration().toMillis(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - built)));
+				}
+			}
+		};
+		List<Integer> idle = new ArrayList<>();
+		try (Redlock redlock = Redlock.builder().nodes(nodes).settings(settings).listener(notesRefusals).build()) {
 			for (int i = 0; i < threads; i++) {
 				String resource = "cold-burst-" + i;
 				Thread thread = new Thread(() -> {
@@ -72,9 +90,16 @@ final class ColdBurst {
 			for (Thread thread : burst) {
 				thread.join();
 			}
+			for (int i = 0; i < nodes.size(); i++) {
+				idle.add(redlock.internals().idleConnections(i));
+			}
 		}
 		System.out.printf("acquired %d of %d%n", acquired.get(), threads);
 		new TreeMap<>(failures).forEach((failure, count) -> System.out.printf("%d x %s%n", count, failure));
+		if (acquired.get() != threads) {
+			System.out.printf("idle connections per node after the burst: %s%n", idle);
+			refusals.forEach((refusal) -> System.out.printf("node request: %s%n", refusal));
+		}
 		System.exit((acquired.get() == threads) ? 0 : 1);
 	}
 
