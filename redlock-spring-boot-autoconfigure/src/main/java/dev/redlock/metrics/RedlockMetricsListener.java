@@ -85,8 +85,8 @@ import dev.redlock.core.ReleaseOutcome;
  * <tr>
  * <td>{@code redlock.node.requests}</td>
  * <td>Timer</td>
- * <td>{@code node} = {@code host:port}, {@code command} = {@code acquire} |
- * {@code release} | {@code extend} | {@code ping}, {@code outcome} = {@code ok} |
+ * <td>{@code node} = {@code host:port}, {@code command} = {@code acquire} | {@code fence}
+ * | {@code release} | {@code extend} | {@code ping}, {@code outcome} = {@code ok} |
  * {@code rejected} | {@code timeout} | {@code error}</td>
  * <td>each node's part in each round</td>
  * </tr>

@@ -78,6 +78,11 @@ class MonitoringFilesTests {
 
 	private static final Path ALERTS = MONITORING.resolve("redlock-alerts.yml");
 
+	private static final Path OBSERVABILITY = Path.of("..", "docs", "observability.md").toAbsolutePath().normalize();
+
+	/** A meter table's row: its first cell, a name in backticks. */
+	private static final Pattern DOCUMENTED_METER = Pattern.compile("(?m)^\\| `(redlock\\.[a-z.]+)` \\|");
+
 	private static final Pattern METRIC = Pattern.compile("redlock_[a-z_]+");
 
 	private static final Pattern SAMPLE_NAME = Pattern.compile("^[a-zA-Z_:][a-zA-Z0-9_:]*");
@@ -211,6 +216,27 @@ class MonitoringFilesTests {
 		Set<String> queried = new TreeSet<>(byTheDashboard);
 		queried.addAll(byTheAlerts);
 		assertThat(queried).as("metrics the two files query").containsAll(MUST_BE_QUERIED);
+		// the meter tables of the observability page are a contract: every meter the
+		// running shop made is in one of them
+		Set<String> produced = this.registry.getMeters()
+			.stream()
+			.map((meter) -> meter.getId().getName())
+			.filter((name) -> name.startsWith("redlock."))
+			.map((name) -> name.endsWith(".active") ? name.substring(0, name.length() - ".active".length()) : name)
+			.collect(Collectors.toCollection(TreeSet::new));
+		assertThat(produced).as("meters of the running shop").contains("redlock.node.quarantines");
+		assertThat(notIn(documentedMeters(), produced)).as("meters missing from the tables of %s", OBSERVABILITY)
+			.isEmpty();
+	}
+
+	/** The names in the first column of the meter tables of the observability page. */
+	private static Set<String> documentedMeters() throws IOException {
+		Set<String> names = new TreeSet<>();
+		Matcher row = DOCUMENTED_METER.matcher(Files.readString(OBSERVABILITY));
+		while (row.find()) {
+			names.add(row.group(1));
+		}
+		return names;
 	}
 
 	private static Set<String> notIn(Set<String> scraped, Set<String> queried) {
