@@ -20,8 +20,9 @@ public class LockNotAcquiredException extends RuntimeException {
 		CONTENDED,
 
 		/**
-		 * Too few nodes could be reached (down, timed out or answering with errors) to
-		 * form a quorum.
+		 * Too few nodes could be counted to form a quorum: down, timed out, answering
+		 * with errors, or in quarantine (restarted, created, stepped their clock or lost
+		 * data less than the restart quarantine ago: they may have forgotten locks).
 		 */
 		NO_QUORUM,
 

@@ -39,8 +39,11 @@ import dev.redlock.core.RedlockSettings;
  * @param restartQuarantine How long a node that may have forgotten locks (it restarted,
  * its clock stepped, it went back to an older state, it lost or may evict keys, a replica
  * replaced it) does not count towards a quorum, so it cannot help a second holder to a
- * lock it forgot. Also the longest TTL a lock may have. 0 turns quarantine and every
- * detector off: then run Redis with "appendfsync always".
+ * lock it forgot. Nodes created or restarted less than this long ago count only once it
+ * has passed: with all nodes just created, no lock can be had for that long (use 0s for
+ * nodes of a development machine or a test). Also the longest TTL a lock may have on the
+ * nodes. 0 turns quarantine and every detector off: then run Redis with "appendfsync
+ * always".
  * @param clockTolerance How far apart the nodes' clocks may read and still agree, while
  * the restart quarantine is on: their synchronisation error plus the time a round takes
  * to read them. A node whose clock is not proven within it of the others' does not count
