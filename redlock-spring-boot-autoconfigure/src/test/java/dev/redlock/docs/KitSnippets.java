@@ -30,7 +30,7 @@ class KitSnippets {
 
 		@Test
 		void minorityDown(RedisNodes nodes) {
-			nodes.node(1).kill(); // SIGKILL; restart() brings it back empty, same port
+			nodes.node(1).kill(); // SIGKILL; restart() brings it back, empty
 			nodes.node(3).pause(); // SIGSTOP; resume() sends SIGCONT
 			// nodes started a moment ago would sit out the 60 s restart quarantine
 			// (every acquisition fails with NO_QUORUM meanwhile): turn it off for them,
