@@ -48,8 +48,7 @@ final class ColdBurst {
 		Map<String, Integer> failures = new ConcurrentHashMap<>();
 		CountDownLatch start = new CountDownLatch(1);
 		List<Thread> burst = new ArrayList<>(threads);
-		// what the nodes answered that was not a grant, from the build on: printed when
-		// an
+		// the nodes' answers that were not grants, from the build on: printed when an
 		// attempt failed, to tell a cold client from a slow node
 		long built = System.nanoTime();
 		Queue<String> refusals = new ConcurrentLinkedQueue<>();

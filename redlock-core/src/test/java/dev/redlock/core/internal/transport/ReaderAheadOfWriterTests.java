@@ -4,9 +4,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,7 +40,6 @@ class ReaderAheadOfWriterTests {
 	void aNativeCallIsReadAsTheScriptsReplyByAReaderThatWaitedBeforeItWasSent(String server, LockCommands commands)
 			throws Exception {
 		Path binary = RedisNodes.preparedServer(server);
-		ExecutorService readers = Executors.newSingleThreadExecutor((task) -> new Thread(task, "ahead-reader"));
 		try (RedisNodes nodes = RedisNodes.startServers(List.of(binary))) {
 			RedisNode node = nodes.node(0);
 			node.command("SET", "redlock:ahead", "ours", "PX", "60000");
@@ -49,8 +47,18 @@ class ReaderAheadOfWriterTests {
 					DefaultJedisClientConfig.builder().socketTimeoutMillis(30_000).build());
 			try {
 				connection.greeted(commands, new NodeCommands(node.uri()));
-				CompletableFuture<Object> reply = CompletableFuture.supplyAsync(connection::readReply, readers);
-				awaitWaitingForBytes("ahead-reader");
+				CompletableFuture<Object> reply = new CompletableFuture<>();
+				Thread reader = new Thread(() -> {
+					try {
+						reply.complete(connection.readReply());
+					}
+					catch (Throwable ex) {
+						reply.completeExceptionally(ex);
+					}
+				}, "ahead-reader");
+				reader.setDaemon(true);
+				reader.start();
+				awaitWaitingForBytes(reader);
 				connection.send(LockScripts.call(Command.EVALSHA, LockScripts.EXTEND.sha1(), KEY, VALUE,
 						RawArgument.of(30_000)));
 				connection.flushNow();
@@ -62,26 +70,19 @@ class ReaderAheadOfWriterTests {
 				connection.abort();
 			}
 		}
-		finally {
-			readers.shutdownNow();
-		}
 	}
 
 	/** Polls until the thread blocks reading a socket for bytes that are not there. */
-	private static void awaitWaitingForBytes(String name) {
+	private static void awaitWaitingForBytes(Thread reader) {
 		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
 		while (System.nanoTime() - deadline < 0) {
-			for (var entry : Thread.getAllStackTraces().entrySet()) {
-				if (entry.getKey().getName().equals(name)) {
-					for (StackTraceElement frame : entry.getValue()) {
-						if (frame.getClassName().equals("redis.clients.jedis.util.RedisInputStream")
-								&& frame.getMethodName().equals("ensureFill")) {
-							return;
-						}
-					}
+			for (StackTraceElement frame : reader.getStackTrace()) {
+				if (frame.getClassName().equals("redis.clients.jedis.util.RedisInputStream")
+						&& frame.getMethodName().equals("ensureFill")) {
+					return;
 				}
 			}
-			Thread.onSpinWait();
+			LockSupport.parkNanos(1_000_000);
 		}
 		throw new AssertionError("the reader never waited for a reply");
 	}
