@@ -40,7 +40,10 @@ import dev.redlock.core.RedlockSettings;
  * extended.</li>
  * <li>{@code lockAtLeastFor} keeps the lock after a fast run, counted from the
  * acquisition or from the extension that set it: the key is then left to expire instead
- * of deleted.</li>
+ * of deleted. A hold longer than the lock's TTL (the restart quarantine) is kept by
+ * renewing the lock after the job ended, on a thread of this provider, until the rest of
+ * the hold fits in its TTL; {@link #close()} (on shutdown) releases such locks with their
+ * hold at once, so that they expire with the TTL they last got.</li>
  * <li>A lock handle is single-use: after {@code unlock()} or {@code extend(...)} it
  * throws {@link IllegalStateException}. {@code extend} returns empty when the lock can no
  * longer be extended (expired, lost, or extended as often as
@@ -48,7 +51,7 @@ import dev.redlock.core.RedlockSettings;
  * so its lock stays taken until the {@code lockAtMostFor} it already had.</li>
  * </ul>
  */
-public final class RedlockLockProvider implements ExtensibleLockProvider {
+public final class RedlockLockProvider implements ExtensibleLockProvider, AutoCloseable {
 
 	/** What each job's resource starts with. */
 	public static final String RESOURCE_PREFIX = "shedlock:";
@@ -64,6 +67,9 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 
 	/** Jobs already told that their {@code lockAtMostFor} was raised. */
 	private final Set<String> raised = ConcurrentHashMap.newKeySet();
+
+	/** Locks kept after their job for a {@code lockAtLeastFor} longer than their TTL. */
+	private final LongHolds longHolds = new LongHolds();
 
 	/**
 	 * Creates a provider.
@@ -95,8 +101,23 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 			if (ttl.compareTo(atMost) < 0) {
 				lease.autoRenew(atMost);
 			}
-			return new RedlockSimpleLock(configuration, lease, lease.heldFor());
+			return new RedlockSimpleLock(configuration, lease, lease.heldFor(), ttl);
 		});
+	}
+
+	/**
+	 * Releases the locks still kept for a {@code lockAtLeastFor} longer than their TTL,
+	 * with that hold: their keys expire with the TTL they last got. Locks taken later are
+	 * released at the end of their job as usual, their hold cut to their TTL.
+	 */
+	@Override
+	public void close() {
+		this.longHolds.close();
+	}
+
+	/** How many locks are kept now for a {@code lockAtLeastFor} longer than their TTL. */
+	int longHoldsKept() {
+		return this.longHolds.size();
 	}
 
 	/**
@@ -135,15 +156,28 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 		/** When this handle's configuration starts, as the lease's hold time. */
 		private final Duration startedAfter;
 
-		RedlockSimpleLock(LockConfiguration configuration, Lease lease, Duration startedAfter) {
+		/** The TTL the lease was given for this handle's configuration. */
+		private final Duration ttl;
+
+		RedlockSimpleLock(LockConfiguration configuration, Lease lease, Duration startedAfter, Duration ttl) {
 			super(configuration);
 			this.lease = lease;
 			this.startedAfter = startedAfter;
+			this.ttl = ttl;
 		}
 
 		@Override
 		protected void doUnlock() {
-			this.lease.release(this.startedAfter.plus(this.lockConfiguration.getLockAtLeastFor()));
+			Duration minHold = this.startedAfter.plus(this.lockConfiguration.getLockAtLeastFor());
+			// only a lock whose TTL is cut by the quarantine can be given less than its
+			// hold
+			boolean renewed = this.ttl.compareTo(this.lockConfiguration.getLockAtMostFor()) < 0;
+			if (renewed && LongHolds.outlasts(this.lease, minHold)) {
+				RedlockLockProvider.this.longHolds.keep(this.lease, minHold, this.ttl);
+			}
+			else {
+				this.lease.release(minHold);
+			}
 		}
 
 		@Override
@@ -178,7 +212,7 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 			if (ttl.compareTo(atMost) < 0) {
 				this.lease.autoRenew(startedAfter.plus(atMost));
 			}
-			return Optional.of(new RedlockSimpleLock(extension, this.lease, startedAfter));
+			return Optional.of(new RedlockSimpleLock(extension, this.lease, startedAfter, ttl));
 		}
 
 	}

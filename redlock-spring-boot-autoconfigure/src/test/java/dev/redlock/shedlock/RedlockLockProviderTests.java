@@ -2,6 +2,8 @@ package dev.redlock.shedlock;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -31,7 +33,7 @@ class RedlockLockProviderTests {
 
 	private RedisNodes nodes;
 
-	private Redlock redlock;
+	private final List<Redlock> redlocks = new ArrayList<>();
 
 	@BeforeEach
 	void start() {
@@ -40,9 +42,7 @@ class RedlockLockProviderTests {
 
 	@AfterEach
 	void stop() {
-		if (this.redlock != null) {
-			this.redlock.close();
-		}
+		this.redlocks.forEach(Redlock::close);
 		this.nodes.close();
 	}
 
@@ -92,19 +92,75 @@ class RedlockLockProviderTests {
 	}
 
 	/**
+	 * ShedLock's README example holds a job's lock 14 minutes ({@code lockAtMostFor} and
+	 * {@code lockAtLeastFor}) against a 15-minute schedule, 14 times the 60 s restart
+	 * quarantine; here 8 s against a 2 s quarantine. The job ends at once: another
+	 * instance gets the lock only once the 8 s have passed, and soon after.
+	 */
+	@Test
+	void aLockAtLeastForBeyondTheRestartQuarantineKeepsTheLockThatLongAfterAFastRun() {
+		Duration quarantine = Duration.ofSeconds(2);
+		Duration hold = Duration.ofSeconds(8);
+		RedlockLockProvider instance = provider(quarantine);
+		RedlockLockProvider other = provider(quarantine);
+		// the kit's nodes were started just now: wait until their own quarantine is over
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		long acquiring;
+		Optional<SimpleLock> lock;
+		do {
+			assertThat(System.nanoTime() - deadline).as("the job's lock was free within 10 s").isNegative();
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+			acquiring = System.nanoTime();
+			lock = instance.lock(job(hold, hold));
+		}
+		while (lock.isEmpty());
+		lock.get().unlock();
+		assertThat(pttl()).isPositive().isLessThanOrEqualTo(quarantine.toMillis());
+
+		Optional<SimpleLock> next;
+		do {
+			assertThat(Duration.ofNanos(System.nanoTime() - acquiring))
+				.as("the other instance got the lock soon after the hold")
+				.isLessThan(hold.plusSeconds(1));
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+			next = other.lock(job(hold, Duration.ZERO));
+		}
+		while (next.isEmpty());
+		// a few milliseconds less: the nodes count whole milliseconds
+		assertThat(Duration.ofNanos(System.nanoTime() - acquiring)).isGreaterThan(hold.minusMillis(10));
+		next.get().unlock();
+		assertThat(pttl()).isEqualTo(-2);
+	}
+
+	@Test
+	void closingTheProviderReleasesTheLocksKeptForTheirLockAtLeastForWithTheTtlTheyLastGot() {
+		Duration quarantine = Duration.ofSeconds(2);
+		RedlockLockProvider instance = provider(quarantine);
+		SimpleLock lock = awaitLock(instance, job(Duration.ofSeconds(30), Duration.ofSeconds(30))).orElseThrow();
+		lock.unlock();
+		assertThat(instance.longHoldsKept()).isOne();
+		instance.close();
+		assertThat(instance.longHoldsKept()).isZero();
+		// left to expire with its last TTL; the lease is over, so nothing renews it
+		assertThat(pttl()).isPositive().isLessThanOrEqualTo(quarantine.toMillis());
+		assertThat(awaitLock(provider(quarantine), job(Duration.ofSeconds(30), Duration.ZERO))).isPresent();
+	}
+
+	/**
 	 * A provider on a Redlock with a node timeout of 1 s, not the default 100 ms: each
 	 * lock, extension and release must hear from a quorum within it, and on a loaded
 	 * machine a healthy node can be descheduled for longer than 100 ms.
 	 */
 	private RedlockLockProvider provider(Duration quarantine) {
-		this.redlock = Redlock.builder()
+		Redlock redlock = Redlock.builder()
 			.nodes(this.nodes.uris())
 			.settings(RedlockSettings.defaults()
 				.withDefaultTtl(Duration.ofSeconds(1))
 				.withRestartQuarantine(quarantine)
 				.withNodeTimeout(Duration.ofSeconds(1)))
 			.build();
-		return new RedlockLockProvider(this.redlock);
+		this.redlocks.add(redlock);
+		return new RedlockLockProvider(redlock);
 	}
 
 	private static LockConfiguration job(Duration atMost, Duration atLeast) {
