@@ -155,8 +155,8 @@ public final class Lease implements AutoCloseable {
 	}
 
 	/**
-	 * Returns how many times an extension was attempted.
-	 * @return the number of {@link #extend} calls that reached the nodes
+	 * Returns how many times an extension was attempted, automatic renewals included.
+	 * @return the number of extensions and renewals sent to the nodes
 	 */
 	public int extensionAttempts() {
 		return this.state.extensionAttempts();
@@ -183,8 +183,9 @@ public final class Lease implements AutoCloseable {
 	 * @throws IllegalStateException if the lease was released, or was extended (by calls
 	 * of this method; automatic renewal is bounded by its {@code maxHold} instead) as
 	 * many times as {@link RedlockSettings#maxExtensions()} allows
-	 * @throws IllegalArgumentException if the TTL is below 1 ms or within the clock drift
-	 * allowance
+	 * @throws IllegalArgumentException if the TTL is below 1 ms, within the clock drift
+	 * allowance, or longer than the restart quarantine (when it is on): renew instead
+	 * ({@link #autoRenew(Duration)})
 	 */
 	public boolean extend(Duration ttl) {
 		return this.state.extend(ttl);

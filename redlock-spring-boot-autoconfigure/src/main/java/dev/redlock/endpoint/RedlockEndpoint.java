@@ -13,7 +13,7 @@ import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockSettings;
 
 /**
- * The {@code redlock} Actuator endpoint: the leases this instance holds now, the
+ * The {@code redlock} Actuator endpoint: the leases this instance holds now, nine of the
  * effective settings, and how each node has answered so far. Node addresses never carry
  * credentials. Expose it over HTTP with
  * {@code management.endpoints.web.exposure.include=redlock} and read it at
@@ -120,7 +120,9 @@ public class RedlockEndpoint {
 	}
 
 	/**
-	 * The effective settings.
+	 * Nine of the effective settings: the others (the restart quarantine, the maximum
+	 * hold, the pool sizes, ...) are under the {@code redlock} prefix of Actuator's
+	 * {@code configprops} endpoint.
 	 *
 	 * @param nodes node addresses without credentials, in configuration order
 	 * @param quorum how many nodes must agree for a lock to be held
