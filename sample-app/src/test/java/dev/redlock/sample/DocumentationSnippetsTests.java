@@ -50,7 +50,9 @@ import static org.assertj.core.api.Assertions.assertThatException;
  * {@code # tag::tag[]}) and the matching {@code end::tag[]} (a tag may be opened several
  * times: its regions are joined), or the whole file for {@code path#} or {@code path};
  * the region loses its common indentation (a leading tab counts as 4 spaces, the
- * formatter's tabs against the docs' spaces) and trailing whitespace is ignored;</li>
+ * formatter's tabs against the docs' spaces) and trailing whitespace is ignored; a Java
+ * block starts with the source's imports that its region uses, in their order and groups,
+ * so that a reader sees where every type comes from;</li>
  * <li>the Java sources are under {@code dev.redlock.docs} in this module's test sources
  * or, for the examples that need Reactor, ShedLock or Spring Integration and for the test
  * kit's (whose inner test classes this module's Surefire would offer JUnit), in the
@@ -142,9 +144,13 @@ class DocumentationSnippetsTests {
 			return where + ": no such file " + snippet.group(1);
 		}
 		String tag = snippet.group(2);
-		List<String> expected = region(Files.readAllLines(source), tag);
+		List<String> sourceLines = Files.readAllLines(source);
+		List<String> expected = region(sourceLines, tag);
 		if (expected == null) {
 			return where + ": no tag '" + tag + "' in " + snippet.group(1);
+		}
+		if (source.toString().endsWith(".java")) {
+			expected = withImports(importsUsed(sourceLines, expected), expected);
 		}
 		List<String> actual = lines.subList(open + 1, close).stream().map(DocumentationSnippetsTests::trimEnd).toList();
 		int differing = 0;
@@ -197,6 +203,50 @@ class DocumentationSnippetsTests {
 			region.remove(region.size() - 1);
 		}
 		return region.stream().map((line) -> line.isEmpty() ? line : line.substring(indent)).toList();
+	}
+
+	/**
+	 * The imports of a Java source that a region uses (the imported simple name, or a
+	 * static import's member, is a word of it), in their order and groups.
+	 */
+	private static List<List<String>> importsUsed(List<String> source, List<String> region) {
+		String text = String.join("\n", region);
+		List<List<String>> groups = new ArrayList<>();
+		List<String> group = new ArrayList<>();
+		for (String line : source) {
+			String trimmed = line.trim();
+			if (trimmed.isEmpty() && !group.isEmpty()) {
+				groups.add(group);
+				group = new ArrayList<>();
+			}
+			else if (trimmed.startsWith("import ")) {
+				String name = trimmed.substring(trimmed.lastIndexOf('.') + 1, trimmed.length() - 1);
+				if (Pattern.compile("\\b" + Pattern.quote(name) + "\\b").matcher(text).find()) {
+					group.add(trimmed);
+				}
+			}
+			else if (!trimmed.isEmpty() && !trimmed.startsWith("package ")) {
+				break;
+			}
+		}
+		if (!group.isEmpty()) {
+			groups.add(group);
+		}
+		return groups;
+	}
+
+	/** The imports, a group to a paragraph, then a blank line and the region. */
+	private static List<String> withImports(List<List<String>> imports, List<String> region) {
+		if (imports.isEmpty()) {
+			return region;
+		}
+		List<String> lines = new ArrayList<>();
+		for (List<String> group : imports) {
+			lines.addAll(group);
+			lines.add("");
+		}
+		lines.addAll(region);
+		return lines;
 	}
 
 	private static String detab(String line) {
