@@ -188,7 +188,11 @@ class DocumentationSnippetsTests {
 				inside = false;
 			}
 			else if (inside && !tagLine) {
-				region.add(trimEnd(detab(line)));
+				String kept = trimEnd(detab(line));
+				// where two regions of a tag meet, their blank lines count once
+				if (!kept.isEmpty() || region.isEmpty() || !region.get(region.size() - 1).isEmpty()) {
+					region.add(kept);
+				}
 			}
 		}
 		if (!found) {
