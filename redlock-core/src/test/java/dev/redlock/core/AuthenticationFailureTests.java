@@ -92,6 +92,25 @@ class AuthenticationFailureTests {
 		}
 	}
 
+	@Test
+	void aPasswordWithReservedCharactersIsGivenPercentEncodedInTheUri(RedisNodes nodes) {
+		this.nodes = nodes;
+		String password = "p@ss:w/rd#1%?";
+		TestSupport.createAclUser(nodes, password, "~*", "+@all");
+		String encoded = "p%40ss%3Aw%2Frd%231%25%3F";
+		List<String> uris = nodes.nodes()
+			.stream()
+			.map((node) -> "redis://locker:" + encoded + "@" + node.host() + ":" + node.port())
+			.toList();
+		try (Redlock redlock = Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build()) {
+			assertThat(redlock.verifyNodes()).noneMatch((finding) -> finding.severity() == NodeFinding.Severity.ERROR);
+			try (Lease lease = redlock.acquire("encoded", Duration.ofSeconds(5), Duration.ZERO)) {
+				assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+			}
+			assertThat(redlock.nodeAddresses()).noneMatch((address) -> address.contains("ss") || address.contains("%"));
+		}
+	}
+
 	/**
 	 * Checks the nodes until the given node has answered, even if only to refuse us: not
 	 * a timeout of a connection still being opened on a busy machine.
