@@ -84,6 +84,7 @@ class CoroutineLockTests {
 			return "$name done"
 		}
 
+		// tag::suspend[]
 		@DistributedLock(key = "'report:' + #name", ttl = "10s", onLocked = OnLocked.FALLBACK, fallback = "skipped")
 		open suspend fun generateQuietly(name: String): String {
 			delay(1)
@@ -94,6 +95,7 @@ class CoroutineLockTests {
 			delay(1)
 			return "skipped"
 		}
+		// end::suspend[]
 
 		@DistributedLock(key = "'report:' + #name", ttl = "10s")
 		open suspend fun fail(name: String): String {

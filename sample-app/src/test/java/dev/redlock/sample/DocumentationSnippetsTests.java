@@ -44,15 +44,16 @@ import static org.assertj.core.api.Assertions.assertThatException;
  * is a copy of a compiled source or of a resource this test binds, so an example cannot
  * rot unnoticed:
  * <ul>
- * <li>each {@code ```java}, {@code ```yaml}/{@code ```yml} and {@code ```properties}
- * block is preceded by {@code <!-- snippet: path#tag -->}, the path from the repository
- * root; the block must equal the region of that file between {@code // tag::tag[]} (or
- * {@code # tag::tag[]}) and the matching {@code end::tag[]} (a tag may be opened several
- * times: its regions are joined), or the whole file for {@code path#} or {@code path};
- * the region loses its common indentation (a leading tab counts as 4 spaces, the
- * formatter's tabs against the docs' spaces) and trailing whitespace is ignored; a Java
- * block starts with the source's imports that its region uses, in their order and groups,
- * so that a reader sees where every type comes from;</li>
+ * <li>each {@code ```java}, {@code ```kotlin}, {@code ```yaml}/{@code ```yml} and
+ * {@code ```properties} block is preceded by {@code <!-- snippet: path#tag -->}, the path
+ * from the repository root; the block must equal the region of that file between
+ * {@code // tag::tag[]} (or {@code # tag::tag[]}) and the matching {@code end::tag[]} (a
+ * tag may be opened several times: its regions are joined), or the whole file for
+ * {@code path#} or {@code path}; the region loses its common indentation (a leading tab
+ * counts as 4 spaces, the formatter's tabs against the docs' spaces) and trailing
+ * whitespace is ignored; a Java block starts with the source's imports that its region
+ * uses, in their order and groups, so that a reader sees where every type comes
+ * from;</li>
  * <li>the Java sources are under {@code dev.redlock.docs} in this module's test sources
  * or, for the examples that need Reactor, ShedLock or Spring Integration and for the test
  * kit's (whose inner test classes this module's Surefire would offer JUnit), in the
@@ -69,7 +70,7 @@ class DocumentationSnippetsTests {
 
 	private static final Pattern SNIPPET = Pattern.compile("^<!-- snippet: ([^#\\s]+)(?:#(\\S*))? -->$");
 
-	private static final Set<String> CHECKED = Set.of("java", "yaml", "yml", "properties");
+	private static final Set<String> CHECKED = Set.of("java", "kotlin", "yaml", "yml", "properties");
 
 	private static final Path ROOT = DocumentationPages.ROOT;
 
