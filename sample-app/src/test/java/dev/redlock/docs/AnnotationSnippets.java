@@ -8,6 +8,7 @@ import dev.redlock.annotation.DistributedLock;
 import dev.redlock.annotation.OnLocked;
 import dev.redlock.annotation.Renewal;
 import dev.redlock.core.Lease;
+import dev.redlock.core.LockRequest;
 import dev.redlock.core.Redlock;
 import dev.redlock.interceptor.LockContext;
 
@@ -73,12 +74,17 @@ class AnnotationSnippets {
 	@DistributedLock(key = "'ledger:' + #account", ttl = "10s", fencing = true)
 	public void post(String account, Entry entry) {
 		long token = LockContext.fencingToken().orElseThrow();
-		// the store: UPDATE … WHERE last_token <= :token, or the like
+		// the store: UPDATE … WHERE fence <= :token (a complete example below)
 		this.ledgerStore.write(account, entry, token);
 	}
-	// programmatic:
-	// redlock.acquire(LockRequest.of(resource, ttl).named(name).fenced(), waitTime),
-	// then lease.fencingToken()
+
+	// programmatic
+	public void post(Redlock redlock, String account, Entry entry) {
+		LockRequest request = LockRequest.of("ledger:" + account, Duration.ofSeconds(10)).named("ledger").fenced();
+		try (Lease lease = redlock.acquire(request, Duration.ofSeconds(2))) {
+			this.ledgerStore.write(account, entry, lease.fencingToken().orElseThrow());
+		}
+	}
 	// end::fencing[]
 
 	void redlockBean(Redlock redlock) {
