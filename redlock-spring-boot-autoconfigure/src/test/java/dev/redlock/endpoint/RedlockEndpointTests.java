@@ -1,13 +1,20 @@
 package dev.redlock.endpoint;
 
+import java.io.IOException;
+import java.lang.reflect.RecordComponent;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.Show;
 
+import dev.redlock.DocumentedJson;
 import dev.redlock.NodeKeys;
 import dev.redlock.TestRedlocks;
 import dev.redlock.core.LockRequest;
@@ -80,6 +87,16 @@ class RedlockEndpointTests {
 		assertThat(settings.nodeTimeout()).isEqualTo("PT1S");
 		assertThat(settings.clockDriftFactor()).isEqualTo(0.02);
 		assertThat(settings.maxExtensions()).isEqualTo(7);
+	}
+
+	@Test
+	void theObservabilityPagesExampleShowsEveryFieldAndOnlyThose() throws IOException {
+		Set<String> fields = new TreeSet<>();
+		for (Class<?> descriptor : List.of(RedlockDescriptor.class, LeaseDescriptor.class, SettingsDescriptor.class,
+				NodeStatistics.class)) {
+			Arrays.stream(descriptor.getRecordComponents()).map(RecordComponent::getName).forEach(fields::add);
+		}
+		assertThat(DocumentedJson.fields("docs/observability.md", "\"leases\"")).isEqualTo(fields);
 	}
 
 	@Test

@@ -1,9 +1,12 @@
 package dev.redlock.health;
 
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 
 import org.junit.jupiter.api.AutoClose;
@@ -12,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
+import dev.redlock.DocumentedJson;
 import dev.redlock.TestRedlocks;
 import dev.redlock.core.Redlock;
 import dev.redlock.core.RedlockSettings;
@@ -128,6 +132,18 @@ class RedlockHealthIndicatorTests {
 			assertThat(node.get("uptimeSeconds")).isInstanceOfSatisfying(Long.class,
 					(uptime) -> assertThat(uptime).isNotNegative());
 		}
+	}
+
+	@Test
+	void theObservabilityPagesExampleShowsOnlyFieldsAHealthCheckGives() throws IOException {
+		this.nodes.node(2).kill();
+		Health health = awaitHealth((answer) -> Integer.valueOf(2).equals(answer.getDetails().get("reachable")),
+				Duration.ofSeconds(5));
+		Set<String> given = new TreeSet<>(Set.of("redlock", "status", "details"));
+		given.addAll(health.getDetails().keySet());
+		nodeDetails(health).forEach((node) -> given.addAll(node.keySet()));
+		assertThat(nodeDetails(health).get(2)).containsKey("error");
+		assertThat(given).containsAll(DocumentedJson.fields("docs/observability.md", "\"counting\""));
 	}
 
 	@Test
