@@ -40,8 +40,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * controllers or an Actuator endpoint it exposes.</li>
  * </ul>
  * Not run here: what the commands do (the sample's and the benchmarks' own tests and CI's
- * AOT pass do that), {@code redis-cli} lines, which are for the user's own nodes, and
- * JSON responses, which show one state of a running shop.
+ * AOT pass do that) and {@code redis-cli} lines, which are for the user's own nodes. The
+ * JSON responses of the observability page are held against what the endpoint and the
+ * health check give by {@code RedlockEndpointTests} and
+ * {@code RedlockHealthIndicatorTests}.
  */
 class DocumentationCommandsTests {
 
