@@ -25,11 +25,15 @@ final class Backends {
 	static final String PATH = "path";
 	static final String EMBEDDED = "embedded";
 
+	/** The in-process stand-in: never chosen, only asked for by name. */
+	static final String IN_PROCESS = "inprocess";
+
 	/** The embedded binary under libfaketime: never chosen, only asked for by name. */
 	static final String STEPPABLE_CLOCK = "embedded-steppable-clock";
 
 	static final String HOW_TO_GET_REDIS = "install redis-server (e.g. apt-get install redis-server), "
-			+ "or keep com.github.codemonstur:embedded-redis on the test classpath, or start a Docker engine";
+			+ "or keep com.github.codemonstur:embedded-redis on the test classpath, or start a Docker engine, "
+			+ "or run with -D" + RedisNodes.BACKEND_PROPERTY + "=" + IN_PROCESS + " for the in-process stand-in";
 
 	private static final String DOCKER_FACTORY_CLASS = "org.testcontainers.DockerClientFactory";
 
@@ -104,9 +108,11 @@ final class Backends {
 				}
 				return new Choice(EMBEDDED, null, resource);
 			}
+			case IN_PROCESS:
+				return new Choice(IN_PROCESS, null, null);
 			default:
 				throw new IllegalStateException("Unknown " + RedisNodes.BACKEND_PROPERTY + "=" + forced
-						+ "; use one of " + TESTCONTAINERS + ", " + PATH + ", " + EMBEDDED);
+						+ "; use one of " + TESTCONTAINERS + ", " + PATH + ", " + EMBEDDED + ", " + IN_PROCESS);
 		}
 	}
 
@@ -139,6 +145,13 @@ final class Backends {
 			case EMBEDDED:
 				return ProcessRedisNode.start(extractEmbedded(requireNonNull(choice.resource())), tls, false,
 						arguments);
+			case IN_PROCESS:
+				if (tls != null || !arguments.isEmpty()) {
+					throw new IllegalStateException("TLS nodes and nodes with server options (DEBUG) need a real "
+							+ "redis-server, not the in-process stand-in: run with -D" + RedisNodes.BACKEND_PROPERTY
+							+ "=" + EMBEDDED + " or " + PATH);
+				}
+				return InProcessRedisNode.start();
 			case STEPPABLE_CLOCK:
 				return ProcessRedisNode.start(extractEmbedded(requireNonNull(choice.resource())), tls, true, arguments);
 			default:
@@ -154,7 +167,7 @@ final class Backends {
 	 */
 	static List<String> debugCommandArguments(Choice choice) {
 		int major = switch (choice.name()) {
-			case TESTCONTAINERS -> 7;
+			case TESTCONTAINERS, IN_PROCESS -> 7;
 			case PATH -> ProcessRedisNode.majorVersion(requireNonNull(choice.executable()));
 			default -> ProcessRedisNode.majorVersion(extractEmbedded(requireNonNull(choice.resource())));
 		};

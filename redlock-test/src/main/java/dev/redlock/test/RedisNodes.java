@@ -97,6 +97,20 @@ public final class RedisNodes implements AutoCloseable {
 	}
 
 	/**
+	 * Starts {@code count} in-process stand-ins for Redis servers, whatever
+	 * {@value #BACKEND_PROPERTY} says: loopback ports served by threads of this JVM that
+	 * answer the commands a {@code Redlock} sends, with nothing to install (see the test
+	 * kit's documentation for what they do not do: persistence, ACL, TLS, {@code DEBUG},
+	 * replication, native {@code DELEX}/{@code DELIFEQ}). Killing or restarting one loses
+	 * its data, as a server without persistence does.
+	 * @param count how many stand-ins, at least 1
+	 * @return the running stand-ins; close them when done
+	 */
+	public static RedisNodes startInProcess(int count) {
+		return start(count, null, new Backends.Choice(Backends.IN_PROCESS, null, null), List.of());
+	}
+
+	/**
 	 * Starts {@code count} empty Redis servers that also serve TLS, with a certificate
 	 * for {@code localhost} and {@code 127.0.0.1} signed by
 	 * {@link TestCertificates#caCertificate()}. Each node's {@link RedisNode#tlsUri()} is

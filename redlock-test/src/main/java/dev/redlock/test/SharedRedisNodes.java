@@ -5,10 +5,10 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * The nodes behind {@link WithRedisNodes}: one {@link RedisNodes} per
- * {@code (count, tls)} for the whole JVM run, started on first use and stopped by the
- * kit's JVM shutdown hook. Plain JUnit tests and Spring tests with the same settings get
- * the same nodes, so Spring's context cache, which keeps contexts pointing at them, stays
- * valid.
+ * {@code (count, tls, inProcess)} for the whole JVM run, started on first use and stopped
+ * by the kit's JVM shutdown hook. Plain JUnit tests and Spring tests with the same
+ * settings get the same nodes, so Spring's context cache, which keeps contexts pointing
+ * at them, stays valid.
  */
 final class SharedRedisNodes {
 
@@ -24,8 +24,28 @@ final class SharedRedisNodes {
 	 * @return the nodes shared by every test with these settings
 	 */
 	static RedisNodes get(int count, boolean tls) {
-		return NODES.computeIfAbsent(new Settings(count, tls),
-				(settings) -> tls ? RedisNodes.startTls(count) : RedisNodes.start(count));
+		return get(count, tls, false);
+	}
+
+	/**
+	 * The running nodes for these settings, started on first use.
+	 * @param count the number of nodes, at least 1
+	 * @param tls whether they also serve TLS
+	 * @param inProcess whether they are in-process stand-ins
+	 * @return the nodes shared by every test with these settings
+	 * @throws IllegalArgumentException for TLS stand-ins, which do not exist
+	 */
+	static RedisNodes get(int count, boolean tls, boolean inProcess) {
+		if (tls && inProcess) {
+			throw new IllegalArgumentException("@WithRedisNodes(tls = true, inProcess = true): the in-process "
+					+ "stand-in serves no TLS; TLS nodes need a redis-server");
+		}
+		return NODES.computeIfAbsent(new Settings(count, tls, inProcess), (settings) -> {
+			if (inProcess) {
+				return RedisNodes.startInProcess(count);
+			}
+			return tls ? RedisNodes.startTls(count) : RedisNodes.start(count);
+		});
 	}
 
 	/**
@@ -38,10 +58,10 @@ final class SharedRedisNodes {
 		if (annotation.count() < 1) {
 			throw new IllegalArgumentException("@WithRedisNodes(count) must be at least 1, was " + annotation.count());
 		}
-		return get(annotation.count(), annotation.tls());
+		return get(annotation.count(), annotation.tls(), annotation.inProcess());
 	}
 
-	private record Settings(int count, boolean tls) {
+	private record Settings(int count, boolean tls, boolean inProcess) {
 	}
 
 }

@@ -15,15 +15,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * ({@code @SpringBootTest}, {@code @SpringJUnitConfig}, ...) alike.
  *
  * <p>
- * <strong>One rule for both.</strong> The nodes are shared, per {@code (count, tls)}, by
- * every test of the JVM run (so Spring's context cache, which keeps contexts pointing at
- * them, stays valid) and stopped by a JVM shutdown hook; do not close them. Before each
- * test method, ahead of the test's own {@code @BeforeEach} methods, they are
- * {@link RedisNodes#reset() reset}: killed or stopped nodes restarted, paused ones
- * resumed, client pauses lifted, data flushed. Anything else a test changes on a node
- * ({@code CONFIG SET}, ACL users) outlives it unless the test undoes it or restarts the
- * node; a node left refusing the kit's commands (a password, a replica) is restarted by
- * the reset.
+ * <strong>One rule for both.</strong> The nodes are shared, per
+ * {@code (count, tls, inProcess)}, by every test of the JVM run (so Spring's context
+ * cache, which keeps contexts pointing at them, stays valid) and stopped by a JVM
+ * shutdown hook; do not close them. Before each test method, ahead of the test's own
+ * {@code @BeforeEach} methods, they are {@link RedisNodes#reset() reset}: killed or
+ * stopped nodes restarted, paused ones resumed, client pauses lifted, data flushed.
+ * Anything else a test changes on a node ({@code CONFIG SET}, ACL users) outlives it
+ * unless the test undoes it or restarts the node; a node left refusing the kit's commands
+ * (a password, a replica) is restarted by the reset.
  *
  * <p>
  * <strong>Every test</strong> can take the nodes as a {@link RedisNodes} parameter of its
@@ -84,5 +84,13 @@ public @interface WithRedisNodes {
 	 * @return {@code true} for TLS; {@code false} by default
 	 */
 	boolean tls() default false;
+
+	/**
+	 * Whether the nodes are in-process stand-ins ({@link RedisNodes#startInProcess(int)})
+	 * rather than {@code redis-server} processes: nothing to install, for tests of code
+	 * that uses the lock; not for tests of how servers fail.
+	 * @return {@code true} for stand-ins; {@code false} by default
+	 */
+	boolean inProcess() default false;
 
 }

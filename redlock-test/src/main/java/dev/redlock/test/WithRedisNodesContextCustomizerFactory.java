@@ -54,18 +54,18 @@ public final class WithRedisNodesContextCustomizerFactory implements ContextCust
 		if (annotation.count() < 1) {
 			throw new IllegalArgumentException("@WithRedisNodes(count) must be at least 1 on " + testClass);
 		}
-		return new Customizer(annotation.count(), annotation.tls());
+		return new Customizer(annotation.count(), annotation.tls(), annotation.inProcess());
 	}
 
 	/**
 	 * Adds the properties and the bean; equal by settings so that Spring's context cache
 	 * works.
 	 */
-	private record Customizer(int count, boolean tls) implements ContextCustomizer {
+	private record Customizer(int count, boolean tls, boolean inProcess) implements ContextCustomizer {
 
 		@Override
 		public void customizeContext(ConfigurableApplicationContext context, MergedContextConfiguration mergedConfig) {
-			RedisNodes nodes = SharedRedisNodes.get(this.count, this.tls);
+			RedisNodes nodes = SharedRedisNodes.get(this.count, this.tls, this.inProcess);
 			Map<String, Object> properties = new LinkedHashMap<>();
 			for (int i = 0; i < nodes.size(); i++) {
 				RedisNode node = nodes.node(i);

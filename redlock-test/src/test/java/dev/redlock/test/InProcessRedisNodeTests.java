@@ -1,0 +1,111 @@
+package dev.redlock.test;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * The in-process stand-in answers as a Redis server does for the commands it serves:
+ * expiry, {@code SET} options, Lua scripts and their conversions, pub/sub, and a kill or
+ * pause.
+ */
+class InProcessRedisNodeTests {
+
+	private RedisNodes nodes;
+
+	private RedisNode node;
+
+	@BeforeEach
+	void start() {
+		this.nodes = RedisNodes.startInProcess(1);
+		this.node = this.nodes.node(0);
+	}
+
+	@AfterEach
+	void stop() {
+		this.nodes.close();
+	}
+
+	@Test
+	void setWithItsOptionsAndExpiry() throws InterruptedException {
+		assertThat(this.node.command("SET", "k", "a", "NX", "PX", "150")).isEqualTo("OK");
+		assertThat(this.node.command("SET", "k", "b", "NX", "PX", "150")).isNull();
+		assertThat(this.node.command("SET", "k", "c", "XX", "GET")).isEqualTo("a");
+		assertThat(this.node.command("PTTL", "k")).isEqualTo("-1");
+		assertThat(this.node.command("PEXPIRE", "k", "100")).isEqualTo("1");
+		assertThat(Long.parseLong(this.node.command("PTTL", "k"))).isBetween(1L, 100L);
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		while (this.node.command("GET", "k") != null) {
+			assertThat(System.nanoTime() - deadline).as("expired within 5 s").isNegative();
+			Thread.sleep(10);
+		}
+		assertThat(this.node.command("PTTL", "k")).isEqualTo("-2");
+		assertThat(this.node.command("EXISTS", "k")).isEqualTo("0");
+	}
+
+	@Test
+	void scriptsSeeKeysAndArgumentsAndConvertRepliesAsRedisDoes() {
+		String sha = this.node.command("SCRIPT", "LOAD",
+				"return {redis.call('set', KEYS[1], ARGV[1]), "
+						+ "redis.call('get', KEYS[1]), redis.call('get', 'missing') == false, 3.9, "
+						+ "type(redis.pcall('nosuchcommand')) == 'table'}");
+		assertThat(this.node.command("EVALSHA", sha, "1", "key", "value")).isEqualTo("OK\nvalue\n1\n3\n1");
+		assertThat(this.node.command("SCRIPT", "EXISTS", sha, "0000")).isEqualTo("1\n0");
+		assertThatIllegalStateException().isThrownBy(() -> this.node.command("EVALSHA", "0000", "0"))
+			.withMessageStartingWith("NOSCRIPT");
+		assertThatIllegalStateException()
+			.isThrownBy(() -> this.node.command("EVAL", "return redis.call('nosuchcommand')", "0"))
+			.withMessageContaining("unknown command");
+		// Redis's Lua formats 64-bit integers
+		assertThat(this.node.command("EVAL", "return string.format('%d', 99999999999999 + 2)", "0"))
+			.isEqualTo("100000000000001");
+	}
+
+	@Test
+	void aSubscriberHearsWhatIsPublishedAlsoFromAScript() throws Exception {
+		try (Socket subscriber = new Socket(this.node.host(), this.node.port())) {
+			OutputStream out = subscriber.getOutputStream();
+			InputStream in = subscriber.getInputStream();
+			out.write(Resp.encode("SUBSCRIBE", "news"));
+			out.flush();
+			assertThat(Resp.render(Resp.read(in))).isEqualTo("subscribe\nnews\n1");
+			assertThat(this.node.command("PUBSUB", "NUMSUB", "news")).isEqualTo("news\n1");
+			assertThat(this.node.command("EVAL", "return redis.pcall('publish', KEYS[1], ARGV[1])", "1", "news",
+					"released"))
+				.isEqualTo("1");
+			subscriber.setSoTimeout(5000);
+			assertThat(Resp.render(Resp.read(in))).isEqualTo("message\nnews\nreleased");
+			assertThat(this.node.command("CLIENT", "KILL", "TYPE", "pubsub")).isEqualTo("1");
+			assertThat(in.read()).isEqualTo(-1);
+		}
+	}
+
+	@Test
+	void aPausedNodeAnswersOnceResumedAndAKilledOneComesBackEmpty() throws Exception {
+		this.node.command("SET", "k", "v");
+		this.node.pause();
+		CompletableFuture<String> answer = CompletableFuture
+			.supplyAsync(() -> this.node.command(Duration.ofSeconds(10), "GET", "k"));
+		Thread.sleep(100);
+		assertThat(answer).isNotDone();
+		this.node.resume();
+		assertThat(answer.get(5, TimeUnit.SECONDS)).isEqualTo("v");
+		this.node.kill();
+		assertThat(this.node.isRunning()).isFalse();
+		this.node.restart();
+		assertThat(this.node.command("GET", "k")).isNull();
+		assertThat(this.node.command("INFO", "server")).contains("redlock_in_process_stand_in:1",
+				"uptime_in_seconds:0");
+	}
+
+}
