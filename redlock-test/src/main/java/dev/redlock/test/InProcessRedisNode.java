@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
@@ -168,12 +169,14 @@ final class InProcessRedisNode implements ManagedNode {
 
 		private volatile long clientPausedUntil;
 
+		private final Thread acceptor;
+
 		Server(ServerSocket socket) {
 			this.socket = socket;
 			this.keyspace = new InProcessKeyspace(InProcessRedisNode.this.port, this::publish);
-			Thread acceptor = new Thread(this::accept, "redis-stand-in-" + InProcessRedisNode.this.port);
-			acceptor.setDaemon(true);
-			acceptor.start();
+			this.acceptor = new Thread(this::accept, "redis-stand-in-" + InProcessRedisNode.this.port);
+			this.acceptor.setDaemon(true);
+			this.acceptor.start();
 		}
 
 		private void accept() {
@@ -205,6 +208,11 @@ final class InProcessRedisNode implements ManagedNode {
 			return received;
 		}
 
+		/**
+		 * Closes the port and every connection; returns once the port is free again: a
+		 * socket closed while its thread accepts is released only when that thread has
+		 * left {@code accept}, and a restart binds the same port.
+		 */
 		void close() {
 			try {
 				this.socket.close();
@@ -213,6 +221,14 @@ final class InProcessRedisNode implements ManagedNode {
 				// closing anyway
 			}
 			this.clients.forEach(Client::close);
+			if (Thread.currentThread() != this.acceptor) {
+				try {
+					this.acceptor.join(TimeUnit.SECONDS.toMillis(5));
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
 		}
 
 		/** One connection: reads commands, answers them in order. */
