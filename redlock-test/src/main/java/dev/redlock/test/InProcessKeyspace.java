@@ -335,7 +335,7 @@ final class InProcessKeyspace {
 				.append(this.config.get("maxmemory-policy"))
 				.append("\r\n\r\n");
 		}
-		if (section.equals("everything") || section.equals("commandstats")) {
+		if (section.equals("all") || section.equals("everything") || section.equals("commandstats")) {
 			info.append("# Commandstats\r\n");
 			this.calls.forEach((command, count) -> info.append("cmdstat_")
 				.append(command)
