@@ -3,15 +3,16 @@ package dev.redlock.test;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
+import java.net.SocketTimeoutException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
@@ -37,7 +38,7 @@ class InProcessRedisNodeTests {
 	}
 
 	@Test
-	void setWithItsOptionsAndExpiry() throws InterruptedException {
+	void setWithItsOptionsAndExpiry() {
 		assertThat(this.node.command("SET", "k", "a", "NX", "PX", "150")).isEqualTo("OK");
 		assertThat(this.node.command("SET", "k", "b", "NX", "PX", "150")).isNull();
 		assertThat(this.node.command("SET", "k", "c", "XX", "GET")).isEqualTo("a");
@@ -47,7 +48,7 @@ class InProcessRedisNodeTests {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
 		while (this.node.command("GET", "k") != null) {
 			assertThat(System.nanoTime() - deadline).as("expired within 5 s").isNegative();
-			Thread.sleep(10);
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
 		}
 		assertThat(this.node.command("PTTL", "k")).isEqualTo("-2");
 		assertThat(this.node.command("EXISTS", "k")).isEqualTo("0");
@@ -93,19 +94,32 @@ class InProcessRedisNodeTests {
 	@Test
 	void aPausedNodeAnswersOnceResumedAndAKilledOneComesBackEmpty() throws Exception {
 		this.node.command("SET", "k", "v");
+		String runId = runId();
 		this.node.pause();
-		CompletableFuture<String> answer = CompletableFuture
-			.supplyAsync(() -> this.node.command(Duration.ofSeconds(10), "GET", "k"));
-		Thread.sleep(100);
-		assertThat(answer).isNotDone();
-		this.node.resume();
-		assertThat(answer.get(5, TimeUnit.SECONDS)).isEqualTo("v");
+		try (Socket client = new Socket(this.node.host(), this.node.port())) {
+			client.getOutputStream().write(Resp.encode("GET", "k"));
+			client.getOutputStream().flush();
+			InputStream in = client.getInputStream();
+			// no answer while paused: the read gives up after its timeout
+			client.setSoTimeout(200);
+			assertThatExceptionOfType(SocketTimeoutException.class).isThrownBy(in::read);
+			this.node.resume();
+			client.setSoTimeout(5000);
+			assertThat(Resp.render(Resp.read(in))).isEqualTo("v");
+		}
 		this.node.kill();
 		assertThat(this.node.isRunning()).isFalse();
 		this.node.restart();
 		assertThat(this.node.command("GET", "k")).isNull();
-		assertThat(this.node.command("INFO", "server")).contains("redlock_in_process_stand_in:1",
-				"uptime_in_seconds:0");
+		assertThat(this.node.command("INFO", "server")).contains("redlock_in_process_stand_in:1");
+		// a new run of the server, as after a restart of redis-server
+		assertThat(runId()).isNotEqualTo(runId);
+	}
+
+	private String runId() {
+		String info = this.node.command("INFO", "server");
+		int at = info.indexOf("run_id:") + "run_id:".length();
+		return info.substring(at, info.indexOf('\r', at));
 	}
 
 }
