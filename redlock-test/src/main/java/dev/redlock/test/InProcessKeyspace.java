@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.redlock.test.Resp.ErrorReply;
+
 /**
  * The data and the commands of the in-process stand-in for Redis: string keys with a
  * millisecond expiry, the commands a {@code Redlock} and the kit send, and Lua scripts
@@ -21,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * keyspace, so that a script is atomic, as on a Redis server.
  *
  * <p>
- * Replies are Java values: {@link StatusReply}, {@link ErrorReply}, {@code Long},
+ * Replies are Java values: {@link StatusReply}, {@link Resp.ErrorReply}, {@code Long},
  * {@code byte[]} (a bulk string), {@code null} (the nil bulk string) and {@code List} (an
  * array).
  */
@@ -29,10 +31,6 @@ final class InProcessKeyspace {
 
 	/** A status reply, {@code +OK}. */
 	record StatusReply(String text) {
-	}
-
-	/** An error reply, {@code -ERR ...}. */
-	record ErrorReply(String text) {
 	}
 
 	/** Delivers a message to the channel's subscribers. */

@@ -27,8 +27,8 @@ import org.luaj.vm2.lib.VarArgFunction;
 import org.luaj.vm2.lib.jse.JseBaseLib;
 import org.luaj.vm2.lib.jse.JseMathLib;
 
-import dev.redlock.test.InProcessKeyspace.ErrorReply;
 import dev.redlock.test.InProcessKeyspace.StatusReply;
+import dev.redlock.test.Resp.ErrorReply;
 
 /**
  * {@code EVAL}, {@code EVALSHA} and {@code SCRIPT} for the in-process stand-in: scripts
@@ -57,22 +57,8 @@ final class InProcessLua {
 		LuaTable redis = new LuaTable();
 		redis.set("call", new Call(false));
 		redis.set("pcall", new Call(true));
-		redis.set("status_reply", new VarArgFunction() {
-			@Override
-			public Varargs invoke(Varargs args) {
-				LuaTable status = new LuaTable();
-				status.set("ok", args.arg1());
-				return status;
-			}
-		});
-		redis.set("error_reply", new VarArgFunction() {
-			@Override
-			public Varargs invoke(Varargs args) {
-				LuaTable error = new LuaTable();
-				error.set("err", args.arg1());
-				return error;
-			}
-		});
+		redis.set("status_reply", new ReplyTable("ok"));
+		redis.set("error_reply", new ReplyTable("err"));
 		this.globals.set("redis", redis);
 		this.globals.get("string").set("format", new Format());
 	}
@@ -215,7 +201,7 @@ final class InProcessLua {
 		}
 		if (reply instanceof ErrorReply error) {
 			LuaTable table = new LuaTable();
-			table.set("err", error.text());
+			table.set("err", error.message());
 			return table;
 		}
 		LuaTable table = new LuaTable();
@@ -239,6 +225,27 @@ final class InProcessLua {
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException(ex);
 		}
+	}
+
+	/**
+	 * {@code redis.status_reply} and {@code redis.error_reply}: a table with its argument
+	 * under {@code ok} or {@code err}, the form a script returns a status or an error in.
+	 */
+	private static final class ReplyTable extends VarArgFunction {
+
+		private final String field;
+
+		ReplyTable(String field) {
+			this.field = field;
+		}
+
+		@Override
+		public Varargs invoke(Varargs args) {
+			LuaTable reply = new LuaTable();
+			reply.set(this.field, args.arg1());
+			return reply;
+		}
+
 	}
 
 	/**
@@ -314,7 +321,7 @@ final class InProcessLua {
 			}
 			Object reply = InProcessLua.this.keyspace.execute(command);
 			if (reply instanceof ErrorReply error && !this.protectedCall) {
-				throw new LuaError(error.text());
+				throw new LuaError(error.message());
 			}
 			return lua(reply);
 		}

@@ -27,8 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.redlock.test.InProcessKeyspace.ErrorReply;
 import dev.redlock.test.InProcessKeyspace.StatusReply;
+import dev.redlock.test.Resp.ErrorReply;
 
 /**
  * A stand-in for a Redis server inside the test's JVM (backend {@code inprocess}): a
@@ -560,7 +560,7 @@ final class InProcessRedisNode implements ManagedNode {
 			out.write(bytes("+" + status.text() + "\r\n"));
 		}
 		else if (reply instanceof ErrorReply error) {
-			out.write(bytes("-" + error.text().replace('\r', ' ').replace('\n', ' ') + "\r\n"));
+			out.write(bytes("-" + error.message().replace('\r', ' ').replace('\n', ' ') + "\r\n"));
 		}
 		else if (reply instanceof Long number) {
 			out.write(bytes(":" + number + "\r\n"));

@@ -47,8 +47,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DocumentationCommandsTests {
 
-	private static final Pattern FENCE = Pattern.compile("^```\\s*([A-Za-z0-9_+-]*)\\s*$");
-
 	private static final Pattern GRADLE = Pattern.compile("dev\\.redlock:([\\w.-]+):([\\w.-]+)");
 
 	private static final Pattern JMH_PATTERN = Pattern.compile("^'?([A-Z]\\w*)(?:\\.\\(?([\\w|]+)\\)?)?\\$?'?$");
@@ -64,7 +62,7 @@ class DocumentationCommandsTests {
 		int checked = 0;
 		for (Path page : DocumentationPages.all()) {
 			String name = ROOT.relativize(page).toString();
-			for (Block block : blocks(page)) {
+			for (DocumentationPages.Block block : DocumentationPages.blocks(Files.readAllLines(page))) {
 				if (!block.language().equals("xml")) {
 					continue;
 				}
@@ -75,7 +73,7 @@ class DocumentationCommandsTests {
 				for (int i = 0; i < dependencies.getLength(); i++) {
 					Element dependency = (Element) dependencies.item(i);
 					checked++;
-					check(name + ":" + block.line(), childText(dependency, "groupId"),
+					check(name + ":" + (block.open() + 1), childText(dependency, "groupId"),
 							childText(dependency, "artifactId"), childText(dependency, "version"), artifacts, version,
 							problems);
 				}
@@ -98,7 +96,7 @@ class DocumentationCommandsTests {
 		int checked = 0;
 		for (Path page : DocumentationPages.all()) {
 			String name = ROOT.relativize(page).toString();
-			for (Block block : blocks(page)) {
+			for (DocumentationPages.Block block : DocumentationPages.blocks(Files.readAllLines(page))) {
 				if (!block.language().equals("sh") && !block.language().equals("bash")) {
 					continue;
 				}
@@ -107,7 +105,7 @@ class DocumentationCommandsTests {
 					if (words.isEmpty()) {
 						continue;
 					}
-					String where = name + ":" + block.line() + ": " + command;
+					String where = name + ":" + (block.open() + 1) + ": " + command;
 					String program = words.get(0);
 					checked++;
 					if (program.equals("mvn")) {
@@ -312,25 +310,6 @@ class DocumentationCommandsTests {
 		return routes;
 	}
 
-	/** A page's fenced blocks, with their language and first line. */
-	private static List<Block> blocks(Path page) throws IOException {
-		List<String> lines = Files.readAllLines(page);
-		List<Block> blocks = new ArrayList<>();
-		for (int i = 0; i < lines.size(); i++) {
-			Matcher fence = FENCE.matcher(lines.get(i));
-			if (!fence.matches()) {
-				continue;
-			}
-			int end = i + 1;
-			while (end < lines.size() && !lines.get(end).trim().equals("```")) {
-				end++;
-			}
-			blocks.add(new Block(fence.group(1), i + 1, lines.subList(i + 1, end)));
-			i = end;
-		}
-		return blocks;
-	}
-
 	/** The commands of a shell block: comments dropped, continued lines joined. */
 	private static List<String> commands(List<String> lines) {
 		List<String> commands = new ArrayList<>();
@@ -462,10 +441,6 @@ class DocumentationCommandsTests {
 		catch (Exception ex) {
 			throw new IllegalStateException("cannot read the parent POM", ex);
 		}
-	}
-
-	/** A fenced block of a page. */
-	private record Block(String language, int line, List<String> lines) {
 	}
 
 }

@@ -66,8 +66,6 @@ import static org.assertj.core.api.Assertions.assertThatException;
  */
 class DocumentationSnippetsTests {
 
-	private static final Pattern FENCE = Pattern.compile("^```\\s*([A-Za-z0-9_+-]*)\\s*$");
-
 	private static final Pattern SNIPPET = Pattern.compile("^<!-- snippet: ([^#\\s]+)(?:#(\\S*))? -->$");
 
 	private static final Set<String> CHECKED = Set.of("java", "kotlin", "yaml", "yml", "properties");
@@ -83,24 +81,14 @@ class DocumentationSnippetsTests {
 		for (Path page : DocumentationPages.all()) {
 			List<String> lines = Files.readAllLines(page);
 			String name = ROOT.relativize(page).toString();
-			for (int i = 0; i < lines.size(); i++) {
-				Matcher fence = FENCE.matcher(lines.get(i));
-				if (!fence.matches()) {
-					continue;
-				}
-				int end = i + 1;
-				while (end < lines.size() && !lines.get(end).trim().equals("```")) {
-					end++;
-				}
-				String language = fence.group(1);
-				if (CHECKED.contains(language)) {
+			for (DocumentationPages.Block block : DocumentationPages.blocks(lines)) {
+				if (CHECKED.contains(block.language())) {
 					checked++;
-					String problem = check(name, lines, i, end);
+					String problem = check(name, lines, block.open(), block.close());
 					if (problem != null) {
 						problems.add(problem);
 					}
 				}
-				i = end;
 			}
 		}
 		assertThat(problems).as("examples that differ from their sources").isEmpty();
