@@ -220,7 +220,9 @@ final class InProcessRedisNode implements ManagedNode {
 			catch (IOException ex) {
 				// closing anyway
 			}
-			this.clients.forEach(Client::close);
+			// the connections are closed once the acceptor has left: one it accepted
+			// while
+			// the port was closing would otherwise outlive the kill
 			if (Thread.currentThread() != this.acceptor) {
 				try {
 					this.acceptor.join(TimeUnit.SECONDS.toMillis(5));
@@ -229,6 +231,7 @@ final class InProcessRedisNode implements ManagedNode {
 					Thread.currentThread().interrupt();
 				}
 			}
+			this.clients.forEach(Client::close);
 		}
 
 		/** One connection: reads commands, answers them in order. */
