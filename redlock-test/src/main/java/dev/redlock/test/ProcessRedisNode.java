@@ -33,6 +33,9 @@ final class ProcessRedisNode implements ManagedNode {
 
 	private static final int PORT_ATTEMPTS = 5;
 
+	/** The server's dump file, in its directory: see {@link #deleteDumpFile()}. */
+	private static final String DUMP_FILE = "dump.rdb";
+
 	/** Thrown when the server could not bind its port (taken by someone else). */
 	static final class PortInUseException extends IllegalStateException {
 
@@ -216,6 +219,7 @@ final class ProcessRedisNode implements ManagedNode {
 			throw new IllegalStateException("node " + uri() + " was stopped by close()");
 		}
 		kill();
+		deleteDumpFile();
 		PortInUseException last = null;
 		for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
 			try {
@@ -278,10 +282,24 @@ final class ProcessRedisNode implements ManagedNode {
 
 	// ---------------------------------------------------------------------------------------------------------------
 
+	/**
+	 * Deletes what the server last wrote to its dump file, which it would load at its
+	 * next start: a {@link #saveSnapshot()}, or the dump Redis 6.2 writes to feed a new
+	 * replica ({@code repl-diskless-sync no}). A restarted node starts empty.
+	 */
+	private void deleteDumpFile() {
+		try {
+			Files.deleteIfExists(dir.resolve(DUMP_FILE));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("could not delete the dump file of " + uri() + " before its restart", ex);
+		}
+	}
+
 	private void launch() {
 		Path log = dir.resolve("redis.log");
 		List<String> cmd = new ArrayList<>(List.of(executable.toString(), "--port", Integer.toString(port), "--bind",
-				LOOPBACK, "--save", "", "--appendonly", "no", "--dir", dir.toString()));
+				LOOPBACK, "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--dbfilename", DUMP_FILE));
 		if (tls != null) {
 			// the plain port stays open for the kit's own commands; clients under test
 			// use the TLS port

@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -132,6 +134,42 @@ class RedisNodesTests {
 		node.restart();
 		assertThat(alive(pid)).isFalse();
 		assertThat(node.command("DBSIZE")).isEqualTo("0");
+	}
+
+	@Test
+	void restartAfterASaveGivesAnEmptyServer() {
+		RedisNode node = redis.node(2);
+		node.command("SET", "saved", "v");
+		node.saveSnapshot();
+		node.restart();
+		// a dump file left in the node's directory would be loaded at start
+		assertThat(node.command("DBSIZE")).isEqualTo("0");
+	}
+
+	@Test
+	void restartOfANodeThatFedAReplicaGivesAnEmptyServer() {
+		RedisNode master = redis.node(0);
+		RedisNode replica = redis.node(1);
+		master.command("SET", "replicated", "v");
+		// Redis 6.2 feeds a new replica from a dump file written in the master's
+		// directory (repl-diskless-sync no)
+		replica.command("REPLICAOF", "127.0.0.1", String.valueOf(master.port()));
+		try {
+			awaitReplicated(replica, "replicated");
+		}
+		finally {
+			replica.command("REPLICAOF", "NO", "ONE");
+		}
+		master.restart();
+		assertThat(master.command("DBSIZE")).isEqualTo("0");
+	}
+
+	private static void awaitReplicated(RedisNode replica, String key) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (!"1".equals(replica.command("EXISTS", key))) {
+			assertThat(System.nanoTime() - deadline).as("%s replicated within 30 s", key).isNegative();
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+		}
 	}
 
 	@Test
