@@ -23,6 +23,7 @@ import dev.redlock.annotation.Renewal;
 import dev.redlock.core.Lease;
 import dev.redlock.core.LeaseLostException;
 import dev.redlock.core.LockNotAcquiredException;
+import dev.redlock.core.Redlock;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
@@ -59,6 +60,9 @@ class DistributedLockRenewalTests {
 
 	@Autowired
 	private RedisNodes nodes;
+
+	@Autowired
+	private Redlock redlock;
 
 	@Autowired
 	private MeterRegistry meters;
@@ -104,7 +108,11 @@ class DistributedLockRenewalTests {
 				.contains("it ran longer than its lease")
 				.contains("TTL 1000 ms");
 			assertThat(ex.lockName()).isEqualTo("outrun");
-			assertThat(ex.heldFor()).isGreaterThan(TTL);
+			// the method returned once the key had expired on every node, so it outran
+			// its lease's validity: the TTL less the drift allowed for clocks. Not the
+			// whole TTL: a node expires the key by its own clock, which ran up to 2 ms
+			// short of this JVM's 1 s on a loaded machine (held 998 ms)
+			assertThat(ex.heldFor()).isGreaterThan(TTL.minus(this.redlock.settings().driftFor(TTL)));
 			assertThat(ex.ttl()).isEqualTo(TTL);
 		});
 		assertThat(this.jobs.calls()).hasValue(1);
