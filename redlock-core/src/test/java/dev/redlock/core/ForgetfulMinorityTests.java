@@ -57,15 +57,31 @@ class ForgetfulMinorityTests {
 	 */
 	private static final double WIDE_DRIFT = 0.5;
 
-	/** The holder's short TTL: its drift allowance is 502 ms. */
-	private static final Duration SHORT_TTL = Duration.ofSeconds(1);
+	/**
+	 * The holder's short TTL: its drift allowance is 1,502 ms, which leaves its lease
+	 * about 1.5 s of validity for the step and B's attempts (a 1 s TTL left 0.5 s, and a
+	 * brand-new B on a loaded machine once made its first attempt only after that).
+	 */
+	private static final Duration SHORT_TTL = Duration.ofSeconds(3);
 
 	/**
-	 * Above the short TTL's drift allowance (502 ms), so A's key expires on the stepped
-	 * node about 240 ms before A's lease ends; below half the long TTL's (751 ms), the
+	 * B's long TTL, and both clients' restart quarantine in the mixed-TTL cases (a TTL
+	 * may not exceed it): its drift allowance is 4,502 ms.
+	 */
+	private static final Duration LONG_TTL = Duration.ofSeconds(9);
+
+	/**
+	 * Above the short TTL's drift allowance (1,502 ms), so A's key expires on the stepped
+	 * node about 370 ms before A's lease ends; below half the long TTL's (2,251 ms), the
 	 * largest step the acquirer's checks let pass.
 	 */
-	private static final Duration BETWEEN_THE_BOUNDS = Duration.ofMillis(740);
+	private static final Duration BETWEEN_THE_BOUNDS = Duration.ofMillis(1875);
+
+	/**
+	 * How long B keeps trying in the mixed-TTL cases, at most: past the end of A's lease,
+	 * where it stops, so that it tries after A's key expired on the stepped node.
+	 */
+	private static final Duration UNTIL_THE_LEASE_ENDS = Duration.ofSeconds(5);
 
 	/** How far node 2's clock goes back before A locks: more than A's TTL. */
 	private static final Duration EXCURSION = Duration.ofSeconds(4);
@@ -134,14 +150,14 @@ class ForgetfulMinorityTests {
 	@Test
 	void aStepOnlyTheHoldersShortTtlCannotAbsorbGivesNoSecondHolderToAWarmClient() {
 		String resource = "mixed-ttl-warm";
-		RedlockSettings longTtl = SETTINGS.withClockDriftFactor(WIDE_DRIFT);
+		RedlockSettings longTtl = TestSupport.withQuarantine(LONG_TTL).withClockDriftFactor(WIDE_DRIFT);
 		RedlockSettings shortTtl = longTtl.withDefaultTtl(SHORT_TTL);
 		try (ForgetfulNodes scenario = new ForgetfulNodes(nodes, nodes.uris(), shortTtl);
 				Redlock warm = warmClient(scenario, longTtl)) {
 			Lease first = scenario.acquiredOnNodes012(resource);
 			stepForward(first, resource, BETWEEN_THE_BOUNDS, 2);
 
-			assertThat(ForgetfulNodes.refusedWhileValid(first, warm, resource, TRYING)).isPositive();
+			assertThat(ForgetfulNodes.refusedWhileValid(first, warm, resource, UNTIL_THE_LEASE_ENDS)).isPositive();
 			first.release();
 		}
 	}
@@ -149,14 +165,14 @@ class ForgetfulMinorityTests {
 	@Test
 	void aStepOnlyTheHoldersShortTtlCannotAbsorbGivesNoSecondHolderToABrandNewClient() {
 		String resource = "mixed-ttl-new";
-		RedlockSettings longTtl = SETTINGS.withClockDriftFactor(WIDE_DRIFT);
+		RedlockSettings longTtl = TestSupport.withQuarantine(LONG_TTL).withClockDriftFactor(WIDE_DRIFT);
 		RedlockSettings shortTtl = longTtl.withDefaultTtl(SHORT_TTL);
 		try (ForgetfulNodes scenario = new ForgetfulNodes(nodes, nodes.uris(), shortTtl)) {
 			ForgetfulNodes.awaitCounting(scenario.holder());
 			Lease first = scenario.acquiredOnNodes012(resource);
 			stepForward(first, resource, BETWEEN_THE_BOUNDS, 2);
 
-			ForgetfulNodes.assertNewClientRefusedWhileValid(first, nodes, longTtl, resource, TRYING);
+			ForgetfulNodes.assertNewClientRefusedWhileValid(first, nodes, longTtl, resource, UNTIL_THE_LEASE_ENDS);
 			first.release();
 		}
 	}
