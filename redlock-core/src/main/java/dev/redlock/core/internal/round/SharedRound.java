@@ -63,6 +63,18 @@ final class SharedRound implements SharedConnection.Call {
 	/** Whether the early exit said the replies settle the round: guarded. */
 	private boolean settled;
 
+	/**
+	 * Once settled, until when the caller waits for the nodes expected by then: as long
+	 * again as the round took to settle, at least {@link RoundTimes#LAG_SLACK_NANOS}.
+	 * Guarded.
+	 */
+	private long patienceEnd;
+
+	/** Whether the caller is parked (or about to park) until {@link #parkedUntil}. */
+	private boolean parked;
+
+	private long parkedUntil;
+
 	/** Whether the caller went on: later replies are late. Guarded. */
 	private boolean ended;
 
@@ -158,34 +170,40 @@ final class SharedRound implements SharedConnection.Call {
 
 	/**
 	 * Waits until every node answered, the deadline passed, or the round is settled and
-	 * no node still out is expected soon.
+	 * no node still out is expected before its patience ends. The first park ends
+	 * {@link RoundTimes#LAG_SLACK_NANOS} after the start, before any patience can: the
+	 * reader threads then need not wake the caller when the round settles, only when it
+	 * can go on, so a round on a healthy cluster costs its caller one wake-up.
 	 */
 	private void awaitReplies() {
-		long patienceEnd = 0;
+		long firstLook = this.start + RoundTimes.LAG_SLACK_NANOS;
 		while (true) {
 			long now = System.nanoTime();
-			long wakeAt = this.deadline;
+			long wakeAt;
 			synchronized (this) {
-				if (this.outstanding == 0 || this.exitFailure != null) {
+				this.parked = false;
+				if (this.outstanding == 0 || this.exitFailure != null || now - this.deadline >= 0) {
 					return;
 				}
 				if (this.settled) {
-					if (patienceEnd == 0) {
-						long settledAfter = now - this.start;
-						patienceEnd = now + Math.max(RoundTimes.LAG_SLACK_NANOS, settledAfter);
-					}
-					if (!anyExpectedBy(patienceEnd) || now - patienceEnd >= 0) {
+					if (now - this.patienceEnd >= 0 || !anyExpectedBy(this.patienceEnd)) {
 						return;
 					}
-					wakeAt = (patienceEnd - this.deadline < 0) ? patienceEnd : this.deadline;
+					wakeAt = earlier(this.patienceEnd, this.deadline);
 				}
-			}
-			if (now - this.deadline >= 0) {
-				return;
+				else {
+					wakeAt = (firstLook - now > 0) ? earlier(firstLook, this.deadline) : this.deadline;
+				}
+				this.parked = true;
+				this.parkedUntil = wakeAt;
 			}
 			LockSupport.parkNanos(this, wakeAt - now);
 			deferInterrupt();
 		}
+	}
+
+	private static long earlier(long time, long other) {
+		return (time - other < 0) ? time : other;
 	}
 
 	/** Whether a node still out is expected to answer by then. Guarded. */
@@ -318,11 +336,22 @@ final class SharedRound implements SharedConnection.Call {
 			catch (RuntimeException ex) {
 				this.exitFailure = ex;
 			}
+			if (this.settled) {
+				long settledAfter = System.nanoTime() - this.start;
+				this.patienceEnd = this.start + settledAfter + Math.max(RoundTimes.LAG_SLACK_NANOS, settledAfter);
+			}
 		}
-		if (this.outstanding == 0 || this.settled || this.exitFailure != null) {
+		if (this.parked && (mayGoOn() || (this.settled && this.parkedUntil - this.patienceEnd > 0))) {
+			// the caller goes on, or parks again until its patience ends
+			this.parked = false;
 			LockSupport.unpark(this.caller);
 		}
 		return true;
+	}
+
+	/** Whether the caller may go on without waiting for more replies. Guarded. */
+	private boolean mayGoOn() {
+		return this.outstanding == 0 || this.exitFailure != null || (this.settled && !anyExpectedBy(this.patienceEnd));
 	}
 
 	/**
