@@ -33,11 +33,11 @@ public class OurRedlock {
 	public String quarantine;
 
 	/**
-	 * {@code pooled}: a connection lent to each round (the default); {@code shared}:
-	 * every round over one connection per node shared by every thread; {@code pipelined}:
-	 * shared while many rounds are underway.
+	 * {@code pipelined} (the library's default): shared while many rounds are underway;
+	 * {@code shared}: every round over one connection per node shared by every thread;
+	 * {@code pooled}: a connection lent to each round.
 	 */
-	@Param({ "pooled" })
+	@Param({ "pipelined" })
 	public String transport;
 
 	Redlock redlock;

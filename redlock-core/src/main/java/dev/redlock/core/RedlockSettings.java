@@ -110,25 +110,29 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 		/**
 		 * While many other rounds are underway (eight or more), a round joins them on one
 		 * connection per node shared by every caller: the commands of concurrent rounds
-		 * go out together, and a reader thread per node hands each reply to its round.
-		 * Each round keeps its own deadline and early exit; a node that stops answering
-		 * has its shared connection replaced. With fewer, a round goes over a connection
-		 * lent from the pool, which its caller reads itself, sooner than a reader thread
-		 * could hand it the replies.
+		 * go out together, written by a writer thread per node, and a reader thread per
+		 * node hands each reply to its round. Each round keeps its own deadline and early
+		 * exit; a node that stops answering has its shared connection replaced. With
+		 * fewer, a round goes over a connection lent from the pool, which its caller
+		 * reads itself, sooner than a reader thread could hand it the replies. The
+		 * default: within the noise of {@link #POOLED} with few threads, and on a 2-core
+		 * machine about 1.3 times its throughput with sixteen threads locking at once
+		 * (see the benchmarks page).
 		 */
 		PIPELINED,
 
 		/**
 		 * Every round over the shared connection, even a round alone: the fewest
 		 * connections (one per node for every round; the pool's serve batches and
-		 * clean-up), at the cost of a reader thread's hand-off for a lone caller.
+		 * clean-up), at the cost of the writer and reader threads' hand-offs for a lone
+		 * caller.
 		 */
 		SHARED,
 
 		/**
 		 * A connection per round per node, lent from the pool: the caller writes and
-		 * reads it itself. The default: on a 2-core machine the others only match it
-		 * below sixteen threads locking at once (see the benchmarks page).
+		 * reads it itself, and the releases of many threads at once go out in batches.
+		 * The default before {@link #PIPELINED}, kept while that one proves itself.
 		 */
 		POOLED
 
@@ -301,7 +305,7 @@ public record RedlockSettings(String keyPrefix, Duration defaultTtl, Duration de
 
 		private boolean autoRenew = false;
 
-		private Transport transport = Transport.POOLED;
+		private Transport transport = Transport.PIPELINED;
 
 		private Builder() {
 		}

@@ -79,10 +79,10 @@ class ThreadFootprintTests {
 					.anySatisfy((name) -> assertThat(name)
 						.startsWith((settings.transport() == RedlockSettings.Transport.SHARED) ? SharedConnection.READER
 								: OnDemandThread.LATE_REPLIES));
-				// two instances: each at most a shared connection's reader, a connector,
-				// a late-reply reader and a notice reader per node, one renewal and one
-				// loss-callback thread
-				assertThat(started).hasSizeLessThanOrEqualTo(2 * (4 * nodes.size() + 2));
+				// two instances: each at most a shared connection's reader and writer, a
+				// connector, a late-reply reader and a notice reader per node, one
+				// renewal and one loss-callback thread
+				assertThat(started).hasSizeLessThanOrEqualTo(2 * (5 * nodes.size() + 2));
 				assertThat(started.stream().filter((thread) -> thread.getName().startsWith("redlock-connect-")))
 					.hasSizeLessThanOrEqualTo(2 * nodes.size());
 			}

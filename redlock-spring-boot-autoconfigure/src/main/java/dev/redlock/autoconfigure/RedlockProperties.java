@@ -55,11 +55,11 @@ import dev.redlock.core.RedlockSettings;
  * @param maxHold Longest time a lease is kept alive by automatic renewal.
  * @param autoRenew Whether @DistributedLock methods renew their lease automatically while
  * they run, unless the annotation says.
- * @param transport How lock rounds reach each node: "pipelined" shares one connection per
- * node among the calling threads while many lock at once (8 or more rounds underway) and
- * sends their commands together, else lends each round a pooled connection; "shared"
- * shares it for every round; "pooled" never. Renewal batches and clean-up always use
- * pooled connections.
+ * @param transport How lock rounds reach each node: "pipelined" (the default) shares one
+ * connection per node among the calling threads while many lock at once (8 or more rounds
+ * underway) and sends their commands together, else lends each round a pooled connection;
+ * "shared" shares it for every round; "pooled" never. Renewal batches and clean-up always
+ * use pooled connections.
  * @param pool Connection pool of each node.
  * @param ssl TLS for rediss:// nodes.
  * @param observation Micrometer Observations of @DistributedLock calls.
@@ -73,7 +73,7 @@ public record RedlockProperties(@DefaultValue("true") boolean enabled, @DefaultV
 		@DefaultValue("" + RedlockProperties.DEFAULT_INTERCEPTOR_ORDER) int interceptorOrder,
 		@DefaultValue("60s") Duration restartQuarantine, @DefaultValue("1024") int maxKeyLength,
 		@DefaultValue("10m") Duration maxHold, boolean autoRenew, @DefaultValue("50ms") Duration clockTolerance,
-		@DefaultValue("pooled") RedlockSettings.Transport transport, @DefaultValue Pool pool, @DefaultValue Ssl ssl,
+		@DefaultValue("pipelined") RedlockSettings.Transport transport, @DefaultValue Pool pool, @DefaultValue Ssl ssl,
 		@DefaultValue Observation observation) {
 
 	/**

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 
@@ -18,10 +19,14 @@ import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * One connection to a node shared by every round: the calls of many callers go out in
- * batches ({@link WriteBatches}), and the connection's reader thread reads the replies in
- * the order the calls were written, each by its own {@link Call}, which hands it to its
- * round. A caller never reads, so it waits for nobody's reply but its own, and only as
- * long as its own deadline.
+ * batches ({@link WriteBatches}) that the connection's writer thread writes, and its
+ * reader thread reads the replies in the order the calls were written, each by its own
+ * {@link Call}, which hands it to its round. A caller neither writes nor reads, so it
+ * waits for nobody's reply but its own, and only as long as its own deadline; a node that
+ * stopped reading blocks the writer thread of its own connection alone. On a machine with
+ * few cores the writer thread is what makes batches: the calls that callers encode while
+ * it writes, or wakes, go out together in its next write, so the node reads many at once
+ * (a caller writing its own call right away would write alone).
  *
  * <p>
  * A call whose reply has not come within the stall time (twice the node timeout) from its
@@ -36,6 +41,9 @@ public final class SharedConnection implements AutoCloseable {
 
 	/** Prefix of a reader thread's name, followed by its node's {@code host:port}. */
 	public static final String READER = "redlock-reader-";
+
+	/** Prefix of a writer thread's name, followed by its node's {@code host:port}. */
+	public static final String WRITER = "redlock-writer-";
 
 	private static final Logger logger = LoggerFactory.getLogger(SharedConnection.class);
 
@@ -204,7 +212,7 @@ public final class SharedConnection implements AutoCloseable {
 				}
 				waiting = List.of();
 				this.line = opened;
-				opened.startReading();
+				opened.start();
 			}
 		}
 		if (failed != null) {
@@ -261,8 +269,9 @@ public final class SharedConnection implements AutoCloseable {
 	}
 
 	/**
-	 * One open connection: its write batches, the calls written whose reply is still to
-	 * read (in order, with their nodes and write times), and the thread that reads them.
+	 * One open connection: its write batches and the thread that writes them, the calls
+	 * written whose reply is still to read (in order, with their nodes and write times),
+	 * and the thread that reads them.
 	 */
 	private final class Line {
 
@@ -271,6 +280,11 @@ public final class SharedConnection implements AutoCloseable {
 		private final WriteBatches batches;
 
 		private final Thread reader;
+
+		private final Thread writer;
+
+		/** Whether the writer waits for a batch: it is then woken by the next caller. */
+		private final AtomicBoolean writerIdle = new AtomicBoolean();
 
 		/** The calls awaiting a reply, oldest at {@link #head}: guarded by this line. */
 		private Call[] calls = new Call[16];
@@ -298,14 +312,18 @@ public final class SharedConnection implements AutoCloseable {
 			this.batches = connection.share();
 			this.reader = new Thread(this::read, READER + SharedConnection.this.uri.hostAndPort());
 			this.reader.setDaemon(true);
+			this.writer = new Thread(this::writeBatches, WRITER + SharedConnection.this.uri.hostAndPort());
+			this.writer.setDaemon(true);
 		}
 
-		void startReading() {
+		/** Starts its reader and writer threads. */
+		void start() {
 			this.reader.start();
+			this.writer.start();
 		}
 
 		/**
-		 * Writes a call in the next batch.
+		 * Encodes a call into the next batch, and wakes the writer if it waits.
 		 * @return {@code false} if this connection broke before (nothing was written)
 		 */
 		boolean write(Call call, int node) {
@@ -340,18 +358,40 @@ public final class SharedConnection implements AutoCloseable {
 			if (wake) {
 				LockSupport.unpark(this.reader);
 			}
-			// with what others added meanwhile, unless one of them is writing: then that
-			// one writes it next
-			writeOut();
+			if (this.writerIdle.compareAndSet(true, false)) {
+				LockSupport.unpark(this.writer);
+			}
 			return true;
 		}
 
-		private void writeOut() {
-			try {
-				this.batches.writeOut(this.writeLock);
-			}
-			catch (IOException ex) {
-				breakOff(new JedisConnectionException(ex));
+		/**
+		 * The writer thread: writes what callers batched, one socket write per batch,
+		 * until the line breaks. Callers never write, so a node that stopped reading
+		 * blocks nobody's call but its own connection's; and while the writer writes, or
+		 * wakes, the calls of other callers join the next batch.
+		 */
+		private void writeBatches() {
+			while (!this.broken) {
+				if (this.batches.isFilled()) {
+					try {
+						this.batches.writeOut(this.writeLock);
+					}
+					catch (IOException ex) {
+						breakOff(new JedisConnectionException(ex));
+						return;
+					}
+					continue;
+				}
+				this.writerIdle.set(true);
+				// looked at again after saying so: a caller that filled the batch before
+				// saw the writer busy and woke nobody
+				if (!this.batches.isFilled() && !this.broken) {
+					LockSupport.park(this);
+					// nothing here answers an interrupt: a flag left set would end every
+					// park at once
+					Thread.interrupted();
+				}
+				this.writerIdle.set(false);
 			}
 		}
 
@@ -471,6 +511,7 @@ public final class SharedConnection implements AutoCloseable {
 			SharedConnection.this.lineBroke(this);
 			this.connection.abort();
 			LockSupport.unpark(this.reader);
+			LockSupport.unpark(this.writer);
 			for (int i = 0; i < failedCalls.length; i++) {
 				try {
 					failedCalls[i].failed(failedNodes[i], failure, true);

@@ -3,7 +3,6 @@ package dev.redlock.core.internal.transport;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol;
@@ -12,9 +11,9 @@ import redis.clients.jedis.util.RedisOutputStream;
 /**
  * The commands of many callers of a shared connection, written to its socket in batches:
  * each caller encodes its commands into the batch being filled (a copy in memory, under
- * the connection's write lock), and whoever writes next takes the whole batch and writes
- * it with one call while the others go on filling the next one. A node thus reads many
- * callers' commands at once, and no caller waits for a socket write but its own.
+ * the connection's write lock), and the connection's writer thread takes the whole batch
+ * and writes it with one call while the callers go on filling the next one. A node thus
+ * reads many callers' commands at once, and no caller waits for a socket write.
  */
 final class WriteBatches {
 
@@ -39,9 +38,6 @@ final class WriteBatches {
 		}
 
 	}, 8192);
-
-	/** Whether a caller is writing a batch now. */
-	private final AtomicBoolean writing = new AtomicBoolean();
 
 	/** Whether the batch being filled holds commands still to write. */
 	private volatile boolean filled;
@@ -70,32 +66,30 @@ final class WriteBatches {
 		this.filled = true;
 	}
 
+	/** Whether the batch being filled holds commands still to write. */
+	boolean isFilled() {
+		return this.filled;
+	}
+
 	/**
-	 * Writes what is batched, unless another caller is writing: that one writes it next.
-	 * Called without the write lock.
+	 * Writes what is batched: on the writer thread, the only one that writes, without the
+	 * write lock.
 	 * @param writeLock the lock under which callers encode
 	 * @throws IOException if the socket write failed: the connection is broken
 	 */
 	void writeOut(Object writeLock) throws IOException {
-		while (this.filled && this.writing.compareAndSet(false, true)) {
-			try {
-				Batch batch;
-				synchronized (writeLock) {
-					batch = this.filling;
-					this.filling = this.spare;
-					this.spare = batch;
-					this.filled = false;
-				}
-				if (batch.count > 0) {
-					this.socket.write(batch.bytes, 0, batch.count);
-					this.socket.flush();
-				}
-				batch.count = 0;
-			}
-			finally {
-				this.writing.set(false);
-			}
+		Batch batch;
+		synchronized (writeLock) {
+			batch = this.filling;
+			this.filling = this.spare;
+			this.spare = batch;
+			this.filled = false;
 		}
+		if (batch.count > 0) {
+			this.socket.write(batch.bytes, 0, batch.count);
+			this.socket.flush();
+		}
+		batch.count = 0;
 	}
 
 	/** Bytes to write, in a buffer that grows as needed and is reused. */
