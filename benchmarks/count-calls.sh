@@ -6,6 +6,7 @@
 # Usage: benchmarks/count-calls.sh BENCHMARK [JVM options for the fork]
 #   BENCHMARK  a JMH regular expression naming one benchmark, e.g. 'DistinctKeys16.redlock$' or 'Latency.ideal$'
 #   SLOW       the @Param slow of Latency (none, first, last, one), default none
+#   TRANSPORT  the @Param transport of our client (pipelined, shared, pooled), default pipelined
 # Needs perf (Debian: linux-perf) and the right to trace (root, or kernel.perf_event_paranoid <= -1).
 # Build first: mvn -B -DskipTests package -pl benchmarks -am
 set -euo pipefail
@@ -19,6 +20,9 @@ work=$(mktemp -d -t count-calls.XXXXXX)
 log="$work/jmh.log"
 # 14 one-second iterations, operations per second: the counts are taken during iterations 9 to 12
 args=(-p nodes=5 -p "slow=${SLOW:-none}" -wi 0 -i 14 -r 1 -f 1 -bm thrpt -tu s)
+if [ -n "${TRANSPORT:-}" ]; then
+    args+=(-p "transport=$TRANSPORT")
+fi
 if [ -n "$jvm_options" ]; then
     args+=(-jvmArgsAppend "$jvm_options")
 fi
