@@ -48,7 +48,17 @@ class ForgetfulMinorityTests {
 	/** Quarantine on, every TTL 3 s. */
 	private static final RedlockSettings SETTINGS = TestSupport.withQuarantine(QUARANTINE);
 
-	/** A step that expires a 3 s key at once and that every detector sees. */
+	/**
+	 * Quarantine on, every TTL 6 s: for a brand-new B with slow links, whose first
+	 * attempts wait the node timeout (1 s) each for nodes 0 and 4, still connecting over
+	 * the slow links. When B's first probe judges the stepped clocks before its first
+	 * attempt, B's first refusal comes about 2 s after B was built, and on a loaded
+	 * machine later than A's 3 s lease, which left about 2.7 s then (seen: 0 attempts
+	 * while A's lease was valid, with either transport).
+	 */
+	private static final RedlockSettings LONG_LEASES = TestSupport.withQuarantine(Duration.ofSeconds(6));
+
+	/** A step that expires a 3 s or 6 s key at once and that every detector sees. */
 	private static final Duration BIG_STEP = Duration.ofSeconds(120);
 
 	/**
@@ -134,13 +144,13 @@ class ForgetfulMinorityTests {
 	@Test
 	void twoSteppedClocksHeardBeforeTheOthersGiveNoSecondHolderToABrandNewClient() {
 		String resource = "minority-heard-first-new";
-		try (ForgetfulNodes scenario = new ForgetfulNodes(nodes, nodes.uris(), SETTINGS);
+		try (ForgetfulNodes scenario = new ForgetfulNodes(nodes, nodes.uris(), LONG_LEASES);
 				SlowLinks slow = new SlowLinks(0, 4)) {
 			ForgetfulNodes.awaitCounting(scenario.holder());
 			Lease first = scenario.acquiredOnNodes012(resource);
 			stepForward(first, resource, BIG_STEP, 1, 2);
 
-			try (Redlock brandNew = redlock(slow.uris(), SETTINGS)) {
+			try (Redlock brandNew = redlock(slow.uris(), LONG_LEASES)) {
 				assertThat(ForgetfulNodes.refusedWhileValid(first, brandNew, resource, TRYING)).isPositive();
 			}
 			first.release();
