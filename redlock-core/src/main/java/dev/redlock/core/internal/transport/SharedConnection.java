@@ -380,6 +380,13 @@ public final class SharedConnection implements AutoCloseable {
 						breakOff(new JedisConnectionException(ex));
 						return;
 					}
+					catch (Throwable ex) {
+						// a writer gone silently would leave its calls to the stall time
+						logger.warn("Writing to the shared connection to {} failed",
+								SharedConnection.this.uri.redacted(), ex);
+						breakOff(new JedisConnectionException(ex));
+						return;
+					}
 					continue;
 				}
 				this.writerIdle.set(true);
