@@ -54,7 +54,7 @@ class ForgetfulMinorityTests {
 	 * the slow links. When B's first probe judges the stepped clocks before its first
 	 * attempt, B's first refusal comes about 2 s after B was built, and on a loaded
 	 * machine later than A's 3 s lease, which left about 2.7 s then (seen: 0 attempts
-	 * while A's lease was valid, with either transport).
+	 * while A's lease was valid, on the code before the writer thread too).
 	 */
 	private static final RedlockSettings LONG_LEASES = TestSupport.withQuarantine(Duration.ofSeconds(6));
 

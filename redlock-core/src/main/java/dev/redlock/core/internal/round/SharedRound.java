@@ -337,8 +337,8 @@ final class SharedRound implements SharedConnection.Call {
 				this.exitFailure = ex;
 			}
 			if (this.settled) {
-				long settledAfter = System.nanoTime() - this.start;
-				this.patienceEnd = this.start + settledAfter + Math.max(RoundTimes.LAG_SLACK_NANOS, settledAfter);
+				long now = System.nanoTime();
+				this.patienceEnd = now + Math.max(RoundTimes.LAG_SLACK_NANOS, now - this.start);
 			}
 		}
 		if (this.parked && (mayGoOn() || (this.settled && this.parkedUntil - this.patienceEnd > 0))) {

@@ -382,9 +382,7 @@ public final class SharedConnection implements AutoCloseable {
 					}
 					catch (Throwable ex) {
 						// a writer gone silently would leave its calls to the stall time
-						logger.warn("Writing to the shared connection to {} failed",
-								SharedConnection.this.uri.redacted(), ex);
-						breakOff(new JedisConnectionException(ex));
+						breakOffUnexpectedly("Writing to", ex);
 						return;
 					}
 					continue;
@@ -467,9 +465,7 @@ public final class SharedConnection implements AutoCloseable {
 					return;
 				}
 				catch (Throwable ex) {
-					logger.warn("Reading a reply on the shared connection to {} failed",
-							SharedConnection.this.uri.redacted(), ex);
-					breakOff(new JedisConnectionException(ex));
+					breakOffUnexpectedly("Reading a reply on", ex);
 					return;
 				}
 				synchronized (this) {
@@ -480,6 +476,16 @@ public final class SharedConnection implements AutoCloseable {
 					}
 				}
 			}
+		}
+
+		/**
+		 * Breaks the connection off after a failure nothing expected, logged: its reader
+		 * or writer thread ends.
+		 * @param doing what failed, before "the shared connection to ..."
+		 */
+		private void breakOffUnexpectedly(String doing, Throwable failure) {
+			logger.warn("{} the shared connection to {} failed", doing, SharedConnection.this.uri.redacted(), failure);
+			breakOff(new JedisConnectionException(failure));
 		}
 
 		/** A timed-out read says the node stalled, not merely that it was slow. */
