@@ -27,11 +27,15 @@ import org.jspecify.annotations.Nullable;
  * @param lockCommands what releases and extensions run on it, when reachable:
  * {@code scripts} (Lua), {@code delex} (Redis 8.4+) or {@code delifeq} (Valkey 9+), as
  * the greetings of its connections found
+ * @param kind what the voter is: {@code standalone} (a master at a fixed address) or
+ * {@code sentinel} (the master a Sentinel group names, followed through failovers)
+ * @param master the {@code host:port} of the voter's master as known now (for a Sentinel
+ * voter, where the last failover left it), or {@code null} while not known
  */
 public record NodeStatus(String node, boolean reachable, Duration latency, @Nullable String version,
 		@Nullable String role, @Nullable Duration uptime, Duration quarantineRemaining,
 		@Nullable QuarantineReason quarantineReason, boolean clockOff, @Nullable String error,
-		@Nullable String lockCommands) {
+		@Nullable String lockCommands, String kind, @Nullable String master) {
 
 	/**
 	 * Returns whether the node's grants count towards a quorum now: a reachable master

@@ -1,6 +1,8 @@
 package dev.redlock.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -54,7 +56,9 @@ final class RedlockFactory {
 	static Redlock create(RedlockProperties properties, List<RedlockListener> listeners,
 			@Nullable SslBundles sslBundles) {
 		try {
-			Redlock.Builder builder = Redlock.builder().nodes(properties.nodes()).settings(settings(properties));
+			Redlock.Builder builder = Redlock.builder()
+				.nodes(voters(properties.nodes()))
+				.settings(settings(properties));
 			listeners.forEach(builder::listener);
 			String bundle = properties.ssl().bundle();
 			if (bundle != null && !bundle.isBlank()) {
@@ -159,6 +163,42 @@ final class RedlockFactory {
 			return propertyName(indexed.group(1)) + indexed.group(2);
 		}
 		return "redlock." + PROPERTIES.getOrDefault(setting, setting);
+	}
+
+	/**
+	 * Puts back together the Sentinel voters that binding split: a comma-separated
+	 * {@code redlock.nodes} value (or {@code REDLOCK_NODES}) is split at every comma,
+	 * also those between a Sentinel voter's sentinels. An element without a scheme that
+	 * follows a {@code redis-sentinel://} or {@code rediss-sentinel://} element still
+	 * lacking its master's name is one more sentinel of it.
+	 * @param bound the elements as bound
+	 * @return one element per voter
+	 */
+	static List<String> voters(List<String> bound) {
+		List<String> voters = new ArrayList<>(bound.size());
+		for (String element : bound) {
+			int last = voters.size() - 1;
+			if (last >= 0 && awaitsMoreSentinels(voters.get(last)) && element != null && !element.contains("://")) {
+				voters.set(last, voters.get(last) + "," + element.trim());
+			}
+			else {
+				voters.add(element);
+			}
+		}
+		return voters;
+	}
+
+	/**
+	 * Whether an element is a Sentinel voter cut off before its master's name, which ends
+	 * the URI.
+	 */
+	private static boolean awaitsMoreSentinels(@Nullable String element) {
+		if (element == null) {
+			return false;
+		}
+		String uri = element.trim().toLowerCase(Locale.ROOT);
+		return (uri.startsWith("redis-sentinel://") || uri.startsWith("rediss-sentinel://")) && !uri.contains("#")
+				&& !uri.contains("sentinelmasterid=");
 	}
 
 }

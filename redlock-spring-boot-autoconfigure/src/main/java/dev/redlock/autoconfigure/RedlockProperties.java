@@ -14,9 +14,12 @@ import dev.redlock.core.RedlockSettings;
  * Configuration properties for Redlock distributed locks.
  *
  * @param enabled Whether to enable the Redlock auto-configuration.
- * @param nodes Independent Redis masters, each
- * "redis://[user:password@]host:port[/database]" or "rediss://..." for TLS. List 3 or 5:
- * a lock needs a majority of them.
+ * @param nodes The voters, each an independent Redis master: at a fixed address,
+ * "redis://[user:password@]host:port[/database]" ("rediss://..." for TLS), or named by a
+ * Sentinel group and followed through its failovers,
+ * "redis-sentinel://[user:password@]sentinel1:port,sentinel2:port[/database]#masterName"
+ * ("rediss-sentinel://..." for TLS; the credentials are the master's). List 3 or 5: a
+ * lock needs a majority of them.
  * @param keyPrefix Prefix put in front of every lock key in Redis.
  * @param defaultTtl Lock time-to-live used when @DistributedLock or the caller gives
  * none.

@@ -123,6 +123,10 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 	private static Map<String, Object> describe(NodeStatus status) {
 		Map<String, Object> node = new LinkedHashMap<>();
 		node.put("node", status.node());
+		node.put("kind", status.kind());
+		if (!"standalone".equals(status.kind())) {
+			putIfPresent(node, "master", status.master());
+		}
 		node.put("reachable", status.reachable());
 		node.put("latencyMs", millis(status.latency()));
 		if (!status.quarantineRemaining().isZero()) {

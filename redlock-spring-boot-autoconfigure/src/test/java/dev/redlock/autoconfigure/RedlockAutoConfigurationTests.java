@@ -142,7 +142,7 @@ class RedlockAutoConfigurationTests {
 	@Test
 	void wrongSchemeFails() {
 		assertFailure(this.runner.withPropertyValues("redlock.nodes[0]=http://127.0.0.1:7101"), "redlock.nodes[0]",
-				"redis:// or rediss://");
+				"redis://, rediss://, redis-sentinel:// or rediss-sentinel://");
 	}
 
 	@Test

@@ -160,6 +160,23 @@ final class Backends {
 	}
 
 	/**
+	 * The {@code redis-server} binary to run as a process: the chosen backend's, or, for
+	 * a backend that runs none (containers, the in-process stand-in), the one on PATH,
+	 * else the embedded one.
+	 */
+	static Path processExecutable(Choice choice) {
+		switch (choice.name()) {
+			case PATH:
+				return requireNonNull(choice.executable());
+			case EMBEDDED, STEPPABLE_CLOCK:
+				return extractEmbedded(requireNonNull(choice.resource()));
+			default:
+				Path onPath = findOnPath(System.getenv("PATH"));
+				return (onPath != null) ? onPath : RedisNodes.embeddedServer();
+		}
+	}
+
+	/**
 	 * The {@code redis-server} arguments that let a server of the chosen backend accept
 	 * {@code DEBUG}: {@code enable-debug-command} from Redis 7 on (the container image is
 	 * 7), none before (6.2 allows {@code DEBUG} and refuses to start with an option it

@@ -69,6 +69,12 @@ final class ProcessRedisNode implements ManagedNode {
 	/** Further {@code redis-server} arguments, given at every start. */
 	private final List<String> arguments;
 
+	/**
+	 * The configuration file, first on the command line, or {@code null}: a sentinel
+	 * needs one (it writes what it learns there).
+	 */
+	private @Nullable Path configFile;
+
 	private ProcessRedisNode(Path executable, Path dir, int port, @Nullable TestCertificates tls, int tlsPort,
 			boolean steppableClock, List<String> arguments) {
 		this.executable = executable;
@@ -131,6 +137,64 @@ final class ProcessRedisNode implements ManagedNode {
 		}
 		throw new IllegalStateException(
 				"could not find a free port for redis-server after " + PORT_ATTEMPTS + " attempts", last);
+	}
+
+	/**
+	 * Starts a sentinel on a free loopback port that monitors one master, with the given
+	 * {@code sentinel} directives for it (e.g. {@code down-after-milliseconds 1000}).
+	 * @param masterName the name the master is monitored under
+	 * @param masterPort the master's loopback port
+	 * @param quorum how many sentinels must agree the master is down
+	 * @param directives further {@code sentinel <directive> <masterName> <value>} lines,
+	 * each given as {@code <directive> <value>}
+	 */
+	static ProcessRedisNode startSentinel(Path executable, String masterName, int masterPort, int quorum,
+			List<String> directives) {
+		PortInUseException last = null;
+		for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
+			ProcessRedisNode node = new ProcessRedisNode(executable, createDir(), freePort(), null, -1, false,
+					List.of("--sentinel"));
+			Cleanup.track(node);
+			try {
+				StringBuilder config = new StringBuilder();
+				config.append("sentinel monitor ")
+					.append(masterName)
+					.append(' ')
+					.append(LOOPBACK)
+					.append(' ')
+					.append(masterPort)
+					.append(' ')
+					.append(quorum)
+					.append('\n');
+				for (String directive : directives) {
+					int space = directive.indexOf(' ');
+					config.append("sentinel ")
+						.append(directive, 0, space)
+						.append(' ')
+						.append(masterName)
+						.append(directive.substring(space))
+						.append('\n');
+				}
+				node.configFile = node.dir.resolve("sentinel.conf");
+				Files.writeString(node.configFile, config.toString());
+				node.launch();
+				return node;
+			}
+			catch (IOException e) {
+				node.stop();
+				throw new UncheckedIOException("could not write a sentinel's configuration", e);
+			}
+			catch (PortInUseException e) {
+				node.stop();
+				last = e;
+			}
+			catch (RuntimeException | Error e) {
+				node.stop();
+				throw e;
+			}
+		}
+		throw new IllegalStateException(
+				"could not find a free port for a sentinel after " + PORT_ATTEMPTS + " attempts", last);
 	}
 
 	@Override
@@ -298,8 +362,12 @@ final class ProcessRedisNode implements ManagedNode {
 
 	private void launch() {
 		Path log = dir.resolve("redis.log");
-		List<String> cmd = new ArrayList<>(List.of(executable.toString(), "--port", Integer.toString(port), "--bind",
-				LOOPBACK, "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--dbfilename", DUMP_FILE));
+		List<String> cmd = new ArrayList<>(List.of(executable.toString()));
+		if (configFile != null) {
+			cmd.add(configFile.toString());
+		}
+		cmd.addAll(List.of("--port", Integer.toString(port), "--bind", LOOPBACK, "--save", "", "--appendonly", "no",
+				"--dir", dir.toString(), "--dbfilename", DUMP_FILE));
 		if (tls != null) {
 			// the plain port stays open for the kit's own commands; clients under test
 			// use the TLS port

@@ -79,8 +79,8 @@ public final class LockEvents {
 			};
 			this.counters[reply.node()][outcome.ordinal()].increment();
 			if (!this.listeners.isEmpty()) {
-				NodeRequestEvent event = new NodeRequestEvent(this.nodes.get(reply.node()).hostAndPort(), command,
-						outcome, Duration.ofNanos(reply.nanos()));
+				NodeRequestEvent event = new NodeRequestEvent(this.nodes.get(reply.node()).name(), command, outcome,
+						Duration.ofNanos(reply.nanos()));
 				emit((listener) -> listener.nodeRequestFinished(event));
 			}
 		}
@@ -109,7 +109,7 @@ public final class LockEvents {
 
 	void nodeQuarantined(int node, QuarantineReason reason, Duration duration) {
 		if (!this.listeners.isEmpty()) {
-			NodeQuarantineEvent event = new NodeQuarantineEvent(this.nodes.get(node).hostAndPort(), reason, duration);
+			NodeQuarantineEvent event = new NodeQuarantineEvent(this.nodes.get(node).name(), reason, duration);
 			emit((listener) -> listener.nodeQuarantined(event));
 		}
 	}

@@ -19,6 +19,7 @@ import dev.redlock.core.internal.quarantine.NodeQuarantine;
 import dev.redlock.core.internal.round.Fanout;
 import dev.redlock.core.internal.round.NodeReply;
 import dev.redlock.core.internal.transport.NodeCommands;
+import dev.redlock.core.internal.transport.SentinelMasterUnknownException;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
 
@@ -60,15 +61,25 @@ public final class NodeDiagnostics {
 				String uptime = fields.get("uptime_in_seconds");
 				String lockCommands = this.group.pools().get(reply.node()).commands().current().tag();
 				statuses.add(new NodeStatus(node, true, latency, version(fields), fields.get("role"), seconds(uptime),
-						quarantine.remaining(), quarantine.reason(), quarantine.clockOffSeen(), null, lockCommands));
+						quarantine.remaining(), quarantine.reason(), quarantine.clockOffSeen(), null, lockCommands,
+						kind(reply.node()), master(reply.node())));
 			}
 			else {
 				NodeQuarantine quarantine = this.group.quarantine(reply.node());
 				statuses.add(new NodeStatus(node, false, latency, null, null, null, quarantine.remaining(),
-						quarantine.reason(), quarantine.clockOffSeen(), reply.describeFailure(), null));
+						quarantine.reason(), quarantine.clockOffSeen(), reply.describeFailure(), null,
+						kind(reply.node()), master(reply.node())));
 			}
 		}
 		return statuses;
+	}
+
+	private String kind(int node) {
+		return this.group.nodes().get(node).kind();
+	}
+
+	private @Nullable String master(int node) {
+		return this.group.pools().get(node).masterAddress();
 	}
 
 	/**
@@ -124,6 +135,13 @@ public final class NodeDiagnostics {
 								+ "appendfsync always"));
 				continue;
 			}
+			SentinelMasterUnknownException unknownMaster = unknownMaster(info);
+			if (unknownMaster != null) {
+				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i,
+						node + ": its sentinels know no master of that name (" + unknownMaster.getMessage()
+								+ "); check the master's name and the sentinels' addresses"));
+				continue;
+			}
 			if (info.kind() != NodeReply.Kind.REPLIED || !(info.value() instanceof byte[] bytes)) {
 				warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, i,
 						node + " cannot be checked now (" + info.describeFailure() + ")"));
@@ -165,6 +183,23 @@ public final class NodeDiagnostics {
 		scriptFindings(infos, errors);
 		errors.addAll(warnings);
 		return errors;
+	}
+
+	/**
+	 * The failure of a Sentinel voter whose sentinels all know no master of its name, if
+	 * that is why the node could not be checked (seen now, or at a connection attempt
+	 * whose back-off lasts).
+	 */
+	private static @Nullable SentinelMasterUnknownException unknownMaster(NodeReply reply) {
+		if (reply.kind() == NodeReply.Kind.REPLIED) {
+			return null;
+		}
+		for (Throwable cause = reply.error(); cause != null; cause = cause.getCause()) {
+			if (cause instanceof SentinelMasterUnknownException unknown) {
+				return unknown;
+			}
+		}
+		return null;
 	}
 
 	/**

@@ -1,17 +1,22 @@
 package dev.redlock.core.internal.transport;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.TlsSettings;
 import dev.redlock.core.internal.thread.OnDemandThread;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
@@ -33,6 +38,8 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * A warm pool keeps at least {@code minIdle} connections open ({@link WarmConnections}).
  */
 public final class NodeConnectionPool implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(NodeConnectionPool.class);
 
 	private final RedisNodeUri uri;
 
@@ -68,6 +75,14 @@ public final class NodeConnectionPool implements AutoCloseable {
 	/** The connection rounds share, with the pipelined transport; else {@code null}. */
 	private final @Nullable SharedConnection shared;
 
+	/** Told when the voter's master moves: connections of their own to close. */
+	private final List<Runnable> masterMoveListeners = new CopyOnWriteArrayList<>();
+
+	/**
+	 * Follows a Sentinel voter's master; {@code null} for a master at a fixed address.
+	 */
+	private final @Nullable SentinelWatch sentinelWatch;
+
 	private volatile boolean closed;
 
 	public NodeConnectionPool(RedisNodeUri uri, RedlockSettings settings, long reconnectBackoffNanos,
@@ -78,11 +93,16 @@ public final class NodeConnectionPool implements AutoCloseable {
 		this.maxTotal = settings.poolMaxTotal();
 		this.permits = new Semaphore(this.maxTotal);
 		this.connector = new NodeConnector(uri, settings.clientName(), tls, greeting, reconnectBackoffNanos);
-		this.lateReplies = new OnDemandThread(OnDemandThread.LATE_REPLIES + uri.hostAndPort());
+		this.lateReplies = new OnDemandThread(OnDemandThread.LATE_REPLIES + uri.name());
 		this.shared = (settings.transport() == RedlockSettings.Transport.POOLED) ? null
 				: new SharedConnection(uri, this::openShared, 2 * settings.nodeTimeout().toNanos(),
 						(int) Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis()),
 						settings.transport() == RedlockSettings.Transport.SHARED);
+		this.connector.master().onMove(this::masterMoved);
+		this.sentinelWatch = this.connector.master().followsFailovers() ? new SentinelWatch(uri,
+				this.connector.master(), settings.clientName(), tls,
+				(int) Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis()), reconnectBackoffNanos)
+				: null;
 		// last: from now on a marker repair may open a connection for this pool
 		this.warm = new WarmConnections(this.connector, minIdle, warmUp, (nanos) -> this.latency.replied(nanos, false),
 				this::keep, () -> this.closed);
@@ -113,6 +133,9 @@ public final class NodeConnectionPool implements AutoCloseable {
 	 * Starts opening the connections that are kept even when idle, in the background.
 	 */
 	public void warmUp() {
+		if (this.sentinelWatch != null) {
+			this.sentinelWatch.start();
+		}
 		boolean sharedFirst = this.shared != null && this.shared.takesEveryRound();
 		if (sharedFirst && this.warm.keepsAny()) {
 			// ahead of the warm connections on the connector thread: every round needs it
@@ -253,7 +276,8 @@ public final class NodeConnectionPool implements AutoCloseable {
 	private @Nullable PipelinedConnection pollIdle() {
 		while (true) {
 			PipelinedConnection connection = this.idle.pollMostRecent();
-			if (connection == null || (connection.isReusable() && connection.isConnected())) {
+			if (connection == null
+					|| (connection.isReusable() && connection.isConnected() && this.connector.isCurrent(connection))) {
 				return connection;
 			}
 			discard(connection);
@@ -301,6 +325,46 @@ public final class NodeConnectionPool implements AutoCloseable {
 			result.completeExceptionally(new JedisConnectionException("Redlock has been closed", ex));
 		}
 		return result;
+	}
+
+	/**
+	 * The voter's master moved (a Sentinel failover): the connections to the former one
+	 * are closed, those in use when given back, and the new one is tried at once.
+	 */
+	private void masterMoved() {
+		this.connector.clearBackoff();
+		discardIdle();
+		if (this.shared != null) {
+			this.shared.masterMoved();
+		}
+		for (Runnable listener : this.masterMoveListeners) {
+			try {
+				listener.run();
+			}
+			catch (Throwable ex) {
+				logger.warn("Redlock voter {}: a connection to the former master was not closed", this.uri.redacted(),
+						ex);
+			}
+		}
+	}
+
+	/**
+	 * Tells a task each time the voter's master moves (a Sentinel failover), on the
+	 * thread that found it: a holder of a connection of its own ({@link #connect}) closes
+	 * it there. Must not block.
+	 */
+	public void onMasterMoved(Runnable task) {
+		this.masterMoveListeners.add(task);
+	}
+
+	/**
+	 * Returns the address of the voter's master as known now: the node's own, or the one
+	 * a Sentinel voter follows.
+	 * @return {@code host:port}, or {@code null} while a Sentinel voter's is not known
+	 */
+	public @Nullable String masterAddress() {
+		HostAndPort known = this.connector.master().known();
+		return (known != null) ? SentinelGroup.format(known) : null;
 	}
 
 	/**
@@ -364,7 +428,7 @@ public final class NodeConnectionPool implements AutoCloseable {
 			return;
 		}
 		try {
-			if (connection.isReusable()) {
+			if (connection.isReusable() && this.connector.isCurrent(connection)) {
 				keepIdle(connection);
 			}
 			else {
@@ -412,8 +476,14 @@ public final class NodeConnectionPool implements AutoCloseable {
 					return;
 				}
 				try {
-					result.complete(this.connector.connectAndGreet(timeoutMillis,
-							(nanos) -> this.latency.replied(nanos, false)));
+					PipelinedConnection connection = this.connector.connectAndGreet(timeoutMillis,
+							(nanos) -> this.latency.replied(nanos, false));
+					if (!this.connector.isCurrent(connection)) {
+						connection.abort();
+						result.completeExceptionally(new JedisConnectionException("the voter's master moved"));
+						return;
+					}
+					result.complete(connection);
 				}
 				catch (RuntimeException ex) {
 					this.connector.failed(ex);
@@ -496,6 +566,9 @@ public final class NodeConnectionPool implements AutoCloseable {
 	@Override
 	public void close() {
 		this.closed = true;
+		if (this.sentinelWatch != null) {
+			this.sentinelWatch.close();
+		}
 		if (this.shared != null) {
 			this.shared.close();
 		}

@@ -9,7 +9,6 @@ import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 
 import dev.redlock.core.TlsSettings;
-import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
@@ -24,7 +23,7 @@ final class NodeConnector {
 
 	private final RedisNodeUri uri;
 
-	private final HostAndPort hostAndPort;
+	private final MasterAddress master;
 
 	private final String clientName;
 
@@ -45,14 +44,14 @@ final class NodeConnector {
 	NodeConnector(RedisNodeUri uri, String clientName, TlsSettings tls, GreetingListener greeting,
 			long reconnectBackoffNanos) {
 		this.uri = uri;
-		this.hostAndPort = new HostAndPort(uri.host(), uri.port());
+		this.master = new MasterAddress(uri, clientName, tls);
 		this.clientName = clientName;
 		this.tls = tls;
 		this.greeting = greeting;
 		this.reconnectBackoffNanos = reconnectBackoffNanos;
 		this.commands = new NodeCommands(uri.redacted());
 		this.thread = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
-			Thread connector = new Thread(task, "redlock-connect-" + uri.hostAndPort());
+			Thread connector = new Thread(task, "redlock-connect-" + uri.name());
 			connector.setDaemon(true);
 			return connector;
 		});
@@ -90,8 +89,10 @@ final class NodeConnector {
 	 * @throws AuthenticationFailedException if the node refused our credentials
 	 */
 	PipelinedConnection connect(int timeoutMillis) {
+		MasterAddress.Current master = this.master.address(timeoutMillis);
+		PipelinedConnection connection;
 		try {
-			return new PipelinedConnection(this.hostAndPort,
+			connection = new PipelinedConnection(master.address(),
 					this.uri.clientConfig(timeoutMillis, this.clientName, this.tls));
 		}
 		catch (JedisDataException ex) {
@@ -99,6 +100,36 @@ final class NodeConnector {
 			// not a node that is down
 			throw new AuthenticationFailedException("authentication failed: " + ex.getMessage(), ex);
 		}
+		connection.masterGeneration = master.generation();
+		try {
+			this.master.verifyMaster(connection, master.generation());
+		}
+		catch (RuntimeException ex) {
+			connection.closeQuietly();
+			throw ex;
+		}
+		return connection;
+	}
+
+	/**
+	 * Where the voter's master is: fixed, or followed through a Sentinel group's
+	 * failovers.
+	 */
+	MasterAddress master() {
+		return this.master;
+	}
+
+	/**
+	 * Whether a connection was opened to the voter's master as it is now, not to one it
+	 * has moved away from.
+	 */
+	boolean isCurrent(PipelinedConnection connection) {
+		return !this.master.followsFailovers() || connection.masterGeneration == this.master.generation();
+	}
+
+	/** Tries the node again at once: its master moved, the back-off was the old one's. */
+	void clearBackoff() {
+		this.downUntilNanos = System.nanoTime();
 	}
 
 	/** What the node runs a lock's compare-and-delete with, as its greetings found. */

@@ -75,6 +75,20 @@ public final class PipelinedConnection extends Connection {
 	long idleSince;
 
 	/**
+	 * Which of its voter's masters it was opened to ({@link MasterAddress#generation()}):
+	 * one opened to a master the voter has moved away from is closed, not reused.
+	 */
+	int masterGeneration;
+
+	/**
+	 * Returns the address this connection was opened to.
+	 * @return the server's host and port
+	 */
+	public HostAndPort address() {
+		return this.capture.hostAndPort;
+	}
+
+	/**
 	 * Bounds the reads of the next replies by a deadline, a round's, rather than by a
 	 * timeout per read (a reply trickling in would otherwise take its length times the
 	 * timeout); until {@link #clearDeadline()} or a new read timeout.

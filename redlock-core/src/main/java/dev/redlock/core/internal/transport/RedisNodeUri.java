@@ -19,10 +19,16 @@ import dev.redlock.core.InvalidRedlockConfigurationException;
 import dev.redlock.core.TlsSettings;
 import redis.clients.jedis.ClientSetInfoConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
 
 /**
- * The address of one Redis master:
- * {@code redis://[user:password@]host[:port][/database]}, or {@code rediss://…} for TLS.
+ * One voter: a Redis master at a fixed address,
+ * {@code redis://[user:password@]host[:port][/database]} ({@code rediss://…} for TLS), or
+ * a master that a group of sentinels names and follows through failovers,
+ * {@code redis-sentinel://[user:password@]host1[:port1][,host2[:port2]…][/database]#masterName}
+ * ({@code rediss-sentinel://…} for TLS; {@code ?sentinelMasterId=masterName} names the
+ * master as well). The user and password are the master's; the sentinels are asked
+ * without credentials, over TLS when the master is.
  *
  * <p>
  * {@link #toString()} and {@link #redacted()} never show the user or password, so an
@@ -34,14 +40,18 @@ import redis.clients.jedis.DefaultJedisClientConfig;
  * @param user ACL user name, or {@code null} for the default user
  * @param password password, or {@code null} for none
  * @param database database index selected on every connection
+ * @param sentinel the sentinels that name the master, or {@code null} for a master at a
+ * fixed address ({@code host} and {@code port} are then the first sentinel's)
  */
 public record RedisNodeUri(boolean tls, String host, int port, @Nullable String user, @Nullable String password,
-		int database) {
+		int database, @Nullable SentinelGroup sentinel) {
 
 	/** The port used when a URI names none. */
 	public static final int DEFAULT_PORT = 6379;
 
 	private static final Pattern USER_INFO = Pattern.compile("(?<=://).*@");
+
+	private static final String SENTINEL_MASTER_PARAMETER = "sentinelMasterId=";
 
 	/**
 	 * Checks the components.
@@ -64,16 +74,30 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	 * @param clientName the name given to connections, empty for none
 	 */
 	DefaultJedisClientConfig clientConfig(int timeoutMillis, String clientName, TlsSettings tlsSettings) {
+		return clientConfig(timeoutMillis, clientName, tlsSettings, true);
+	}
+
+	/**
+	 * How to ask this voter's sentinels: TLS as for the master, no credentials, no
+	 * database.
+	 * @param clientName the name given to connections, empty for none
+	 */
+	DefaultJedisClientConfig sentinelClientConfig(int timeoutMillis, String clientName, TlsSettings tlsSettings) {
+		return clientConfig(timeoutMillis, clientName, tlsSettings, false);
+	}
+
+	private DefaultJedisClientConfig clientConfig(int timeoutMillis, String clientName, TlsSettings tlsSettings,
+			boolean master) {
 		DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
 			.connectionTimeoutMillis(timeoutMillis)
 			.socketTimeoutMillis(timeoutMillis)
-			.database(this.database)
+			.database(master ? this.database : 0)
 			.ssl(this.tls)
 			.clientSetInfoConfig(ClientSetInfoConfig.DISABLED);
-		if (this.user != null) {
+		if (master && this.user != null) {
 			config.user(this.user);
 		}
-		if (this.password != null) {
+		if (master && this.password != null) {
 			config.password(this.password);
 		}
 		if (!clientName.isEmpty()) {
@@ -113,7 +137,11 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 			catch (IllegalArgumentException ex) {
 				throw new InvalidRedlockConfigurationException("nodes[" + i + "]", ex.getMessage());
 			}
-			Integer first = seen.putIfAbsent(node.serverIdentity(), i);
+			Integer first = null;
+			for (String identity : node.serverIdentities()) {
+				Integer earlier = seen.putIfAbsent(identity, i);
+				first = (first != null) ? first : earlier;
+			}
 			if (first != null) {
 				throw new InvalidRedlockConfigurationException("nodes[" + i + "]",
 						node.redacted() + " is the same server as nodes[" + first + "] (" + parsed.get(first).redacted()
@@ -125,18 +153,29 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	}
 
 	/**
-	 * The server this URI points at: one Redis process, whatever its database index or
-	 * host alias.
+	 * What tells this voter's server apart: for a master at a fixed address that one
+	 * Redis process, whatever its database index or host alias; for a Sentinel voter its
+	 * master's name at each of its sentinels (two voters sharing a sentinel and a master
+	 * name are one master).
 	 */
-	private String serverIdentity() {
-		String address = this.host.toLowerCase(Locale.ROOT);
+	private List<String> serverIdentities() {
+		if (this.sentinel == null) {
+			return List.of(address(this.host) + "|" + this.port);
+		}
+		return this.sentinel.sentinels()
+			.stream()
+			.map((s) -> "sentinel|" + address(s.getHost()) + "|" + s.getPort() + "|" + this.sentinel.masterName())
+			.toList();
+	}
+
+	private static String address(String host) {
 		try {
-			address = InetAddress.getByName(this.host).getHostAddress();
+			return InetAddress.getByName(host).getHostAddress();
 		}
 		catch (UnknownHostException ex) {
 			// compare by name; the node will show as unreachable when used
+			return host.toLowerCase(Locale.ROOT);
 		}
-		return address + "|" + this.port;
 	}
 
 	/**
@@ -150,6 +189,10 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 			throw new IllegalArgumentException("Redis node URI is empty");
 		}
 		String trimmed = text.trim();
+		String lower = trimmed.toLowerCase(Locale.ROOT);
+		if (lower.startsWith("redis-sentinel://") || lower.startsWith("rediss-sentinel://")) {
+			return parseSentinel(trimmed, lower.startsWith("rediss-"));
+		}
 		URI uri;
 		try {
 			uri = new URI(trimmed);
@@ -161,7 +204,7 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		}
 		String scheme = (uri.getScheme() != null) ? uri.getScheme().toLowerCase(Locale.ROOT) : null;
 		if (!"redis".equals(scheme) && !"rediss".equals(scheme)) {
-			throw invalid(trimmed, "expected the scheme redis:// or rediss://");
+			throw invalid(trimmed, "expected the scheme redis://, rediss://, redis-sentinel:// or rediss-sentinel://");
 		}
 		if (uri.getHost() == null) {
 			throw invalid(trimmed, "no valid host and port (expected redis://host:port)");
@@ -174,9 +217,17 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 			throw invalid(trimmed, "port must be between 1 and 65535");
 		}
 		int database = parseDatabase(trimmed, uri.getPath());
+		String[] credentials = credentials(uri.getUserInfo());
+		return new RedisNodeUri("rediss".equals(scheme), uri.getHost(), port, credentials[0], credentials[1], database,
+				null);
+	}
+
+	/**
+	 * The user and password of a URI's user information, each {@code null} when absent.
+	 */
+	private static @Nullable String[] credentials(@Nullable String userInfo) {
 		String user = null;
 		String password = null;
-		String userInfo = uri.getUserInfo();
 		if (userInfo != null && !userInfo.isEmpty()) {
 			int colon = userInfo.indexOf(':');
 			if (colon < 0) {
@@ -190,7 +241,97 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 				}
 			}
 		}
-		return new RedisNodeUri("rediss".equals(scheme), uri.getHost(), port, user, password, database);
+		return new @Nullable String[] { user, password };
+	}
+
+	/**
+	 * Parses a Sentinel voter's URI by hand: {@link URI} takes no list of hosts.
+	 */
+	private static RedisNodeUri parseSentinel(String text, boolean tls) {
+		String rest = text.substring(text.indexOf("://") + 3);
+		int fragmentAt = rest.indexOf('#');
+		String fragment = (fragmentAt >= 0) ? rest.substring(fragmentAt + 1) : null;
+		rest = (fragmentAt >= 0) ? rest.substring(0, fragmentAt) : rest;
+		int at = rest.lastIndexOf('@');
+		int authorityEnd = rest.length();
+		for (int i = at + 1; i < rest.length(); i++) {
+			if (rest.charAt(i) == '/' || rest.charAt(i) == '?') {
+				authorityEnd = i;
+				break;
+			}
+		}
+		String userInfo = (at >= 0) ? decode(rest.substring(0, at)) : null;
+		String hosts = rest.substring(at + 1, authorityEnd);
+		String pathAndQuery = rest.substring(authorityEnd);
+		int queryAt = pathAndQuery.indexOf('?');
+		String path = (queryAt >= 0) ? pathAndQuery.substring(0, queryAt) : pathAndQuery;
+		String query = (queryAt >= 0) ? pathAndQuery.substring(queryAt + 1) : null;
+		if (hosts.isEmpty()) {
+			throw invalid(text, "no sentinels (expected redis-sentinel://host1:port1,host2:port2#masterName)");
+		}
+		List<HostAndPort> sentinels = new ArrayList<>();
+		for (String address : hosts.split(",", -1)) {
+			sentinels.add(sentinelAddress(text, address));
+		}
+		String masterName = masterName(text, fragment, query);
+		int database = parseDatabase(text, path);
+		String[] credentials = credentials(userInfo);
+		HostAndPort first = sentinels.get(0);
+		return new RedisNodeUri(tls, first.getHost(), first.getPort(), credentials[0], credentials[1], database,
+				new SentinelGroup(masterName, sentinels));
+	}
+
+	private static String decode(String raw) {
+		try {
+			return new URI("redis://" + raw + "@localhost").getUserInfo();
+		}
+		catch (URISyntaxException ex) {
+			return raw;
+		}
+	}
+
+	private static HostAndPort sentinelAddress(String text, String address) {
+		if (address.isBlank()) {
+			throw invalid(text, "an empty sentinel address in the list");
+		}
+		URI parsed;
+		try {
+			parsed = new URI("redis://" + address);
+		}
+		catch (URISyntaxException ex) {
+			throw invalid(text, "the sentinel address '" + address + "' is not host[:port]");
+		}
+		if (parsed.getHost() == null || parsed.getRawPath() != null && !parsed.getRawPath().isEmpty()) {
+			throw invalid(text, "the sentinel address '" + address + "' is not host[:port]");
+		}
+		int port = (parsed.getPort() != -1) ? parsed.getPort() : SentinelGroup.DEFAULT_PORT;
+		if (port < 1 || port > 65535) {
+			throw invalid(text, "port must be between 1 and 65535");
+		}
+		String host = parsed.getHost();
+		return new HostAndPort(host.startsWith("[") ? host.substring(1, host.length() - 1) : host, port);
+	}
+
+	/**
+	 * The master's name: the fragment, or the query parameter {@code sentinelMasterId}.
+	 */
+	private static String masterName(String text, @Nullable String fragment, @Nullable String query) {
+		String fromFragment = (fragment != null && !fragment.isEmpty()) ? fragment : null;
+		String fromQuery = null;
+		if (query != null) {
+			if (!query.startsWith(SENTINEL_MASTER_PARAMETER) || query.indexOf('&') >= 0) {
+				throw invalid(text, "the only query parameter supported is sentinelMasterId");
+			}
+			fromQuery = query.substring(SENTINEL_MASTER_PARAMETER.length());
+		}
+		if (fromFragment != null && fromQuery != null && !fromFragment.equals(fromQuery)) {
+			throw invalid(text, "two master names ('" + fromFragment + "' and '" + fromQuery + "')");
+		}
+		String name = (fromFragment != null) ? fromFragment : fromQuery;
+		if (name == null || name.isBlank()) {
+			throw invalid(text, "no master name (expected redis-sentinel://host1:port1,host2:port2#masterName)");
+		}
+		return name;
 	}
 
 	private static int parseDatabase(String text, @Nullable String path) {
@@ -220,7 +361,27 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	}
 
 	/**
-	 * Returns {@code host:port}, with IPv6 literals in brackets.
+	 * Returns the voter's name in metrics, events and thread names: {@code host:port} for
+	 * a master at a fixed address, {@code masterName@sentinelHost:port} (its first
+	 * sentinel) for a Sentinel voter.
+	 * @return the name, without credentials
+	 */
+	public String name() {
+		return (this.sentinel != null) ? this.sentinel.masterName() + "@" + hostAndPort() : hostAndPort();
+	}
+
+	/**
+	 * Returns what kind of voter this is: {@code standalone} (a master at a fixed
+	 * address) or {@code sentinel}.
+	 * @return the kind, as health and the endpoint show it
+	 */
+	public String kind() {
+		return (this.sentinel != null) ? "sentinel" : "standalone";
+	}
+
+	/**
+	 * Returns {@code host:port} (the first sentinel's, for a Sentinel voter), with IPv6
+	 * literals in brackets.
 	 * @return the network address of the node
 	 */
 	public String hostAndPort() {
@@ -233,8 +394,12 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	 * @return a form safe for logs, exceptions and endpoints
 	 */
 	public String redacted() {
-		return (this.tls ? "rediss://" : "redis://") + hostAndPort()
-				+ ((this.database != 0) ? "/" + this.database : "");
+		String database = (this.database != 0) ? "/" + this.database : "";
+		if (this.sentinel != null) {
+			return (this.tls ? "rediss-sentinel://" : "redis-sentinel://") + this.sentinel.addresses() + database + "#"
+					+ this.sentinel.masterName();
+		}
+		return (this.tls ? "rediss://" : "redis://") + hostAndPort() + database;
 	}
 
 	@Override

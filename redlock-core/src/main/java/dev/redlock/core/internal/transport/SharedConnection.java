@@ -264,6 +264,17 @@ public final class SharedConnection implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * The voter's master moved: the connection to the former one is broken off (its calls
+	 * fail), and the next call opens one to the new master.
+	 */
+	void masterMoved() {
+		Line current = this.line;
+		if (current != null) {
+			current.breakOff(new JedisConnectionException("the voter's master moved"));
+		}
+	}
+
 	/** A call waiting for a connection to be opened. */
 	private record Waiting(Call call, int node) {
 	}
@@ -310,9 +321,9 @@ public final class SharedConnection implements AutoCloseable {
 		Line(PipelinedConnection connection) throws IOException {
 			this.connection = connection;
 			this.batches = connection.share();
-			this.reader = new Thread(this::read, READER + SharedConnection.this.uri.hostAndPort());
+			this.reader = new Thread(this::read, READER + SharedConnection.this.uri.name());
 			this.reader.setDaemon(true);
-			this.writer = new Thread(this::writeBatches, WRITER + SharedConnection.this.uri.hostAndPort());
+			this.writer = new Thread(this::writeBatches, WRITER + SharedConnection.this.uri.name());
 			this.writer.setDaemon(true);
 		}
 

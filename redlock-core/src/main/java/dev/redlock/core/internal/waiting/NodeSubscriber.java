@@ -125,6 +125,25 @@ public final class NodeSubscriber implements AutoCloseable {
 		this.timeoutNanos = timeoutNanos;
 		this.backoffNanos = backoffNanos;
 		this.scheduler = scheduler;
+		pool.onMasterMoved(this::masterMoved);
+	}
+
+	/**
+	 * The voter's master moved: the subscription is ended, and the reader subscribes
+	 * again, on the new master, to every key still waited for.
+	 */
+	private void masterMoved() {
+		PipelinedConnection current;
+		this.lock.lock();
+		try {
+			current = this.connection;
+		}
+		finally {
+			this.lock.unlock();
+		}
+		if (current != null) {
+			current.abort();
+		}
 	}
 
 	/**
@@ -150,7 +169,7 @@ public final class NodeSubscriber implements AutoCloseable {
 					toFlush = queue(new CommandArguments(Command.SUBSCRIBE).add(channel(key)));
 				}
 				else if (this.reader == null) {
-					Thread thread = new Thread(this::read, THREAD_NAME_PREFIX + this.pool.uri().hostAndPort());
+					Thread thread = new Thread(this::read, THREAD_NAME_PREFIX + this.pool.uri().name());
 					thread.setDaemon(true);
 					this.reader = thread;
 					thread.start();

@@ -1,8 +1,12 @@
 package dev.redlock.core.internal.transport;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.redlock.core.InvalidRedlockConfigurationException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -68,6 +72,69 @@ class RedisNodeUriTests {
 	void errorsNeverShowThePassword(String text) {
 		assertThatIllegalArgumentException().isThrownBy(() -> RedisNodeUri.parse(text))
 			.satisfies((ex) -> assertThat(ex.getMessage()).doesNotContain("s3cret").contains("****"));
+	}
+
+	@Test
+	void parsesASentinelVoterWithSeveralSentinelsTheMastersCredentialsAndDatabase() {
+		RedisNodeUri uri = RedisNodeUri.parse("redis-sentinel://app:s3cret@10.0.0.1:26380,[::1],s3.example/2#orders");
+		assertThat(uri.sentinel()).isNotNull();
+		assertThat(uri.sentinel().masterName()).isEqualTo("orders");
+		assertThat(uri.sentinel().sentinels()).extracting(Object::toString)
+			.containsExactly("10.0.0.1:26380", "::1:26379", "s3.example:26379");
+		assertThat(uri.user()).isEqualTo("app");
+		assertThat(uri.password()).isEqualTo("s3cret");
+		assertThat(uri.database()).isEqualTo(2);
+		assertThat(uri.tls()).isFalse();
+		assertThat(uri.kind()).isEqualTo("sentinel");
+		assertThat(uri.name()).isEqualTo("orders@10.0.0.1:26380");
+		assertThat(uri.redacted()).isEqualTo("redis-sentinel://10.0.0.1:26380,[::1]:26379,s3.example:26379/2#orders")
+			.isEqualTo(uri.toString());
+	}
+
+	@Test
+	void namesTheMasterByTheQueryParameterTooAndTakesTlsFromTheScheme() {
+		RedisNodeUri uri = RedisNodeUri.parse("rediss-sentinel://s1:5000?sentinelMasterId=payments");
+		assertThat(uri.tls()).isTrue();
+		assertThat(uri.sentinel().masterName()).isEqualTo("payments");
+		assertThat(uri.redacted()).isEqualTo("rediss-sentinel://s1:5000#payments");
+	}
+
+	@Test
+	void aStandaloneNodeIsNamedByItsAddress() {
+		RedisNodeUri uri = RedisNodeUri.parse("redis://h:7000");
+		assertThat(uri.sentinel()).isNull();
+		assertThat(uri.kind()).isEqualTo("standalone");
+		assertThat(uri.name()).isEqualTo("h:7000");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "redis-sentinel://:s3cret@s1:26379", "redis-sentinel://:s3cret@s1:26379#",
+			"redis-sentinel://:s3cret@s1:26379,,s2#m", "redis-sentinel://:s3cret@s1:99999#m",
+			"redis-sentinel://:s3cret@s1/x#m", "redis-sentinel://:s3cret@s1?other=1#m",
+			"redis-sentinel://:s3cret@s1?sentinelMasterId=a#b" })
+	void aSentinelVoterWithoutAMasterNameOrWithABadSentinelIsRefusedWithoutItsPassword(String text) {
+		assertThatIllegalArgumentException().isThrownBy(() -> RedisNodeUri.parse(text))
+			.satisfies((ex) -> assertThat(ex.getMessage()).doesNotContain("s3cret").contains("****"));
+	}
+
+	@Test
+	void twoSentinelVotersSharingASentinelAndTheMastersNameAreOneMaster() {
+		assertThatThrownByConfiguration(List.of("redis-sentinel://s1:26379,s2:26379#orders",
+				"redis-sentinel://s3:26379,s2:26379#orders", "redis://x:6379"))
+			.contains("nodes[1]", "same server as nodes[0]");
+		assertThat(RedisNodeUri.parseAll(
+				List.of("redis-sentinel://s1:26379#orders", "redis-sentinel://s1:26379#payments", "redis://x:6379")))
+			.hasSize(3);
+	}
+
+	private static org.assertj.core.api.AbstractStringAssert<?> assertThatThrownByConfiguration(List<String> texts) {
+		try {
+			RedisNodeUri.parseAll(texts);
+		}
+		catch (InvalidRedlockConfigurationException ex) {
+			return assertThat(ex.getMessage());
+		}
+		throw new AssertionError("accepted " + texts);
 	}
 
 }

@@ -1,0 +1,177 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.core.internal.protocol.LockScripts;
+import dev.redlock.test.LatencyProxy;
+import dev.redlock.test.RedisNode;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.SentinelManagedMaster;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A voter that is a Sentinel-managed master (a master, a replica, three sentinels),
+ * beside two standalone masters X and Y. The Redlock follows the voter's failover, and
+ * the promoted replica, which may lack locks its master granted, counts towards no quorum
+ * until they have expired: for a client that saw the old master, and for one that meets
+ * the new master only after the failover.
+ */
+@WithRedisNodes(count = 2)
+class SentinelVoterTests {
+
+	private static final Duration QUARANTINE = Duration.ofSeconds(6);
+
+	private static final RedlockSettings SETTINGS = TestSupport.withQuarantine(QUARANTINE);
+
+	private static final String RESOURCE = "sentinel-voter";
+
+	private static final String KEY = TestSupport.PREFIX + RESOURCE;
+
+	@Test
+	void aFailoverUnderAHeldLockGivesNoSecondHolderAndTheVoterCountsAgainAfterItsQuarantine(RedisNodes nodes)
+			throws Exception {
+		RedisNode x = nodes.node(0);
+		RedisNode y = nodes.node(1);
+		try (SentinelManagedMaster voter = SentinelManagedMaster.start("orders", 1, 3);
+				LatencyProxy yForA = LatencyProxy.to(y, Duration.ZERO);
+				Redlock a = redlock(voter.uri(), x.uri(), yForA.uri());
+				Redlock b = redlock(voter.uri(), x.uri(), y.uri())) {
+			RedisNode master = voter.master();
+			RedisNode replica = voter.dataNodes().get(1);
+			ForgetfulNodes.awaitCounting(a, b);
+			assertThat(b.checkNodes().get(0)).satisfies((status) -> {
+				assertThat(status.kind()).isEqualTo("sentinel");
+				assertThat(status.master()).isEqualTo("127.0.0.1:" + master.port());
+			});
+
+			// the replica misses A's grant: its master refuses it a resync from now
+			// (replication is asynchronous: a replica may lag by any amount)
+			master.command("ACL", "SETUSER", "default", "-psync", "-sync");
+			master.command("CLIENT", "KILL", "TYPE", "replica");
+			TestSupport.awaitTrue("the replica lost its master", Duration.ofSeconds(10),
+					() -> replica.command("INFO", "replication").contains("master_link_status:down"));
+			// A is cut off from Y: its lock is on the voter's master and X only
+			yForA.close();
+			Lease first = a.acquire(RESOURCE, QUARANTINE, Duration.ofSeconds(5));
+			assertThat(master.command("GET", KEY)).isNotNull();
+			assertThat(y.command("GET", KEY)).isNull();
+
+			// B waits for the lock throughout the failover
+			CompletableFuture<Long> bAcquiredAt = CompletableFuture.supplyAsync(() -> {
+				try (Lease second = b.acquire(RESOURCE, Duration.ofSeconds(2), QUARANTINE.plusSeconds(20))) {
+					return System.nanoTime();
+				}
+			});
+			RedisNode promoted = voter.failover();
+			assertThat(promoted.port()).isEqualTo(replica.port());
+			assertThat(promoted.command("GET", KEY)).as("the promoted replica lacks A's lock").isNull();
+			TestSupport.awaitTrue("B follows the failover", Duration.ofSeconds(10),
+					() -> ("127.0.0.1:" + promoted.port()).equals(b.checkNodes().get(0).master()));
+			// B's waiter listens for releases on the new master (the former one, still
+			// up,
+			// is a replica now or soon)
+			TestSupport.awaitTrue("B's waiter subscribed on the promoted master", Duration.ofSeconds(5),
+					() -> promoted.command("PUBSUB", "NUMSUB", LockScripts.RELEASED_CHANNEL_PREFIX + KEY)
+						.endsWith("\n1"));
+
+			// without the quarantine B would have a quorum: the promoted replica and Y
+			int attempts = ForgetfulNodes.refusedWhileValid(first, b, RESOURCE, Duration.ofSeconds(1));
+			try (Redlock brandNew = redlock(voter.uri(), x.uri(), y.uri())) {
+				attempts += ForgetfulNodes.refusedWhileValid(first, brandNew, RESOURCE, Duration.ofSeconds(1));
+				NodeStatus seen = brandNew.checkNodes().get(0);
+				assertThat(seen.master()).isEqualTo("127.0.0.1:" + promoted.port());
+				assertThat(seen.counts()).as("the promoted replica counts for a client that meets it now").isFalse();
+			}
+			assertThat(attempts).isPositive();
+			long firstValidUntil = System.nanoTime() + first.remainingValidity().toNanos();
+			long acquiredAt = bAcquiredAt.get(QUARANTINE.toSeconds() + 30, TimeUnit.SECONDS);
+			assertThat(acquiredAt - firstValidUntil).as("B's wait ended after A's lease, ns").isPositive();
+
+			// once its quarantine has passed the voter counts: with Y down, the promoted
+			// master and X make the quorum
+			TestSupport.awaitTrue("the voter counts again", QUARANTINE.plusSeconds(10),
+					() -> b.checkNodes().get(0).counts());
+			y.kill();
+			Optional<Lease> again = b.tryAcquire(RESOURCE, Duration.ofSeconds(5));
+			assertThat(again).isPresent();
+			assertThat(promoted.command("GET", KEY)).isNotNull();
+			again.get().release();
+		}
+		finally {
+			y.restart();
+		}
+	}
+
+	@Test
+	void aMasterThatDiesIsReplacedByTheSentinelsAndTheVoterCountsAgainAfterItsQuarantine(RedisNodes nodes)
+			throws Exception {
+		RedisNode x = nodes.node(0);
+		RedisNode y = nodes.node(1);
+		try (SentinelManagedMaster voter = SentinelManagedMaster.start("ledger", 1, 3);
+				Redlock a = redlock(voter.uri(), x.uri(), y.uri());
+				Redlock b = redlock(voter.uri(), x.uri(), y.uri())) {
+			RedisNode replica = voter.dataNodes().get(1);
+			ForgetfulNodes.awaitCounting(a, b);
+			Lease first = a.acquire(RESOURCE, QUARANTINE, Duration.ofSeconds(5));
+
+			voter.master().kill();
+			// the sentinels find the master down after a second, then elect one of them
+			// to promote the replica; both clients follow
+			TestSupport.awaitTrue("the replica promoted and followed", Duration.ofSeconds(20),
+					() -> ("127.0.0.1:" + replica.port()).equals(a.checkNodes().get(0).master())
+							&& ("127.0.0.1:" + replica.port()).equals(b.checkNodes().get(0).master()));
+			assertThat(b.checkNodes().get(0).counts()).as("the promoted replica counts at once").isFalse();
+
+			// a waiter on B gets no lock while A holds it, and takes it on X and Y once A
+			// releases it
+			CompletableFuture<Boolean> bAcquired = CompletableFuture.supplyAsync(() -> {
+				try (Lease second = b.acquire(RESOURCE, Duration.ofSeconds(2), Duration.ofSeconds(10))) {
+					return second.isValid();
+				}
+			});
+			assertThat(ForgetfulNodes.refusedWhileValid(first, b, RESOURCE, Duration.ofMillis(500))).isPositive();
+			assertThat(first.release()).isEqualTo(ReleaseOutcome.RELEASED);
+			assertThat(bAcquired.get(20, TimeUnit.SECONDS)).isTrue();
+
+			TestSupport.awaitTrue("the voter counts again", QUARANTINE.plusSeconds(10),
+					() -> a.checkNodes().get(0).counts());
+			y.kill();
+			Optional<Lease> again = a.tryAcquire(RESOURCE, Duration.ofSeconds(5));
+			assertThat(again).as("a lock on the promoted master and X").isPresent();
+			assertThat(replica.command("GET", KEY)).isNotNull();
+			again.get().release();
+		}
+		finally {
+			y.restart();
+		}
+	}
+
+	@Test
+	void aMasterNameTheSentinelsDoNotKnowIsAStartupErrorNamingTheVoter(RedisNodes nodes) {
+		try (SentinelManagedMaster voter = SentinelManagedMaster.start("orders", 1, 1);
+				Redlock redlock = redlock(voter.uri().replace("#orders", "#ordres"), nodes.node(0).uri(),
+						nodes.node(1).uri())) {
+			List<NodeFinding> errors = redlock.verifyNodes()
+				.stream()
+				.filter((finding) -> finding.severity() == NodeFinding.Severity.ERROR)
+				.toList();
+			assertThat(errors).singleElement().satisfies((error) -> {
+				assertThat(error.node()).isEqualTo(0);
+				assertThat(error.message()).contains("#ordres").contains("no master named 'ordres'");
+			});
+		}
+	}
+
+	private static Redlock redlock(String... uris) {
+		return Redlock.builder().nodes(List.of(uris)).settings(SETTINGS).build();
+	}
+
+}

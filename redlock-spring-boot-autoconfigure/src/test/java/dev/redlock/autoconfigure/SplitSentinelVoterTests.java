@@ -1,0 +1,29 @@
+package dev.redlock.autoconfigure;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link NodeUris}: the sentinels of a Sentinel voter that binding split at commas are
+ * put back together; nothing else is joined.
+ */
+class SplitSentinelVoterTests {
+
+	@Test
+	void theSentinelsAfterASentinelVoterAreRejoinedUpToItsMasterName() {
+		assertThat(RedlockFactory.voters(List.of("redis-sentinel://u:p@s1:26379", "s2:26380", "s3#orders",
+				"redis://x:6379", "rediss-sentinel://t1", "t2?sentinelMasterId=m", "redis://y:6379")))
+			.containsExactly("redis-sentinel://u:p@s1:26379,s2:26380,s3#orders", "redis://x:6379",
+					"rediss-sentinel://t1,t2?sentinelMasterId=m", "redis://y:6379");
+	}
+
+	@Test
+	void anElementWithoutASchemeAfterACompleteVoterIsLeftForTheParserToRefuse() {
+		assertThat(RedlockFactory.voters(List.of("redis-sentinel://s1#orders", "s2:26379", "redis://x:6379", "y:1")))
+			.containsExactly("redis-sentinel://s1#orders", "s2:26379", "redis://x:6379", "y:1");
+	}
+
+}
