@@ -211,7 +211,8 @@ public final class Redlock implements AutoCloseable {
 	 * @return one entry per node, in configuration order
 	 */
 	public List<NodeStatistics> nodeStatistics() {
-		return this.group.events().statistics();
+		List<NodeConnectionPool> pools = this.group.pools();
+		return this.group.events().statistics((node) -> pools.get(node).masterAddress());
 	}
 
 	/**

@@ -18,8 +18,8 @@ import dev.redlock.core.RedlockSettings;
  * "redis://[user:password@]host:port[/database]" ("rediss://..." for TLS), or named by a
  * Sentinel group and followed through its failovers,
  * "redis-sentinel://[user:password@]sentinel1:port,sentinel2:port[/database]#masterName"
- * ("rediss-sentinel://..." for TLS; the credentials are the master's). List 3 or 5: a
- * lock needs a majority of them.
+ * ("rediss-sentinel://..." for TLS; the credentials are the master's, and the sentinels'
+ * if they ask for a password). List 3 or 5: a lock needs a majority of them.
  * @param keyPrefix Prefix put in front of every lock key in Redis.
  * @param defaultTtl Lock time-to-live used when @DistributedLock or the caller gives
  * none.

@@ -124,9 +124,7 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 		Map<String, Object> node = new LinkedHashMap<>();
 		node.put("node", status.node());
 		node.put("kind", status.kind());
-		if (!"standalone".equals(status.kind())) {
-			putIfPresent(node, "master", status.master());
-		}
+		putIfPresent(node, "master", status.master());
 		node.put("reachable", status.reachable());
 		node.put("latencyMs", millis(status.latency()));
 		if (!status.quarantineRemaining().isZero()) {

@@ -49,7 +49,8 @@ class SentinelVoterConfigurationTests {
 				assertThat(details.get(0)).containsEntry("kind", "sentinel")
 					.containsEntry("master", "127.0.0.1:" + voter.master().port())
 					.containsEntry("role", "master");
-				assertThat(details.get(1)).containsEntry("kind", "standalone").doesNotContainKey("master");
+				assertThat(details.get(1)).containsEntry("kind", "standalone")
+					.containsEntry("master", "127.0.0.1:" + nodes.node(0).port());
 				redlock.tryAcquire("sentinel-voter", Duration.ofSeconds(5)).orElseThrow().release();
 			});
 		}

@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -161,13 +163,17 @@ public final class LockEvents {
 		return this.listenerFailures.sum();
 	}
 
-	public List<NodeStatistics> statistics() {
+	/**
+	 * How each node has answered so far.
+	 * @param masters the address of each voter's master as known now, by node index
+	 */
+	public List<NodeStatistics> statistics(IntFunction<@Nullable String> masters) {
 		List<NodeStatistics> statistics = new ArrayList<>(this.nodes.size());
 		for (int i = 0; i < this.nodes.size(); i++) {
 			LongAdder[] node = this.counters[i];
 			statistics.add(new NodeStatistics(this.nodes.get(i).redacted(), node[NodeOutcome.OK.ordinal()].sum(),
 					node[NodeOutcome.REJECTED.ordinal()].sum(), node[NodeOutcome.TIMEOUT.ordinal()].sum(),
-					node[NodeOutcome.ERROR.ordinal()].sum()));
+					node[NodeOutcome.ERROR.ordinal()].sum(), this.nodes.get(i).kind(), masters.apply(i)));
 		}
 		return statistics;
 	}

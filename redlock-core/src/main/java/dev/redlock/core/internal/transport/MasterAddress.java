@@ -3,7 +3,9 @@ package dev.redlock.core.internal.transport;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -11,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.redlock.core.TlsSettings;
 import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Protocol.Command;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -45,10 +48,18 @@ final class MasterAddress {
 
 	private volatile @Nullable Current current;
 
+	/**
+	 * Whether a sentinel answered {@code NOAUTH}: from then on sentinels are asked with
+	 * the voter's user and password.
+	 */
+	private volatile boolean sentinelsWantCredentials;
+
 	/** The last generation counted, and its address; guarded by {@code this}. */
 	private int lastGeneration = -1;
 
 	private @Nullable HostAndPort lastAddress;
+
+	private volatile boolean closed;
 
 	private volatile Runnable moved = () -> {
 	};
@@ -142,21 +153,13 @@ final class MasterAddress {
 	}
 
 	/**
-	 * Hears a sentinel announce a new master ({@code +switch-master}): moves there if the
-	 * server says it is a master, else asks the sentinels (an announcement can be out of
-	 * date).
+	 * Hears a sentinel announce a new master ({@code +switch-master}): asks the
+	 * sentinels, as an announcement can be out of date or come before the other sentinels
+	 * agree.
 	 */
 	void announced(HostAndPort address, int timeoutMillis) {
 		Current known = this.current;
-		if (known != null && known.address().equals(address)) {
-			return;
-		}
-		if (isMaster(address, timeoutMillis)) {
-			moveTo(address, "announced by a sentinel");
-		}
-		else {
-			logger.info("Redlock voter {}: a sentinel announced {} as its master, which is not one; asking the "
-					+ "sentinels", this.uri.redacted(), SentinelGroup.format(address));
+		if (known == null || !known.address().equals(address)) {
 			resolve(timeoutMillis);
 		}
 	}
@@ -166,11 +169,23 @@ final class MasterAddress {
 		return this.sentinels;
 	}
 
+	/**
+	 * Asks every sentinel, and moves to the master most of those that answered name, once
+	 * it says it is a master. While the master known still says it is one, a move needs a
+	 * majority of the answers: one sentinel out of date (or cut off with the former
+	 * master) does not take the voter back and forth while the sentinels' views converge.
+	 */
 	private Current resolve(int timeoutMillis) {
 		SentinelGroup group = this.uri.sentinel();
 		List<String> failures = new ArrayList<>();
+		Map<HostAndPort, Integer> votes = new LinkedHashMap<>();
+		HostAndPort firstAnswered = null;
 		int unknown = 0;
+		int answered = 0;
 		for (HostAndPort sentinel : this.sentinels) {
+			if (this.closed) {
+				throw new JedisConnectionException("Redlock has been closed");
+			}
 			HostAndPort named;
 			try {
 				named = askSentinel(sentinel, group.masterName(), timeoutMillis);
@@ -179,39 +194,66 @@ final class MasterAddress {
 				failures.add(SentinelGroup.format(sentinel) + ": " + ex.getMessage());
 				continue;
 			}
+			answered++;
 			if (named == null) {
 				unknown++;
 				failures.add(SentinelGroup.format(sentinel) + ": no master named '" + group.masterName() + "'");
 				continue;
 			}
-			Current known = this.current;
+			firstAnswered = (firstAnswered != null) ? firstAnswered : sentinel;
+			votes.merge(named, 1, Integer::sum);
+		}
+		if (firstAnswered != null) {
+			answeredFirst(firstAnswered);
+		}
+		Current known = this.current;
+		List<Map.Entry<HostAndPort, Integer>> ranked = new ArrayList<>(votes.entrySet());
+		ranked.sort(Map.Entry.<HostAndPort, Integer>comparingByValue().reversed());
+		boolean knownHolds = known != null && !ranked.isEmpty() && !ranked.get(0).getKey().equals(known.address())
+				&& isMaster(known.address(), timeoutMillis);
+		for (Map.Entry<HostAndPort, Integer> candidate : ranked) {
+			HostAndPort named = candidate.getKey();
 			if (known != null && known.address().equals(named)) {
-				answeredFirst(sentinel);
 				return known;
 			}
-			if (isMaster(named, timeoutMillis)) {
-				answeredFirst(sentinel);
-				return moveTo(named, "named by the sentinel " + SentinelGroup.format(sentinel));
+			if (knownHolds && candidate.getValue() * 2 <= answered) {
+				failures.add(candidate.getValue() + " of " + answered + " sentinels named "
+						+ SentinelGroup.format(named) + ", not a majority, while "
+						+ SentinelGroup.format(known.address()) + " still says it is the master");
+				break;
 			}
-			failures.add(SentinelGroup.format(sentinel) + ": named " + SentinelGroup.format(named)
-					+ ", which is not a master");
+			if (isMaster(named, timeoutMillis)) {
+				return moveTo(named,
+						"named by " + candidate.getValue() + " of " + answered + " sentinels that answered");
+			}
+			failures.add(SentinelGroup.format(named) + ", named by " + candidate.getValue()
+					+ " sentinel(s), is not a master");
+		}
+		if (knownHolds) {
+			logger.debug("Redlock voter {}: stays with {} [{}]", this.uri.redacted(),
+					SentinelGroup.format(known.address()), String.join("; ", failures));
+			return known;
 		}
 		String message = this.uri.redacted() + ": no sentinel named a master [" + String.join("; ", failures) + "]";
-		if (unknown == this.sentinels.size()) {
+		if (answered > 0 && unknown == answered && answered == this.sentinels.size()) {
 			throw new SentinelMasterUnknownException(message);
 		}
 		throw new JedisConnectionException(message);
 	}
 
-	private synchronized Current moveTo(HostAndPort address, String how) {
-		Current known = this.current;
-		if (known != null && known.address().equals(address)) {
-			return known;
+	private Current moveTo(HostAndPort address, String how) {
+		HostAndPort previous;
+		Current moved;
+		synchronized (this) {
+			Current known = this.current;
+			if (known != null && known.address().equals(address)) {
+				return known;
+			}
+			previous = this.lastAddress;
+			moved = new Current(address, ++this.lastGeneration);
+			this.lastAddress = address;
+			this.current = moved;
 		}
-		HostAndPort previous = this.lastAddress;
-		Current moved = new Current(address, ++this.lastGeneration);
-		this.lastAddress = address;
-		this.current = moved;
 		if (previous == null || previous.equals(address)) {
 			logger.debug("Redlock voter {}: master at {} ({})", this.uri.redacted(), SentinelGroup.format(address),
 					how);
@@ -221,7 +263,12 @@ final class MasterAddress {
 				"Redlock voter {}: master moved from {} to {} ({}); the voter counts again once the new "
 						+ "master's quarantine has passed",
 				this.uri.redacted(), SentinelGroup.format(previous), SentinelGroup.format(address), how);
+		if (this.closed) {
+			return moved;
+		}
 		try {
+			// outside the lock: closing the former master's connections must not hold up
+			// a connection attempt
 			this.moved.run();
 		}
 		catch (Throwable ex) {
@@ -229,6 +276,11 @@ final class MasterAddress {
 					ex);
 		}
 		return moved;
+	}
+
+	/** Stops asking the sentinels: a resolution under way gives up at its next one. */
+	void close() {
+		this.closed = true;
 	}
 
 	/**
@@ -253,9 +305,30 @@ final class MasterAddress {
 		this.sentinels = List.copyOf(reordered);
 	}
 
+	/**
+	 * How to connect to the sentinels: without credentials, until one wanted a password;
+	 * then with the voter's user and password.
+	 */
+	DefaultJedisClientConfig sentinelConfig(int timeoutMillis) {
+		return this.uri.sentinelClientConfig(timeoutMillis, this.clientName, this.tls, this.sentinelsWantCredentials);
+	}
+
 	private @Nullable HostAndPort askSentinel(HostAndPort sentinel, String masterName, int timeoutMillis) {
-		PipelinedConnection connection = new PipelinedConnection(sentinel,
-				this.uri.sentinelClientConfig(timeoutMillis, this.clientName, this.tls));
+		try {
+			return ask(sentinel, masterName, timeoutMillis);
+		}
+		catch (JedisDataException ex) {
+			boolean noAuth = String.valueOf(ex.getMessage()).startsWith("NOAUTH");
+			if (!noAuth || this.sentinelsWantCredentials || this.uri.password() == null) {
+				throw ex;
+			}
+			this.sentinelsWantCredentials = true;
+			return ask(sentinel, masterName, timeoutMillis);
+		}
+	}
+
+	private @Nullable HostAndPort ask(HostAndPort sentinel, String masterName, int timeoutMillis) {
+		PipelinedConnection connection = new PipelinedConnection(sentinel, sentinelConfig(timeoutMillis));
 		try {
 			connection.send(new CommandArguments(Command.SENTINEL).add("GET-MASTER-ADDR-BY-NAME").add(masterName));
 			connection.flushNow();

@@ -95,12 +95,13 @@ public final class NodeConnectionPool implements AutoCloseable {
 		this.connector = new NodeConnector(uri, settings.clientName(), tls, greeting, reconnectBackoffNanos);
 		this.lateReplies = new OnDemandThread(OnDemandThread.LATE_REPLIES + uri.name());
 		this.shared = (settings.transport() == RedlockSettings.Transport.POOLED) ? null
-				: new SharedConnection(uri, this::openShared, 2 * settings.nodeTimeout().toNanos(),
+				: new SharedConnection(uri, this::openShared, this.connector::isCurrent,
+						2 * settings.nodeTimeout().toNanos(),
 						(int) Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis()),
 						settings.transport() == RedlockSettings.Transport.SHARED);
 		this.connector.master().onMove(this::masterMoved);
 		this.sentinelWatch = this.connector.master().followsFailovers() ? new SentinelWatch(uri,
-				this.connector.master(), settings.clientName(), tls,
+				this.connector.master(),
 				(int) Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis()), reconnectBackoffNanos)
 				: null;
 		// last: from now on a marker repair may open a connection for this pool
@@ -302,6 +303,13 @@ public final class NodeConnectionPool implements AutoCloseable {
 					}
 					try {
 						PipelinedConnection connection = open(timeoutMillis);
+						if (!this.connector.isCurrent(connection)) {
+							// the voter's master moved while it was being opened
+							connection.abort();
+							this.permits.release();
+							result.completeExceptionally(new JedisConnectionException("the voter's master moved"));
+							return;
+						}
 						if (!result.complete(connection)) {
 							// the borrower stopped waiting, or was served already: keep
 							// it
@@ -333,7 +341,12 @@ public final class NodeConnectionPool implements AutoCloseable {
 	 */
 	private void masterMoved() {
 		this.connector.clearBackoff();
-		discardIdle();
+		// aborted, not closed: a TLS close to a former master that does not answer would
+		// wait for its reply
+		this.idle.drain().forEach((connection) -> {
+			connection.abort();
+			this.warm.closed();
+		});
 		if (this.shared != null) {
 			this.shared.masterMoved();
 		}
@@ -355,6 +368,14 @@ public final class NodeConnectionPool implements AutoCloseable {
 	 */
 	public void onMasterMoved(Runnable task) {
 		this.masterMoveListeners.add(task);
+	}
+
+	/**
+	 * Whether a connection of this pool's node was opened to the voter's master as it is
+	 * now, not to one it has moved away from (always, for a master at a fixed address).
+	 */
+	public boolean isCurrent(PipelinedConnection connection) {
+		return this.connector.isCurrent(connection);
 	}
 
 	/**
@@ -422,7 +443,7 @@ public final class NodeConnectionPool implements AutoCloseable {
 	 */
 	public void giveBack(PipelinedConnection connection) {
 		if (!this.awaitingOpen.isEmpty() && !this.closed && connection.isReusable() && connection.isConnected()
-				&& handToAwaitingOpen(connection)) {
+				&& this.connector.isCurrent(connection) && handToAwaitingOpen(connection)) {
 			// its slot goes with it; the borrower's own slot is freed when the connection
 			// opened for it is given back in turn
 			return;
@@ -566,6 +587,7 @@ public final class NodeConnectionPool implements AutoCloseable {
 	@Override
 	public void close() {
 		this.closed = true;
+		this.connector.master().close();
 		if (this.sentinelWatch != null) {
 			this.sentinelWatch.close();
 		}

@@ -39,6 +39,9 @@ final class NodeConnector {
 
 	private volatile long downUntilNanos = System.nanoTime();
 
+	/** The generation of the voter's master the last connection attempt went to. */
+	private volatile int attemptGeneration = -1;
+
 	private volatile @Nullable RuntimeException lastFailure;
 
 	NodeConnector(RedisNodeUri uri, String clientName, TlsSettings tls, GreetingListener greeting,
@@ -90,6 +93,7 @@ final class NodeConnector {
 	 */
 	PipelinedConnection connect(int timeoutMillis) {
 		MasterAddress.Current master = this.master.address(timeoutMillis);
+		this.attemptGeneration = master.generation();
 		PipelinedConnection connection;
 		try {
 			connection = new PipelinedConnection(master.address(),
@@ -137,8 +141,15 @@ final class NodeConnector {
 		return this.commands;
 	}
 
-	/** Leaves the node alone for the back-off after a failed connection attempt. */
+	/**
+	 * Leaves the node alone for the back-off after a failed connection attempt; not when
+	 * the voter's master moved since the last attempt began (the failure was the former
+	 * master's).
+	 */
 	void failed(RuntimeException ex) {
+		if (this.master.followsFailovers() && this.attemptGeneration != this.master.generation()) {
+			return;
+		}
 		this.lastFailure = ex;
 		this.downUntilNanos = System.nanoTime() + this.reconnectBackoffNanos;
 	}

@@ -1,9 +1,11 @@
 package dev.redlock.core.internal.transport;
 
+import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -74,30 +76,32 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	 * @param clientName the name given to connections, empty for none
 	 */
 	DefaultJedisClientConfig clientConfig(int timeoutMillis, String clientName, TlsSettings tlsSettings) {
-		return clientConfig(timeoutMillis, clientName, tlsSettings, true);
+		return clientConfig(timeoutMillis, clientName, tlsSettings, true, this.database);
 	}
 
 	/**
-	 * How to ask this voter's sentinels: TLS as for the master, no credentials, no
-	 * database.
+	 * How to ask this voter's sentinels: TLS as for the master, no database.
 	 * @param clientName the name given to connections, empty for none
+	 * @param credentials whether to log in with the voter's user and password (for
+	 * sentinels that want a password), else none
 	 */
-	DefaultJedisClientConfig sentinelClientConfig(int timeoutMillis, String clientName, TlsSettings tlsSettings) {
-		return clientConfig(timeoutMillis, clientName, tlsSettings, false);
+	DefaultJedisClientConfig sentinelClientConfig(int timeoutMillis, String clientName, TlsSettings tlsSettings,
+			boolean credentials) {
+		return clientConfig(timeoutMillis, clientName, tlsSettings, credentials, 0);
 	}
 
 	private DefaultJedisClientConfig clientConfig(int timeoutMillis, String clientName, TlsSettings tlsSettings,
-			boolean master) {
+			boolean credentials, int databaseIndex) {
 		DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
 			.connectionTimeoutMillis(timeoutMillis)
 			.socketTimeoutMillis(timeoutMillis)
-			.database(master ? this.database : 0)
+			.database(databaseIndex)
 			.ssl(this.tls)
 			.clientSetInfoConfig(ClientSetInfoConfig.DISABLED);
-		if (master && this.user != null) {
+		if (credentials && this.user != null) {
 			config.user(this.user);
 		}
-		if (master && this.password != null) {
+		if (credentials && this.password != null) {
 			config.password(this.password);
 		}
 		if (!clientName.isEmpty()) {
@@ -140,7 +144,9 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 			Integer first = null;
 			for (String identity : node.serverIdentities()) {
 				Integer earlier = seen.putIfAbsent(identity, i);
-				first = (first != null) ? first : earlier;
+				if (first == null && earlier != null && earlier != i) {
+					first = earlier;
+				}
 			}
 			if (first != null) {
 				throw new InvalidRedlockConfigurationException("nodes[" + i + "]",
@@ -249,19 +255,22 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	 */
 	private static RedisNodeUri parseSentinel(String text, boolean tls) {
 		String rest = text.substring(text.indexOf("://") + 3);
+		// the user information ends at the last '@': a password's reserved characters
+		// never end up in a sentinel's address or the master's name
+		int at = rest.lastIndexOf('@');
+		String userInfo = (at >= 0) ? decode(text, rest.substring(0, at)) : null;
+		rest = rest.substring(at + 1);
 		int fragmentAt = rest.indexOf('#');
 		String fragment = (fragmentAt >= 0) ? rest.substring(fragmentAt + 1) : null;
 		rest = (fragmentAt >= 0) ? rest.substring(0, fragmentAt) : rest;
-		int at = rest.lastIndexOf('@');
 		int authorityEnd = rest.length();
-		for (int i = at + 1; i < rest.length(); i++) {
+		for (int i = 0; i < rest.length(); i++) {
 			if (rest.charAt(i) == '/' || rest.charAt(i) == '?') {
 				authorityEnd = i;
 				break;
 			}
 		}
-		String userInfo = (at >= 0) ? decode(rest.substring(0, at)) : null;
-		String hosts = rest.substring(at + 1, authorityEnd);
+		String hosts = rest.substring(0, authorityEnd);
 		String pathAndQuery = rest.substring(authorityEnd);
 		int queryAt = pathAndQuery.indexOf('?');
 		String path = (queryAt >= 0) ? pathAndQuery.substring(0, queryAt) : pathAndQuery;
@@ -271,7 +280,11 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		}
 		List<HostAndPort> sentinels = new ArrayList<>();
 		for (String address : hosts.split(",", -1)) {
-			sentinels.add(sentinelAddress(text, address));
+			HostAndPort sentinel = sentinelAddress(text, address);
+			if (sentinels.contains(sentinel)) {
+				throw invalid(text, "the sentinel " + SentinelGroup.format(sentinel) + " is listed twice");
+			}
+			sentinels.add(sentinel);
 		}
 		String masterName = masterName(text, fragment, query);
 		int database = parseDatabase(text, path);
@@ -281,13 +294,35 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 				new SentinelGroup(masterName, sentinels));
 	}
 
-	private static String decode(String raw) {
-		try {
-			return new URI("redis://" + raw + "@localhost").getUserInfo();
+	/**
+	 * Decodes the percent-encoding of a URI's user information ({@code %40} for
+	 * {@code @}); a {@code +} stays a {@code +}.
+	 */
+	private static String decode(String text, String raw) {
+		ByteArrayOutputStream bytes = new ByteArrayOutputStream(raw.length());
+		int i = 0;
+		while (i < raw.length()) {
+			int percent = raw.indexOf('%', i);
+			int plainEnd = (percent >= 0) ? percent : raw.length();
+			byte[] plain = raw.substring(i, plainEnd).getBytes(StandardCharsets.UTF_8);
+			bytes.write(plain, 0, plain.length);
+			if (percent < 0) {
+				break;
+			}
+			int value = (percent + 2 < raw.length()) ? hexByte(raw.charAt(percent + 1), raw.charAt(percent + 2)) : -1;
+			if (value < 0) {
+				throw invalid(text, "the user information has a malformed percent-encoding");
+			}
+			bytes.write(value);
+			i = percent + 3;
 		}
-		catch (URISyntaxException ex) {
-			return raw;
-		}
+		return bytes.toString(StandardCharsets.UTF_8);
+	}
+
+	private static int hexByte(char high, char low) {
+		int h = Character.digit(high, 16);
+		int l = Character.digit(low, 16);
+		return (h < 0 || l < 0) ? -1 : (h << 4) | l;
 	}
 
 	private static HostAndPort sentinelAddress(String text, String address) {

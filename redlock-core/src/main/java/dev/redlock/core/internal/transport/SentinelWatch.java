@@ -11,7 +11,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.redlock.core.TlsSettings;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Protocol.Command;
@@ -49,10 +48,6 @@ final class SentinelWatch implements AutoCloseable {
 
 	private final MasterAddress master;
 
-	private final String clientName;
-
-	private final TlsSettings tls;
-
 	private final int timeoutMillis;
 
 	private final long backoffNanos;
@@ -65,12 +60,9 @@ final class SentinelWatch implements AutoCloseable {
 
 	private volatile @Nullable PipelinedConnection subscription;
 
-	SentinelWatch(RedisNodeUri uri, MasterAddress master, String clientName, TlsSettings tls, int timeoutMillis,
-			long backoffNanos) {
+	SentinelWatch(RedisNodeUri uri, MasterAddress master, int timeoutMillis, long backoffNanos) {
 		this.uri = uri;
 		this.master = master;
-		this.clientName = clientName;
-		this.tls = tls;
 		this.timeoutMillis = timeoutMillis;
 		this.backoffNanos = backoffNanos;
 		this.thread = new Thread(this::watch, THREAD_NAME_PREFIX + uri.name());
@@ -120,7 +112,7 @@ final class SentinelWatch implements AutoCloseable {
 	 */
 	private void listen(HostAndPort sentinel) {
 		PipelinedConnection connection = new PipelinedConnection(sentinel,
-				this.uri.sentinelClientConfig(this.timeoutMillis, this.clientName, this.tls));
+				this.master.sentinelConfig(this.timeoutMillis));
 		this.subscription = connection;
 		if (this.closed) {
 			return;

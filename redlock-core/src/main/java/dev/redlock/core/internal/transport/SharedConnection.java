@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -54,6 +55,12 @@ public final class SharedConnection implements AutoCloseable {
 	 */
 	private final IntFunction<CompletableFuture<PipelinedConnection>> opener;
 
+	/**
+	 * Whether a connection goes to the voter's master as it is now: one opened to a
+	 * master the voter moved away from meanwhile is not used.
+	 */
+	private final Predicate<PipelinedConnection> current;
+
 	private final long stallNanos;
 
 	private final int connectMillis;
@@ -81,10 +88,11 @@ public final class SharedConnection implements AutoCloseable {
 	 * @param connectMillis the bound for opening a connection
 	 * @param everyRound whether every round goes over it, even one alone
 	 */
-	SharedConnection(RedisNodeUri uri, IntFunction<CompletableFuture<PipelinedConnection>> opener, long stallNanos,
-			int connectMillis, boolean everyRound) {
+	SharedConnection(RedisNodeUri uri, IntFunction<CompletableFuture<PipelinedConnection>> opener,
+			Predicate<PipelinedConnection> current, long stallNanos, int connectMillis, boolean everyRound) {
 		this.uri = uri;
 		this.opener = opener;
+		this.current = current;
 		this.everyRound = everyRound;
 		this.stallNanos = stallNanos;
 		this.connectMillis = connectMillis;
@@ -185,6 +193,10 @@ public final class SharedConnection implements AutoCloseable {
 				if (this.closed) {
 					failed = new JedisConnectionException("Redlock has been closed");
 				}
+				else if (!this.current.test(connection)) {
+					// checked under the lock that masterMoved() reads the line under
+					failed = new JedisConnectionException("the voter's master moved");
+				}
 				else {
 					try {
 						opened = new Line(connection);
@@ -269,7 +281,10 @@ public final class SharedConnection implements AutoCloseable {
 	 * fail), and the next call opens one to the new master.
 	 */
 	void masterMoved() {
-		Line current = this.line;
+		Line current;
+		synchronized (this.lineLock) {
+			current = this.line;
+		}
 		if (current != null) {
 			current.breakOff(new JedisConnectionException("the voter's master moved"));
 		}

@@ -327,6 +327,12 @@ public final class NodeSubscriber implements AutoCloseable {
 						opened.abort();
 						return null;
 					}
+					if (!this.pool.isCurrent(opened)) {
+						// the voter's master moved while it was being opened: under the
+						// lock that masterMoved() reads the connection under
+						opened.abort();
+						continue;
+					}
 					this.connection = opened;
 					this.writes = new NoticeWrites(opened, this.scheduler, this.timeoutNanos);
 					List<String> keys = new ArrayList<>(this.wanted.keySet());

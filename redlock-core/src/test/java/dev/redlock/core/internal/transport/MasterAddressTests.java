@@ -97,6 +97,26 @@ class MasterAddressTests {
 		assertThat(this.moves).hasValue(1);
 	}
 
+	@Test
+	void aServerAnnouncedThatTheSentinelsDoNotNameIsNotFollowedWhileTheMasterStillIsOne() {
+		RedisNode former = this.voter.master();
+		this.master.address(TIMEOUT_MILLIS);
+		RedisNode promoted = this.voter.failover();
+		this.master.announced(address(promoted), TIMEOUT_MILLIS);
+		assertThat(this.master.known()).isEqualTo(address(promoted));
+		assertThat(this.moves).hasValue(1);
+		// two masters, as before the sentinels demote the former one (or after a
+		// partition)
+		former.command("REPLICAOF", "NO", "ONE");
+		assertThat(former.command("ROLE")).startsWith("master");
+
+		this.master.announced(address(former), TIMEOUT_MILLIS);
+		this.master.refresh(TIMEOUT_MILLIS);
+
+		assertThat(this.master.known()).isEqualTo(address(promoted));
+		assertThat(this.moves).as("no move back").hasValue(1);
+	}
+
 	private static HostAndPort address(RedisNode node) {
 		return new HostAndPort(node.host(), node.port());
 	}

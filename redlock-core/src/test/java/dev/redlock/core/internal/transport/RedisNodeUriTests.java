@@ -118,6 +118,32 @@ class RedisNodeUriTests {
 	}
 
 	@Test
+	void aSentinelVotersPasswordIsTakenWholeUpToTheLastAtSignAndPercentDecoded() {
+		RedisNodeUri raw = RedisNodeUri.parse("redis-sentinel://app:p#a,s/1?@s1:26379#orders");
+		assertThat(raw.password()).isEqualTo("p#a,s/1?");
+		assertThat(raw.sentinel().masterName()).isEqualTo("orders");
+		assertThat(raw.redacted()).isEqualTo("redis-sentinel://s1:26379#orders");
+		RedisNodeUri encoded = RedisNodeUri.parse("redis-sentinel://app:p%40ss%2B+%C3%A9@s1#orders");
+		assertThat(encoded.password()).isEqualTo("p@ss++\u00e9");
+		assertThat(encoded.user()).isEqualTo("app");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "redis-sentinel://app:s3cret%zz@s1#m", "redis-sentinel://app:s3cret%4@s1#m",
+			"redis-sentinel://app:s3cret@s1:26379,s1:26379#m" })
+	void aMalformedEncodingOrASentinelListedTwiceIsRefusedWithoutThePassword(String text) {
+		assertThatIllegalArgumentException().isThrownBy(() -> RedisNodeUri.parse(text))
+			.satisfies((ex) -> assertThat(ex.getMessage()).doesNotContain("s3cret"));
+	}
+
+	@Test
+	void oneVoterNamingOneSentinelByTwoAliasesIsNotTakenForTwoVoters() {
+		assertThat(RedisNodeUri.parseAll(
+				List.of("redis-sentinel://localhost:26379,127.0.0.1:26379#orders", "redis://x:6379", "redis://y:6379")))
+			.hasSize(3);
+	}
+
+	@Test
 	void twoSentinelVotersSharingASentinelAndTheMastersNameAreOneMaster() {
 		assertThatThrownByConfiguration(List.of("redis-sentinel://s1:26379,s2:26379#orders",
 				"redis-sentinel://s3:26379,s2:26379#orders", "redis://x:6379"))
