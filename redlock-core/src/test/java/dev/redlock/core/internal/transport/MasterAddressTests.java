@@ -117,6 +117,36 @@ class MasterAddressTests {
 		assertThat(this.moves).as("no move back").hasValue(1);
 	}
 
+	@Test
+	void oneSentinelNamingAnotherMasterIsNoMajorityWhileTheMasterStillIsOne() {
+		try (SentinelManagedMaster three = SentinelManagedMaster.start("ledger", 1, 3)) {
+			MasterAddress followed = new MasterAddress(RedisNodeUri.parse(three.uri()), "", TlsSettings.jvmDefault());
+			AtomicInteger moved = new AtomicInteger();
+			followed.onMove(moved::incrementAndGet);
+			RedisNode former = three.master();
+			followed.address(TIMEOUT_MILLIS);
+			RedisNode promoted = three.failover();
+			followed.refresh(TIMEOUT_MILLIS);
+			assertThat(followed.known()).isEqualTo(address(promoted));
+			assertThat(moved).hasValue(1);
+			// the first sentinel is out of date: it names the former master, a master
+			// again
+			// (as when cut off with it); the third does not answer
+			RedisNode stale = three.sentinels().get(0);
+			stale.command("SENTINEL", "REMOVE", "ledger");
+			former.command("REPLICAOF", "NO", "ONE");
+			stale.command("SENTINEL", "MONITOR", "ledger", former.host(), String.valueOf(former.port()), "2");
+			assertThat(stale.command("SENTINEL", "GET-MASTER-ADDR-BY-NAME", "ledger"))
+				.endsWith(String.valueOf(former.port()));
+			three.sentinels().get(2).pause();
+
+			followed.refresh(TIMEOUT_MILLIS);
+
+			assertThat(followed.known()).as("one of two answers is no majority").isEqualTo(address(promoted));
+			assertThat(moved).hasValue(1);
+		}
+	}
+
 	private static HostAndPort address(RedisNode node) {
 		return new HostAndPort(node.host(), node.port());
 	}
