@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
@@ -117,26 +118,8 @@ final class ProcessRedisNode implements ManagedNode {
 	 */
 	static ProcessRedisNode start(Path executable, @Nullable TestCertificates tls, boolean steppableClock,
 			List<String> arguments) {
-		PortInUseException last = null;
-		for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
-			ProcessRedisNode node = new ProcessRedisNode(executable, createDir(), freePort(), tls,
-					(tls != null) ? freePort() : -1, steppableClock, arguments);
-			Cleanup.track(node);
-			try {
-				node.launch();
-				return node;
-			}
-			catch (PortInUseException e) {
-				node.stop();
-				last = e;
-			}
-			catch (RuntimeException | Error e) {
-				node.stop();
-				throw e;
-			}
-		}
-		throw new IllegalStateException(
-				"could not find a free port for redis-server after " + PORT_ATTEMPTS + " attempts", last);
+		return startOnFreePort("redis-server", () -> new ProcessRedisNode(executable, createDir(), freePort(), tls,
+				(tls != null) ? freePort() : -1, steppableClock, arguments));
 	}
 
 	/**
@@ -150,39 +133,52 @@ final class ProcessRedisNode implements ManagedNode {
 	 */
 	static ProcessRedisNode startSentinel(Path executable, String masterName, int masterPort, int quorum,
 			List<String> directives) {
-		PortInUseException last = null;
-		for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
+		StringBuilder config = new StringBuilder();
+		config.append("sentinel monitor ")
+			.append(masterName)
+			.append(' ')
+			.append(LOOPBACK)
+			.append(' ')
+			.append(masterPort)
+			.append(' ')
+			.append(quorum)
+			.append('\n');
+		for (String directive : directives) {
+			int space = directive.indexOf(' ');
+			config.append("sentinel ")
+				.append(directive, 0, space)
+				.append(' ')
+				.append(masterName)
+				.append(directive.substring(space))
+				.append('\n');
+		}
+		return startOnFreePort("a sentinel", () -> {
 			ProcessRedisNode node = new ProcessRedisNode(executable, createDir(), freePort(), null, -1, false,
 					List.of("--sentinel"));
-			Cleanup.track(node);
+			node.configFile = node.dir.resolve("sentinel.conf");
 			try {
-				StringBuilder config = new StringBuilder();
-				config.append("sentinel monitor ")
-					.append(masterName)
-					.append(' ')
-					.append(LOOPBACK)
-					.append(' ')
-					.append(masterPort)
-					.append(' ')
-					.append(quorum)
-					.append('\n');
-				for (String directive : directives) {
-					int space = directive.indexOf(' ');
-					config.append("sentinel ")
-						.append(directive, 0, space)
-						.append(' ')
-						.append(masterName)
-						.append(directive.substring(space))
-						.append('\n');
-				}
-				node.configFile = node.dir.resolve("sentinel.conf");
 				Files.writeString(node.configFile, config.toString());
-				node.launch();
-				return node;
 			}
 			catch (IOException e) {
-				node.stop();
+				ProcessRedisNode.deleteRecursively(node.dir);
 				throw new UncheckedIOException("could not write a sentinel's configuration", e);
+			}
+			return node;
+		});
+	}
+
+	/**
+	 * Launches a node made for a free port, trying another one when that port is taken
+	 * meanwhile; a node that fails to start is stopped.
+	 */
+	private static ProcessRedisNode startOnFreePort(String what, Supplier<ProcessRedisNode> newNode) {
+		PortInUseException last = null;
+		for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
+			ProcessRedisNode node = newNode.get();
+			Cleanup.track(node);
+			try {
+				node.launch();
+				return node;
 			}
 			catch (PortInUseException e) {
 				node.stop();
@@ -194,7 +190,7 @@ final class ProcessRedisNode implements ManagedNode {
 			}
 		}
 		throw new IllegalStateException(
-				"could not find a free port for a sentinel after " + PORT_ATTEMPTS + " attempts", last);
+				"could not find a free port for " + what + " after " + PORT_ATTEMPTS + " attempts", last);
 	}
 
 	@Override

@@ -78,11 +78,6 @@ public final class NodeConnectionPool implements AutoCloseable {
 	/** Told when the voter's master moves: connections of their own to close. */
 	private final List<Runnable> masterMoveListeners = new CopyOnWriteArrayList<>();
 
-	/**
-	 * Follows a Sentinel voter's master; {@code null} for a master at a fixed address.
-	 */
-	private final @Nullable SentinelWatch sentinelWatch;
-
 	private volatile boolean closed;
 
 	public NodeConnectionPool(RedisNodeUri uri, RedlockSettings settings, long reconnectBackoffNanos,
@@ -92,7 +87,8 @@ public final class NodeConnectionPool implements AutoCloseable {
 		this.idle = new IdleConnections(settings.poolMaxIdle(), minIdle, idleTimeoutNanos(settings));
 		this.maxTotal = settings.poolMaxTotal();
 		this.permits = new Semaphore(this.maxTotal);
-		this.connector = new NodeConnector(uri, settings.clientName(), tls, greeting, reconnectBackoffNanos);
+		this.connector = new NodeConnector(uri, settings.clientName(), tls, greeting, reconnectBackoffNanos,
+				(int) Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis()));
 		this.lateReplies = new OnDemandThread(OnDemandThread.LATE_REPLIES + uri.name());
 		this.shared = (settings.transport() == RedlockSettings.Transport.POOLED) ? null
 				: new SharedConnection(uri, this::openShared, this.connector::isCurrent,
@@ -100,10 +96,6 @@ public final class NodeConnectionPool implements AutoCloseable {
 						(int) Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis()),
 						settings.transport() == RedlockSettings.Transport.SHARED);
 		this.connector.master().onMove(this::masterMoved);
-		this.sentinelWatch = this.connector.master().followsFailovers() ? new SentinelWatch(uri,
-				this.connector.master(),
-				(int) Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis()), reconnectBackoffNanos)
-				: null;
 		// last: from now on a marker repair may open a connection for this pool
 		this.warm = new WarmConnections(this.connector, minIdle, warmUp, (nanos) -> this.latency.replied(nanos, false),
 				this::keep, () -> this.closed);
@@ -134,9 +126,7 @@ public final class NodeConnectionPool implements AutoCloseable {
 	 * Starts opening the connections that are kept even when idle, in the background.
 	 */
 	public void warmUp() {
-		if (this.sentinelWatch != null) {
-			this.sentinelWatch.start();
-		}
+		this.connector.startFollowing();
 		boolean sharedFirst = this.shared != null && this.shared.takesEveryRound();
 		if (sharedFirst && this.warm.keepsAny()) {
 			// ahead of the warm connections on the connector thread: every round needs it
@@ -587,10 +577,6 @@ public final class NodeConnectionPool implements AutoCloseable {
 	@Override
 	public void close() {
 		this.closed = true;
-		this.connector.master().close();
-		if (this.sentinelWatch != null) {
-			this.sentinelWatch.close();
-		}
 		if (this.shared != null) {
 			this.shared.close();
 		}

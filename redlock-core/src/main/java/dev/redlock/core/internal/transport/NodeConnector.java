@@ -25,6 +25,11 @@ final class NodeConnector {
 
 	private final MasterAddress master;
 
+	/**
+	 * Follows a Sentinel voter's master; {@code null} for a master at a fixed address.
+	 */
+	private final @Nullable SentinelWatch sentinelWatch;
+
 	private final String clientName;
 
 	private final TlsSettings tls;
@@ -44,10 +49,16 @@ final class NodeConnector {
 
 	private volatile @Nullable RuntimeException lastFailure;
 
+	/**
+	 * @param sentinelTimeoutMillis the bound for each answer of a Sentinel voter's
+	 * sentinels, and for each check of a master they name
+	 */
 	NodeConnector(RedisNodeUri uri, String clientName, TlsSettings tls, GreetingListener greeting,
-			long reconnectBackoffNanos) {
+			long reconnectBackoffNanos, int sentinelTimeoutMillis) {
 		this.uri = uri;
 		this.master = new MasterAddress(uri, clientName, tls);
+		this.sentinelWatch = this.master.followsFailovers()
+				? new SentinelWatch(uri, this.master, sentinelTimeoutMillis, reconnectBackoffNanos) : null;
 		this.clientName = clientName;
 		this.tls = tls;
 		this.greeting = greeting;
@@ -180,8 +191,23 @@ final class NodeConnector {
 				: new NodeLeftOutException(message, last);
 	}
 
-	/** Stops the thread once the tasks queued have run. */
+	/**
+	 * Starts following a Sentinel voter's master through failovers; nothing otherwise.
+	 */
+	void startFollowing() {
+		if (this.sentinelWatch != null) {
+			this.sentinelWatch.start();
+		}
+	}
+
+	/**
+	 * Stops following the master, and stops the thread once the tasks queued have run.
+	 */
 	void shutdown() {
+		this.master.close();
+		if (this.sentinelWatch != null) {
+			this.sentinelWatch.close();
+		}
 		this.thread.shutdown();
 	}
 

@@ -28,7 +28,7 @@ class NodeLeftOutTests {
 	private static final RedisNodeUri NODE = RedisNodeUri.parse("redis://127.0.0.1:7001");
 
 	private final NodeConnector connector = new NodeConnector(NODE, "test", TlsSettings.jvmDefault(),
-			new QuarantineGreeting(new NodeQuarantine(NODE, Duration.ZERO)), TimeUnit.SECONDS.toNanos(30));
+			new QuarantineGreeting(new NodeQuarantine(NODE, Duration.ZERO)), TimeUnit.SECONDS.toNanos(30), 1_000);
 
 	@AfterEach
 	void stopConnector() {
