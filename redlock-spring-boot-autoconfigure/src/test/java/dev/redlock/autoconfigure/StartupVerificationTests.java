@@ -17,15 +17,17 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.redlock.core.Redlock;
+import dev.redlock.test.RedisCluster;
+import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The startup check of the nodes: a server listed twice under different addresses and a
- * replica fail startup naming the node's property; an unreachable node, an even count and
- * an evicting memory policy are warnings.
+ * The startup check of the nodes: a server listed twice under different addresses, a
+ * replica and a Redis Cluster node fail startup naming the node's property; an
+ * unreachable node, an even count and an evicting memory policy are warnings.
  */
 @WithRedisNodes(count = 3)
 @ExtendWith(OutputCaptureExtension.class)
@@ -71,6 +73,20 @@ class StartupVerificationTests {
 		}
 		finally {
 			nodes.node(2).command("REPLICAOF", "NO", "ONE");
+		}
+	}
+
+	@Test
+	void aClusterNodeFailsStartup(RedisNodes nodes) {
+		try (RedisCluster cluster = RedisCluster.start(3, 0)) {
+			RedisNode shard = cluster.primaryOf(1);
+			List<String> uris = List.of(nodes.node(0).uri(), shard.uri(), nodes.node(1).uri());
+			this.runner.withPropertyValues(nodes(uris)).run((context) -> {
+				assertThat(context).hasFailed();
+				InvalidRedlockPropertyException ex = findCause(context.getStartupFailure());
+				assertThat(ex.property()).isEqualTo("redlock.nodes[1]");
+				assertThat(ex.reason()).contains(shard.uri(), "Redis Cluster node", "MOVED");
+			});
 		}
 	}
 

@@ -85,12 +85,12 @@ public final class NodeDiagnostics {
 	/**
 	 * Checks the nodes and settings for misconfiguration, within about two node timeouts.
 	 * Errors: one server listed twice under different addresses (the same {@code run_id}:
-	 * it would fake a quorum), a node that is a replica. Warnings: fewer than 3 nodes or
-	 * an even count, a node that cannot be reached now (a minority may be down at
-	 * startup), a {@code maxmemory-policy} other than {@code noeviction} (lock keys carry
-	 * a TTL, so even {@code volatile-*} policies may evict them; with a {@code maxmemory}
-	 * and the restart quarantine on, such a node counts towards no quorum), and a default
-	 * TTL below 3 node timeouts.
+	 * it would fake a quorum), a node that is a replica, a node of a Redis Cluster.
+	 * Warnings: fewer than 3 nodes or an even count, a node that cannot be reached now (a
+	 * minority may be down at startup), a {@code maxmemory-policy} other than
+	 * {@code noeviction} (lock keys carry a TTL, so even {@code volatile-*} policies may
+	 * evict them; with a {@code maxmemory} and the restart quarantine on, such a node
+	 * counts towards no quorum), and a default TTL below 3 node timeouts.
 	 * @return the findings, errors first; empty when all is well
 	 */
 	public List<NodeFinding> verifyNodes() {
@@ -162,6 +162,12 @@ public final class NodeDiagnostics {
 						node + " is a " + role
 								+ ", not a master: a replica can lose locks on failover and is not independent of its "
 								+ "master; list independent masters"));
+			}
+			if ("1".equals(fields.get("cluster_enabled"))) {
+				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i, node
+						+ " is a Redis Cluster node (cluster_enabled:1): as a voter it would answer MOVED for every "
+						+ "key its shard does not serve, and its shard's replicas may take over from it; cluster voters "
+						+ "are not supported yet, list standalone masters (cluster-enabled no)"));
 			}
 			String policy = configValue(policies[i]);
 			if (policy == null) {
