@@ -217,6 +217,31 @@ class SentinelVoterTests {
 		}
 	}
 
+	@Test
+	void aMasterThatRefusesRoleIsAWarningNamingTheVoterAndStillLocks(RedisNodes nodes) {
+		try (SentinelManagedMaster voter = SentinelManagedMaster.start("orders", 1, 1)) {
+			voter.master().command("ACL", "SETUSER", "default", "-role");
+			// the quarantine off: the group has just started
+			try (Redlock redlock = Redlock.builder()
+				.nodes(List.of(voter.uri(), nodes.node(0).uri(), nodes.node(1).uri()))
+				.settings(TestSupport.SETTINGS)
+				.build()) {
+				List<NodeFinding> findings = redlock.verifyNodes();
+
+				assertThat(findings).noneMatch((finding) -> finding.severity() == NodeFinding.Severity.ERROR);
+				assertThat(findings).filteredOn((finding) -> Integer.valueOf(0).equals(finding.node()))
+					.singleElement()
+					.satisfies((warning) -> {
+						assertThat(warning.severity()).isEqualTo(NodeFinding.Severity.WARNING);
+						assertThat(warning.message()).contains("#orders", "refuses ROLE", "NOPERM", "+role");
+					});
+				Optional<Lease> lease = redlock.tryAcquire("refused-role", Duration.ofSeconds(5));
+				assertThat(lease).as("a lock on all three voters").isPresent();
+				lease.get().release();
+			}
+		}
+	}
+
 	private static Redlock redlock(String... uris) {
 		return Redlock.builder().nodes(List.of(uris)).settings(SETTINGS).build();
 	}

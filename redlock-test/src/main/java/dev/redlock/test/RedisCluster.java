@@ -229,7 +229,8 @@ public final class RedisCluster implements AutoCloseable {
 	/**
 	 * Promotes a replica of a shard in a failover its primary agrees to
 	 * ({@code CLUSTER FAILOVER}, which waits for the replica to catch up), and waits
-	 * until every running node sees it as the primary of the shard's slots.
+	 * until every running node sees it as the primary of the shard's slots, and the
+	 * former primary is its replica, in sync.
 	 * @param shard the shard, from 0
 	 * @return the new primary
 	 */
@@ -242,6 +243,8 @@ public final class RedisCluster implements AutoCloseable {
 			.orElseThrow(() -> new IllegalStateException("shard " + shard + " has no running replica"));
 		expectOk(replica, "CLUSTER", "FAILOVER");
 		awaitPrimary(shard, replica);
+		await("the former primary " + former.uri() + " a replica in sync with " + replica.uri(),
+				() -> !isPrimary(former) && replicaInSync(former));
 		return replica;
 	}
 

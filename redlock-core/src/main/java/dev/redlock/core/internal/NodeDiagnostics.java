@@ -90,7 +90,8 @@ public final class NodeDiagnostics {
 	 * minority may be down at startup), a {@code maxmemory-policy} other than
 	 * {@code noeviction} (lock keys carry a TTL, so even {@code volatile-*} policies may
 	 * evict them; with a {@code maxmemory} and the restart quarantine on, such a node
-	 * counts towards no quorum), and a default TTL below 3 node timeouts.
+	 * counts towards no quorum), a default TTL below 3 node timeouts, and a Sentinel
+	 * voter's master that refuses {@code ROLE}.
 	 * @return the findings, errors first; empty when all is well
 	 */
 	public List<NodeFinding> verifyNodes() {
@@ -168,6 +169,13 @@ public final class NodeDiagnostics {
 						+ " is a Redis Cluster node (cluster_enabled:1): as a voter it would answer MOVED for every "
 						+ "key its shard does not serve, and its shard's replicas may take over from it; cluster voters "
 						+ "are not supported yet, list standalone masters (cluster-enabled no)"));
+			}
+			String roleRefusal = this.group.pools().get(i).masterRoleRefusal();
+			if (roleRefusal != null) {
+				warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, i,
+						node + ": its master refuses ROLE (" + roleRefusal
+								+ "), so a connection that lands on a replica after a failover is taken as one "
+								+ "to the master; grant the user +role"));
 			}
 			String policy = configValue(policies[i]);
 			if (policy == null) {

@@ -252,6 +252,20 @@ public final class LockScripts {
 	private LockScripts() {
 	}
 
+	/**
+	 * The SHA-1 of a text's UTF-8 bytes, in lower-case hex: a script's digest as
+	 * {@code EVALSHA} wants it.
+	 */
+	static String sha1Hex(String text) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+			return HexFormat.of().formatHex(digest);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-1 is required by the Java platform", ex);
+		}
+	}
+
 	/** The number of keys the other lock scripts take. */
 	static final RawArgument ONE_KEY = RawArgument.of(1);
 
@@ -276,16 +290,6 @@ public final class LockScripts {
 
 		Script(String source) {
 			this(RawArgument.of(source), RawArgument.of(sha1Hex(source)));
-		}
-
-		private static String sha1Hex(String source) {
-			try {
-				byte[] digest = MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8));
-				return HexFormat.of().formatHex(digest);
-			}
-			catch (NoSuchAlgorithmException ex) {
-				throw new IllegalStateException("SHA-1 is required by the Java platform", ex);
-			}
 		}
 
 	}

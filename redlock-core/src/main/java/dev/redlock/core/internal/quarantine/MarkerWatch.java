@@ -232,18 +232,18 @@ public final class MarkerWatch {
 		return null;
 	}
 
-	/** A marker that is there, against what the node says of itself. */
+	/**
+	 * A marker that is there, against what the node says of itself. A promotion comes
+	 * first: it explains a marker that went back too (the replica had an older one).
+	 */
 	private static @Nullable QuarantineCause judge(NodeMarker marker, NodeReport report, Memory before) {
-		QuarantineCause cause = judge(marker, before);
-		if (cause != null) {
-			return cause;
-		}
 		String promotedFrom = report.promotedFrom();
 		if (promotedFrom != null && !promotedFrom.equals(marker.promotedFrom())) {
 			return new QuarantineCause(QuarantineReason.FAILOVER,
 					"a replica was promoted in its place (it replaced the master " + promotedFrom + ")");
 		}
-		return Evidence.compare(marker.evidence(), report.evidence());
+		QuarantineCause cause = judge(marker, before);
+		return (cause != null) ? cause : Evidence.compare(marker.evidence(), report.evidence());
 	}
 
 	/** The marker to write where there is none. */

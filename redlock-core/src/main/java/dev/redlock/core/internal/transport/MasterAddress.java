@@ -61,6 +61,12 @@ final class MasterAddress {
 
 	private volatile boolean closed;
 
+	/**
+	 * Why the master refused {@code ROLE}, once it did: a connection that lands on a
+	 * replica is then not told from one to the master.
+	 */
+	private volatile @Nullable String roleRefusal;
+
 	private volatile Runnable moved = () -> {
 	};
 
@@ -373,8 +379,20 @@ final class MasterAddress {
 		}
 	}
 
-	/** The server's role, or {@code null} when it refuses {@code ROLE}. */
-	private static @Nullable String role(PipelinedConnection connection) {
+	/**
+	 * Returns why the master refused {@code ROLE}, when it did (an ACL user without
+	 * {@code +role}): its connections are then taken as they are, replica or not.
+	 * @return the refusal, or {@code null}
+	 */
+	@Nullable String roleRefusal() {
+		return this.roleRefusal;
+	}
+
+	/**
+	 * The server's role, or {@code null} when it refuses {@code ROLE}: the first refusal
+	 * is logged and kept for the startup check.
+	 */
+	private @Nullable String role(PipelinedConnection connection) {
 		connection.send(new CommandArguments(Command.ROLE));
 		connection.flushNow();
 		try {
@@ -385,6 +403,13 @@ final class MasterAddress {
 			return null;
 		}
 		catch (JedisDataException ex) {
+			if (this.roleRefusal == null) {
+				this.roleRefusal = ex.getMessage();
+				logger.warn(
+						"Redlock voter {}: {} refuses ROLE ({}): a connection that lands on a replica after a "
+								+ "failover is taken as one to the master; grant the user +role",
+						this.uri.redacted(), SentinelGroup.format(connection.address()), ex.getMessage());
+			}
 			return null;
 		}
 	}

@@ -379,6 +379,15 @@ public final class NodeConnectionPool implements AutoCloseable {
 	}
 
 	/**
+	 * Returns why a Sentinel voter's master refused {@code ROLE}, when it did: a
+	 * connection that lands on a replica is then not told from one to the master.
+	 * @return the refusal, or {@code null}
+	 */
+	public @Nullable String masterRoleRefusal() {
+		return this.connector.master().roleRefusal();
+	}
+
+	/**
 	 * Returns how long the node takes to answer, as measured so far: each round and each
 	 * new connection's greeting tell it.
 	 */

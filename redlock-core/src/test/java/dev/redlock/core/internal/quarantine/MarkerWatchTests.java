@@ -54,6 +54,20 @@ class MarkerWatchTests {
 	}
 
 	@Test
+	void aPromotedReplicaWhoseMarkerWentBackIsAFailoverNotARollback() {
+		NodeMarker seen = marker(0, "clean", "aaaa", true, NODE - 10, "run:0:0:0");
+		assertThat(admits(seen)).isTrue();
+		// the replica's copy of the marker missed the former master's last heartbeats
+		NodeMarker replicated = marker(0, "clean", "aaaa", true, NODE - 5_000, "run:0:0:0");
+		MarkerWatch.MarkerWrite write = inspect(
+				new NodeReport("promoted", 3_600L, "former-replid", 0, 0, 0, null, NODE * 1_000, bytes(replicated)));
+		assertThat(this.quarantine.reason()).isEqualTo(QuarantineReason.FAILOVER);
+		assertThat(write.marker().quarantineReason()).isEqualTo(QuarantineReason.FAILOVER);
+		assertThat(write.marker().promotedFrom()).isEqualTo("former-replid");
+		assertThat(write.marker().countsFromMillis()).isEqualTo(NODE + QUARANTINE_MILLIS);
+	}
+
+	@Test
 	void aMarkerReplacedByACleanOneMeansTheOldOneWasLost() {
 		assertThat(admits(marker(0, "clean", "aaaa", true, NODE - 10, "-"))).isTrue();
 		assertThat(admits(marker(0, "clean", "bbbb", true, NODE - 1, "-"))).isFalse();
