@@ -7,6 +7,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.redlock.core.internal.AcquireRound;
 import dev.redlock.core.internal.LockArguments;
 import dev.redlock.core.internal.NodeDiagnostics;
@@ -320,6 +322,10 @@ public final class Redlock implements AutoCloseable {
 
 		private TlsSettings tls = TlsSettings.jvmDefault();
 
+		private @Nullable String sentinelUsername;
+
+		private @Nullable String sentinelPassword;
+
 		private Builder() {
 		}
 
@@ -375,6 +381,25 @@ public final class Redlock implements AutoCloseable {
 		}
 
 		/**
+		 * Sets the credentials of the sentinels of every Sentinel voter
+		 * ({@code redis-sentinel://}), for sentinels protected by a password of their
+		 * own. Without them, sentinels are asked without credentials, or with the voter's
+		 * user and password once one answers {@code NOAUTH}. The password never appears
+		 * in logs, exceptions or health.
+		 * @param username the sentinels' ACL user, or {@code null} for the default user
+		 * @param password their password
+		 * @return this builder
+		 */
+		public Builder sentinelCredentials(@Nullable String username, String password) {
+			if (password == null || password.isEmpty()) {
+				throw new IllegalArgumentException("the sentinels' password must not be empty");
+			}
+			this.sentinelUsername = (username == null || username.isEmpty()) ? null : username;
+			this.sentinelPassword = password;
+			return this;
+		}
+
+		/**
 		 * Sets the monotonic clock of validity and wait times, for tests that control it.
 		 * @param nanoTicker nanoseconds, like {@link System#nanoTime()} (the default)
 		 * @return this builder
@@ -394,8 +419,14 @@ public final class Redlock implements AutoCloseable {
 		 * malformed, or one server is listed twice (which would fake a quorum)
 		 */
 		public Redlock build() {
-			return new Redlock(RedisNodeUri.parseAll(this.nodes), this.settings, this.ticker,
-					List.copyOf(this.listeners), this.tls);
+			List<RedisNodeUri> voters = RedisNodeUri.parseAll(this.nodes);
+			String password = this.sentinelPassword;
+			if (password != null) {
+				voters = voters.stream()
+					.map((voter) -> voter.withSentinelCredentials(this.sentinelUsername, password))
+					.toList();
+			}
+			return new Redlock(voters, this.settings, this.ticker, List.copyOf(this.listeners), this.tls);
 		}
 
 	}

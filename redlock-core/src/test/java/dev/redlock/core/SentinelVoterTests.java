@@ -202,6 +202,36 @@ class SentinelVoterTests {
 	}
 
 	@Test
+	void sentinelsWithAPasswordOfTheirOwnAreAskedWithTheSentinelCredentials(RedisNodes nodes) {
+		try (SentinelManagedMaster voter = SentinelManagedMaster.start("ledger", 1, 2)) {
+			for (RedisNode sentinel : voter.sentinels()) {
+				sentinel.command("ACL", "SETUSER", "default", "resetpass", ">sentinel-s3cret");
+			}
+			List<String> uris = List.of(voter.uri(), nodes.node(0).uri(), nodes.node(1).uri());
+			try (Redlock withoutCredentials = Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build()) {
+				NodeStatus refused = withoutCredentials.checkNodes().get(0);
+				assertThat(refused.reachable()).isFalse();
+				assertThat(refused.error()).contains("NOAUTH");
+			}
+			try (Redlock redlock = Redlock.builder()
+				.nodes(uris)
+				.sentinelCredentials(null, "sentinel-s3cret")
+				.settings(TestSupport.SETTINGS)
+				.build()) {
+				TestSupport.awaitTrue("the voter is reached through its sentinels", Duration.ofSeconds(10),
+						() -> redlock.checkNodes().get(0).reachable());
+				NodeStatus status = redlock.checkNodes().get(0);
+				assertThat(status.master()).isEqualTo("127.0.0.1:" + voter.master().port());
+				assertThat(status.toString()).doesNotContain("sentinel-s3cret");
+				assertThat(redlock.toString()).doesNotContain("sentinel-s3cret");
+				Optional<Lease> lease = redlock.tryAcquire("own-sentinel-password", Duration.ofSeconds(5));
+				assertThat(lease).as("a lock on all three voters").isPresent();
+				lease.get().release();
+			}
+		}
+	}
+
+	@Test
 	void aMasterNameTheSentinelsDoNotKnowIsAStartupErrorNamingTheVoter(RedisNodes nodes) {
 		try (SentinelManagedMaster voter = SentinelManagedMaster.start("orders", 1, 1);
 				Redlock redlock = redlock(voter.uri().replace("#orders", "#ordres"), nodes.node(0).uri(),

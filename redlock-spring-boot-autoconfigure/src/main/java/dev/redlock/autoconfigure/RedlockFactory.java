@@ -60,6 +60,10 @@ final class RedlockFactory {
 				.nodes(voters(properties.nodes()))
 				.settings(settings(properties));
 			listeners.forEach(builder::listener);
+			String sentinelPassword = properties.sentinel().password();
+			if (sentinelPassword != null && !sentinelPassword.isEmpty()) {
+				builder.sentinelCredentials(properties.sentinel().username(), sentinelPassword);
+			}
 			String bundle = properties.ssl().bundle();
 			if (bundle != null && !bundle.isBlank()) {
 				builder.tls(tls(bundle.trim(), sslBundles));

@@ -19,7 +19,8 @@ import dev.redlock.core.RedlockSettings;
  * Sentinel group and followed through its failovers,
  * "redis-sentinel://[user:password@]sentinel1:port,sentinel2:port[/database]#masterName"
  * ("rediss-sentinel://..." for TLS; the credentials are the master's, and the sentinels'
- * if they ask for a password). List 3 or 5: a lock needs a majority of them.
+ * if they ask for a password and redlock.sentinel.password is not set). List 3 or 5: a
+ * lock needs a majority of them.
  * @param keyPrefix Prefix put in front of every lock key in Redis.
  * @param defaultTtl Lock time-to-live used when @DistributedLock or the caller gives
  * none.
@@ -66,6 +67,7 @@ import dev.redlock.core.RedlockSettings;
  * @param pool Connection pool of each node.
  * @param ssl TLS for rediss:// nodes.
  * @param observation Micrometer Observations of @DistributedLock calls.
+ * @param sentinel Credentials of the sentinels of every Sentinel voter.
  */
 @ConfigurationProperties("redlock")
 public record RedlockProperties(@DefaultValue("true") boolean enabled, @DefaultValue List<String> nodes,
@@ -77,13 +79,31 @@ public record RedlockProperties(@DefaultValue("true") boolean enabled, @DefaultV
 		@DefaultValue("60s") Duration restartQuarantine, @DefaultValue("1024") int maxKeyLength,
 		@DefaultValue("10m") Duration maxHold, boolean autoRenew, @DefaultValue("50ms") Duration clockTolerance,
 		@DefaultValue("pipelined") RedlockSettings.Transport transport, @DefaultValue Pool pool, @DefaultValue Ssl ssl,
-		@DefaultValue Observation observation) {
+		@DefaultValue Observation observation, @DefaultValue Sentinel sentinel) {
 
 	/**
 	 * Default order of the @DistributedLock advisor: outside @Transactional
 	 * and @Cacheable, whose default is lowest.
 	 */
 	public static final int DEFAULT_INTERCEPTOR_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+
+	/**
+	 * Credentials of the sentinels of every Sentinel voter (redis-sentinel://), for
+	 * sentinels protected by a password of their own.
+	 *
+	 * @param username ACL user the sentinels are asked as; the default user when not set.
+	 * @param password Password of the sentinels. When not set, they are asked without
+	 * credentials, or with the voter's user and password once one answers NOAUTH.
+	 */
+	public record Sentinel(@Nullable String username, @Nullable String password) {
+
+		@Override
+		public String toString() {
+			return "Sentinel[username=" + this.username + ", password=" + ((this.password != null) ? "****" : null)
+					+ "]";
+		}
+
+	}
 
 	/**
 	 * TLS settings for rediss:// nodes.

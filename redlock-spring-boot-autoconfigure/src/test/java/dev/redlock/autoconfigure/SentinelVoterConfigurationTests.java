@@ -21,8 +21,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A Sentinel voter in {@code redlock.nodes}, beside two standalone masters: given as one
  * comma-separated value (which binding splits at every comma, the sentinels' included),
- * it is one voter; health shows its kind and its master; a master name its sentinels do
- * not know fails startup naming the voter.
+ * it is one voter; health shows its kind and its master; sentinels with a user and
+ * password of their own are reached with {@code redlock.sentinel.*}; a master name its
+ * sentinels do not know fails startup naming the voter.
  */
 @WithRedisNodes(count = 2)
 class SentinelVoterConfigurationTests {
@@ -53,6 +54,32 @@ class SentinelVoterConfigurationTests {
 					.containsEntry("master", "127.0.0.1:" + nodes.node(0).port());
 				redlock.tryAcquire("sentinel-voter", Duration.ofSeconds(5)).orElseThrow().release();
 			});
+		}
+	}
+
+	@Test
+	void sentinelsWithAPasswordOfTheirOwnAreReachedWithTheSentinelProperties(RedisNodes nodes) {
+		try (SentinelManagedMaster voter = SentinelManagedMaster.start("payments", 1, 1)) {
+			voter.sentinels()
+				.get(0)
+				.command("ACL", "SETUSER", "watcher", "on", ">sentinel-s3cret", "+@all", "~*", "&*");
+			voter.sentinels().get(0).command("ACL", "SETUSER", "default", "off");
+			this.runner
+				.withPropertyValues("redlock.nodes[0]=" + voter.uri(), "redlock.nodes[1]=" + nodes.node(0).uri(),
+						"redlock.nodes[2]=" + nodes.node(1).uri(), "redlock.sentinel.username=watcher",
+						"redlock.sentinel.password=sentinel-s3cret")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					assertThat(context.getBean(RedlockProperties.class).toString()).doesNotContain("sentinel-s3cret");
+					Redlock redlock = context.getBean(Redlock.class);
+					Health health = healthWithEveryNodeReachable(new RedlockHealthIndicator(redlock));
+					assertThat(health.getStatus()).isEqualTo(Status.UP);
+					@SuppressWarnings("unchecked")
+					List<Map<String, Object>> details = (List<Map<String, Object>>) health.getDetails().get("nodes");
+					assertThat(details.get(0)).as("the Sentinel voter").containsEntry("reachable", true);
+					assertThat(health.toString()).doesNotContain("sentinel-s3cret");
+					redlock.tryAcquire("sentinel-password", Duration.ofSeconds(5)).orElseThrow().release();
+				});
 		}
 	}
 

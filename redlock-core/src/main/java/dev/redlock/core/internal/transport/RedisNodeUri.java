@@ -87,22 +87,32 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	 */
 	DefaultJedisClientConfig sentinelClientConfig(int timeoutMillis, String clientName, TlsSettings tlsSettings,
 			boolean credentials) {
+		SentinelGroup group = this.sentinel;
+		if (group != null && group.hasOwnCredentials()) {
+			return clientConfig(timeoutMillis, clientName, tlsSettings, group.username(), group.password(), 0);
+		}
 		return clientConfig(timeoutMillis, clientName, tlsSettings, credentials, 0);
 	}
 
 	private DefaultJedisClientConfig clientConfig(int timeoutMillis, String clientName, TlsSettings tlsSettings,
 			boolean credentials, int databaseIndex) {
+		return clientConfig(timeoutMillis, clientName, tlsSettings, credentials ? this.user : null,
+				credentials ? this.password : null, databaseIndex);
+	}
+
+	private DefaultJedisClientConfig clientConfig(int timeoutMillis, String clientName, TlsSettings tlsSettings,
+			@Nullable String loginUser, @Nullable String loginPassword, int databaseIndex) {
 		DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
 			.connectionTimeoutMillis(timeoutMillis)
 			.socketTimeoutMillis(timeoutMillis)
 			.database(databaseIndex)
 			.ssl(this.tls)
 			.clientSetInfoConfig(ClientSetInfoConfig.DISABLED);
-		if (credentials && this.user != null) {
-			config.user(this.user);
+		if (loginUser != null) {
+			config.user(loginUser);
 		}
-		if (credentials && this.password != null) {
-			config.password(this.password);
+		if (loginPassword != null) {
+			config.password(loginPassword);
 		}
 		if (!clientName.isEmpty()) {
 			config.clientName(clientName);
@@ -116,6 +126,22 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 			}
 		}
 		return config.build();
+	}
+
+	/**
+	 * Returns the same voter, its sentinels asked with credentials of their own; a voter
+	 * at a fixed address is returned as it is.
+	 * @param sentinelUser the sentinels' ACL user, or {@code null} for the default user
+	 * @param sentinelPassword their password
+	 * @return the voter
+	 */
+	public RedisNodeUri withSentinelCredentials(@Nullable String sentinelUser, String sentinelPassword) {
+		SentinelGroup group = this.sentinel;
+		if (group == null) {
+			return this;
+		}
+		return new RedisNodeUri(this.tls, this.host, this.port, this.user, this.password, this.database,
+				group.withCredentials(sentinelUser, sentinelPassword));
 	}
 
 	/**

@@ -3,16 +3,23 @@ package dev.redlock.core.internal.transport;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
+
 import redis.clients.jedis.HostAndPort;
 
 /**
  * The Sentinel deployment that names a voter's master: the master's name as the sentinels
- * know it, and the sentinels to ask, in configuration order.
+ * know it, the sentinels to ask, in configuration order, and the credentials of the
+ * sentinels when they have their own. {@link #toString()} never shows the password.
  *
  * @param masterName the name the sentinels monitor the master under
  * @param sentinels the sentinels' addresses, at least one
+ * @param username the sentinels' ACL user, or {@code null} for the default user
+ * @param password the sentinels' own password, or {@code null}: then they are asked
+ * without credentials, or with the master's once one answers {@code NOAUTH}
  */
-public record SentinelGroup(String masterName, List<HostAndPort> sentinels) {
+public record SentinelGroup(String masterName, List<HostAndPort> sentinels, @Nullable String username,
+		@Nullable String password) {
 
 	/** The port used when a sentinel's address names none. */
 	public static final int DEFAULT_PORT = 26379;
@@ -31,6 +38,30 @@ public record SentinelGroup(String masterName, List<HostAndPort> sentinels) {
 	}
 
 	/**
+	 * A group whose sentinels have no credentials of their own.
+	 * @param masterName the name the sentinels monitor the master under
+	 * @param sentinels the sentinels' addresses, at least one
+	 */
+	public SentinelGroup(String masterName, List<HostAndPort> sentinels) {
+		this(masterName, sentinels, null, null);
+	}
+
+	/**
+	 * Returns the same group, its sentinels asked with credentials of their own.
+	 * @param username the sentinels' ACL user, or {@code null} for the default user
+	 * @param password their password
+	 * @return the group
+	 */
+	SentinelGroup withCredentials(@Nullable String username, String password) {
+		return new SentinelGroup(this.masterName, this.sentinels, username, password);
+	}
+
+	/** Whether the sentinels have credentials of their own. */
+	boolean hasOwnCredentials() {
+		return this.password != null;
+	}
+
+	/**
 	 * Returns the sentinels as {@code host:port,host:port}, IPv6 literals in brackets.
 	 * @return the addresses, in configuration order
 	 */
@@ -46,6 +77,12 @@ public record SentinelGroup(String masterName, List<HostAndPort> sentinels) {
 	static String format(HostAndPort address) {
 		String host = address.getHost();
 		return ((host.indexOf(':') >= 0 && !host.startsWith("[")) ? "[" + host + "]" : host) + ":" + address.getPort();
+	}
+
+	@Override
+	public String toString() {
+		return "SentinelGroup[" + this.masterName + "@" + addresses()
+				+ (hasOwnCredentials() ? ", with credentials of their own" : "") + "]";
 	}
 
 }

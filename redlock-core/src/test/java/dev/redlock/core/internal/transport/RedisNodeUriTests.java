@@ -7,11 +7,30 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.redlock.core.InvalidRedlockConfigurationException;
+import dev.redlock.core.TlsSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 class RedisNodeUriTests {
+
+	@Test
+	void sentinelsOfTheirOwnCredentialsAreAskedWithThemAndNeverShowTheirPassword() {
+		RedisNodeUri voter = RedisNodeUri.parse("redis-sentinel://:master-pw@s1:26379,s2#orders")
+			.withSentinelCredentials("watcher", "sentinel-pw");
+		SentinelGroup group = voter.sentinel();
+		assertThat(group.username()).isEqualTo("watcher");
+		assertThat(group.password()).isEqualTo("sentinel-pw");
+		var sentinels = voter.sentinelClientConfig(1_000, "", TlsSettings.jvmDefault(), false);
+		assertThat(sentinels.getUser()).isEqualTo("watcher");
+		assertThat(sentinels.getPassword()).isEqualTo("sentinel-pw");
+		var master = voter.clientConfig(1_000, "", TlsSettings.jvmDefault());
+		assertThat(master.getPassword()).isEqualTo("master-pw");
+		assertThat(List.of(voter.toString(), voter.redacted(), group.toString(), voter.name()))
+			.allSatisfy((text) -> assertThat(text).doesNotContain("pw"));
+		RedisNodeUri standalone = RedisNodeUri.parse("redis://h:6379");
+		assertThat(standalone.withSentinelCredentials("watcher", "sentinel-pw")).isSameAs(standalone);
+	}
 
 	@Test
 	void parsesHostAndPort() {
