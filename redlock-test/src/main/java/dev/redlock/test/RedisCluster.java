@@ -14,7 +14,7 @@ import java.util.stream.Stream;
  * {@code redis-server} process in cluster mode on a free port, persistence off. The
  * 16,384 hash slots are split evenly over the shards, in order. A node is deemed down
  * after a second ({@code cluster-node-timeout 1000}), so a replica takes over a killed
- * primary within a few.
+ * primary within a few, when most primaries can vote (three shards or more).
  *
  * <p>
  * Besides starting and stopping, it does to a cluster what its operators do:
@@ -115,7 +115,12 @@ public final class RedisCluster implements AutoCloseable {
 		for (List<ProcessRedisNode> members : this.shards) {
 			String primaryId = id(members.get(0));
 			for (ProcessRedisNode replica : members.subList(1, members.size())) {
-				expectOk(replica, "CLUSTER", "REPLICATE", primaryId);
+				// the replica may still know the primary under a handshake's id: asked
+				// again
+				await("node " + replica.uri() + " replicating " + members.get(0).uri(), () -> {
+					expectOk(replica, "CLUSTER", "REPLICATE", primaryId);
+					return true;
+				});
 			}
 		}
 		await("the cluster up on every node, every replica in sync",
@@ -265,14 +270,24 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	private void awaitPrimary(int shard, ProcessRedisNode promoted) {
-		int slot = anySlotOf(shard);
+		int slot = servedSlot(shard);
 		await("node " + promoted.uri() + " the primary of shard " + shard + " for every running node",
 				() -> isPrimary(promoted) && runningNodes().allMatch((n) -> slotOwnerPort(n, slot) == promoted.port()));
 	}
 
-	/** A slot the shard served as the cluster started; failovers keep a shard's slots. */
-	private int anySlotOf(int shard) {
-		return firstSlot(shard);
+	/**
+	 * A slot the shard serves now, as a running node sees it: served by one of the
+	 * shard's nodes, its former primary or the promoted one (a failover keeps a shard's
+	 * slots, a migration does not).
+	 */
+	private int servedSlot(int shard) {
+		List<Integer> ports = this.shards.get(shard).stream().map(ProcessRedisNode::port).toList();
+		for (int[] range : slotRanges(anyRunningNode())) {
+			if (ports.contains(range[2])) {
+				return range[0];
+			}
+		}
+		throw new IllegalStateException("shard " + shard + " serves no slot");
 	}
 
 	/**
@@ -374,16 +389,28 @@ public final class RedisCluster implements AutoCloseable {
 
 	/** The port of the node a node names as serving a slot ({@code CLUSTER SLOTS}). */
 	private static int slotOwnerPort(RedisNode node, int slot) {
-		Object reply = Resp.call(node.host(), node.port(), RedisNode.DEFAULT_COMMAND_TIMEOUT, "CLUSTER", "SLOTS");
-		if (reply instanceof List<?> ranges) {
-			for (Object range : ranges) {
-				List<?> fields = (List<?>) range;
-				if ((Long) fields.get(0) <= slot && slot <= (Long) fields.get(1)) {
-					return ((Long) ((List<?>) fields.get(2)).get(1)).intValue();
-				}
+		for (int[] range : slotRanges(node)) {
+			if (range[0] <= slot && slot <= range[1]) {
+				return range[2];
 			}
 		}
 		return -1;
+	}
+
+	/**
+	 * The slot ranges a node knows, each as its first slot, last slot and primary's port.
+	 */
+	private static List<int[]> slotRanges(RedisNode node) {
+		Object reply = Resp.call(node.host(), node.port(), RedisNode.DEFAULT_COMMAND_TIMEOUT, "CLUSTER", "SLOTS");
+		List<int[]> ranges = new ArrayList<>();
+		if (reply instanceof List<?> listed) {
+			for (Object range : listed) {
+				List<?> fields = (List<?>) range;
+				ranges.add(new int[] { ((Long) fields.get(0)).intValue(), ((Long) fields.get(1)).intValue(),
+						((Long) ((List<?>) fields.get(2)).get(1)).intValue() });
+			}
+		}
+		return ranges;
 	}
 
 	private static String id(RedisNode node) {
@@ -403,8 +430,14 @@ public final class RedisCluster implements AutoCloseable {
 		return String.valueOf(node.command("CLUSTER", "INFO")).contains("cluster_state:ok");
 	}
 
+	/**
+	 * The nodes a node knows, those it is still meeting (under a temporary id) left out.
+	 */
 	private static int knownNodes(RedisNode node) {
-		return (int) String.valueOf(node.command("CLUSTER", "NODES")).lines().filter((l) -> !l.isBlank()).count();
+		return (int) String.valueOf(node.command("CLUSTER", "NODES"))
+			.lines()
+			.filter((l) -> !l.isBlank() && !l.contains("handshake") && !l.contains("noaddr"))
+			.count();
 	}
 
 	/**

@@ -69,6 +69,24 @@ class RedisClusterTests {
 	}
 
 	@Test
+	void aShardThatGaveItsFirstSlotAwayStillFailsOver() {
+		int firstOfThird = 16384 * 2 / 3;
+		assertThat(cluster.shardOfSlot(firstOfThird)).isEqualTo(2);
+		cluster.migrateSlot(firstOfThird, 0);
+		try {
+			RedisNode former = cluster.primaryOf(2);
+
+			RedisNode promoted = cluster.failover(2);
+
+			assertThat(promoted.port()).isNotEqualTo(former.port());
+			assertThat(cluster.shardOfSlot(firstOfThird + 1)).isEqualTo(2);
+		}
+		finally {
+			cluster.migrateSlot(firstOfThird, 2);
+		}
+	}
+
+	@Test
 	void aKilledPrimaryIsTakenOverByItsReplica() {
 		// a takeover needs the votes of most primaries: three shards, so that two vote
 		try (RedisCluster own = RedisCluster.start(3, 1)) {

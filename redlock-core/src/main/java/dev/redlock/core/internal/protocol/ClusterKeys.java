@@ -11,12 +11,15 @@ package dev.redlock.core.internal.protocol;
  * <p>
  * A stored key is {@code {tag}} followed by what tells its role and lock apart:
  * <ul>
- * <li>lock key: nothing when the tag is the lock key ({@code {orders:42}}), else the lock
- * key;</li>
+ * <li>lock key: nothing when the tag is the lock key ({@code {orders:42}}), else
+ * {@code =} and the lock key ({@code {3f…}=orders:a}b});</li>
  * <li>fencing counter: {@code :fence} after the same.</li>
  * </ul>
  * The first {@code }} of a stored key ends its tag, so a stored key tells its tag and the
- * rest apart: two locks' keys never meet, and no lock key needs to be refused.
+ * rest apart: two locks' keys never meet (the {@code =} keeps the empty lock key, whose
+ * tag is its digest, from meeting the lock named by that digest), and no lock key needs
+ * to be refused. A rest that starts with anything else, such as {@code :marker}, is never
+ * a lock's: free for keys of the starter's own in a tag's slot.
  */
 public final class ClusterKeys {
 
@@ -31,7 +34,7 @@ public final class ClusterKeys {
 	 * @return the stored key
 	 */
 	public static String lockKey(String lockKey) {
-		return taggedByItself(lockKey) ? "{" + lockKey + "}" : "{" + LockScripts.sha1Hex(lockKey) + "}" + lockKey;
+		return taggedByItself(lockKey) ? "{" + lockKey + "}" : "{" + LockScripts.sha1Hex(lockKey) + "}=" + lockKey;
 	}
 
 	/**

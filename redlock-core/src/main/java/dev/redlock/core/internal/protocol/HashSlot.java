@@ -47,17 +47,6 @@ public final class HashSlot {
 		return of(key.getBytes(StandardCharsets.UTF_8));
 	}
 
-	/**
-	 * Returns whether a key has a hash tag: a non-empty text between its first {@code {}
-	 * and the first {@code }} after it.
-	 * @param key the key
-	 * @return whether its slot is that of its tag
-	 */
-	public static boolean hasTag(String key) {
-		int open = key.indexOf('{');
-		return open >= 0 && key.indexOf('}', open + 1) > open + 1;
-	}
-
 	private static int indexOf(byte[] bytes, byte wanted, int from) {
 		for (int i = from; i < bytes.length; i++) {
 			if (bytes[i] == wanted) {

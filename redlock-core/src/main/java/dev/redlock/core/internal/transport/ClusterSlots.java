@@ -123,6 +123,15 @@ public final class ClusterSlots {
 	 * @throws IllegalArgumentException when the reply has another form
 	 */
 	static ClusterSlots parse(Object reply, String askedHost) {
+		try {
+			return parseRanges(reply, askedHost);
+		}
+		catch (ClassCastException | IndexOutOfBoundsException ex) {
+			throw new IllegalArgumentException("CLUSTER SLOTS answered in another form: " + ex.getMessage(), ex);
+		}
+	}
+
+	private static ClusterSlots parseRanges(Object reply, String askedHost) {
 		if (!(reply instanceof List<?> ranges)) {
 			throw new IllegalArgumentException("CLUSTER SLOTS answered " + reply);
 		}
@@ -133,6 +142,10 @@ public final class ClusterSlots {
 				throw new IllegalArgumentException("a CLUSTER SLOTS range without a primary: " + fields);
 			}
 			SlotRange range = new SlotRange(slot(fields.get(0)), slot(fields.get(1)));
+			if (range.first() > range.last()) {
+				throw new IllegalArgumentException(
+						"a CLUSTER SLOTS range from " + range.first() + " to " + range.last());
+			}
 			List<?> primary = list(fields.get(2));
 			String primaryId = text(primary.get(2));
 			List<HostAndPort> replicas = new ArrayList<>();

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -65,7 +66,7 @@ final class MasterAddress {
 	 * Why the master refused {@code ROLE}, once it did: a connection that lands on a
 	 * replica is then not told from one to the master.
 	 */
-	private volatile @Nullable String roleRefusal;
+	private final AtomicReference<@Nullable String> roleRefusal = new AtomicReference<>();
 
 	private volatile Runnable moved = () -> {
 	};
@@ -385,7 +386,7 @@ final class MasterAddress {
 	 * @return the refusal, or {@code null}
 	 */
 	@Nullable String roleRefusal() {
-		return this.roleRefusal;
+		return this.roleRefusal.get();
 	}
 
 	/**
@@ -403,8 +404,7 @@ final class MasterAddress {
 			return null;
 		}
 		catch (JedisDataException ex) {
-			if (this.roleRefusal == null) {
-				this.roleRefusal = ex.getMessage();
+			if (this.roleRefusal.compareAndSet(null, String.valueOf(ex.getMessage()))) {
 				logger.warn(
 						"Redlock voter {}: {} refuses ROLE ({}): a connection that lands on a replica after a "
 								+ "failover is taken as one to the master; grant the user +role",

@@ -71,8 +71,10 @@ class ClusterKeysTests {
 	@Test
 	void noTwoLocksShareAStoredKey() {
 		String digestOfABraceKey = ClusterKeys.lockKey("a}b").substring(1, 41);
+		// the empty key is tagged by its digest: the lock named by that digest must not
+		// meet it
 		List<String> keys = new ArrayList<>(List.of("x", "{x}", "x:fence", "{x}:fence", "x}", "{x", "a}b", "a}b:fence",
-				digestOfABraceKey, "}", "{", "{}", ":fence"));
+				digestOfABraceKey, "}", "{", "{}", ":fence", "", LockScripts.sha1Hex(""), "=", "}=", "=a}b"));
 		keys.addAll(randomKeys(new Random(53), 5_000, 6));
 		Set<String> distinct = new HashSet<>(keys);
 		Set<String> stored = new HashSet<>();
@@ -86,13 +88,13 @@ class ClusterKeysTests {
 	void aCallersHashTagIsNotHonouredSoLocksSpreadOverTheSlots() {
 		assertThat(ClusterKeys.lockKey("redlock:orders:1")).isEqualTo("{redlock:orders:1}");
 		assertThat(ClusterKeys.lockKey("redlock:{tenant}:1")).as("a key with a } is tagged by its digest")
-			.matches("\\{[0-9a-f]{40}\\}redlock:\\{tenant\\}:1");
+			.matches("\\{[0-9a-f]{40}\\}=redlock:\\{tenant\\}:1");
 		Set<Integer> slots = new HashSet<>();
 		for (int i = 0; i < 100; i++) {
 			slots.add(HashSlot.of(ClusterKeys.lockKey("redlock:{tenant}:" + i)));
 		}
 		assertThat(slots).as("100 locks of one tenant").hasSizeGreaterThan(90);
-		assertThat(ClusterKeys.lockKey("redlock:a}b")).startsWith("{").endsWith("}redlock:a}b").hasSize(42 + 11);
+		assertThat(ClusterKeys.lockKey("redlock:a}b")).startsWith("{").endsWith("}=redlock:a}b").hasSize(43 + 11);
 	}
 
 	private static List<String> randomKeys(Random random, int count, int maxLength) {

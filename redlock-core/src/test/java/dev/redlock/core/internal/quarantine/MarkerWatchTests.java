@@ -68,6 +68,16 @@ class MarkerWatchTests {
 	}
 
 	@Test
+	void aMarkerThatWentBackOnANodePromotedLongAgoIsStillARollback() {
+		NodeMarker seen = new NodeMarker(0, "clean", "aaaa", "former-replid", true, NODE - 10, "run:0:0:0");
+		assertThat(admits(seen)).isTrue();
+		NodeMarker older = new NodeMarker(0, "clean", "aaaa", "former-replid", true, NODE - 5_000, "run:0:0:0");
+		inspect(new NodeReport("promoted", 3_600L, "former-replid", 0, 0, 0, null, NODE * 1_000, bytes(older)));
+		assertThat(this.quarantine.reason()).as("the promotion is the marker's already")
+			.isEqualTo(QuarantineReason.ROLLBACK);
+	}
+
+	@Test
 	void aMarkerReplacedByACleanOneMeansTheOldOneWasLost() {
 		assertThat(admits(marker(0, "clean", "aaaa", true, NODE - 10, "-"))).isTrue();
 		assertThat(admits(marker(0, "clean", "bbbb", true, NODE - 1, "-"))).isFalse();

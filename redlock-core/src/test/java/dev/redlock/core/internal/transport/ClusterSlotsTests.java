@@ -79,16 +79,18 @@ class ClusterSlotsTests {
 			cluster.migrateSlot(slot, from);
 		}
 
+		int servedByTo = (slot + HashSlot.SLOTS / 3) % HashSlot.SLOTS;
+		while (cluster.shardOfSlot(servedByTo) != to) {
+			servedByTo = (servedByTo + 1) % HashSlot.SLOTS;
+		}
+		RedisNode former = cluster.primaryOf(to);
+
 		RedisNode promoted = cluster.failover(to);
 
 		ClusterSlots afterFailover = read(address(cluster.primaryOf(from)));
-		ClusterSlots.Shard shard = afterFailover.shards()
-			.stream()
-			.filter((s) -> s.primary().getPort() == promoted.port())
-			.findFirst()
-			.orElseThrow();
-		assertThat(shard.ranges()).isNotEmpty();
-		assertThat(afterFailover.shardOf(shard.ranges().get(0).first()).primary()).isEqualTo(address(promoted));
+		assertThat(promoted.port()).isNotEqualTo(former.port());
+		assertThat(afterFailover.shardOf(servedByTo).primary()).as("slot %d", servedByTo).isEqualTo(address(promoted));
+		assertThat(afterFailover.shards()).hasSize(3);
 	}
 
 	@Test
