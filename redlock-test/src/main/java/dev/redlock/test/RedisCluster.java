@@ -37,8 +37,6 @@ public final class RedisCluster implements AutoCloseable {
 
 	private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
 
-	private static final Duration POLL = Duration.ofMillis(25);
-
 	private static final Duration MIGRATE_TIMEOUT = Duration.ofSeconds(5);
 
 	/** The nodes of each shard; the first started as its primary. */
@@ -465,22 +463,7 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	private void await(String what, BooleanSupplier condition) {
-		long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-		while (true) {
-			try {
-				if (condition.getAsBoolean()) {
-					return;
-				}
-			}
-			catch (RuntimeException notYet) {
-				// a node that does not answer yet, or a view that is not settled
-			}
-			if (System.nanoTime() - deadline > 0) {
-				throw new IllegalStateException(
-						"not reached within " + READY_TIMEOUT.toSeconds() + " s: " + what + " (" + this + ")");
-			}
-			ChildProcesses.sleep(POLL);
-		}
+		Await.until(what + " (" + this + ")", READY_TIMEOUT, condition);
 	}
 
 	/** Stops every process. Idempotent, never throws. */

@@ -27,8 +27,6 @@ public final class SentinelManagedMaster implements AutoCloseable {
 
 	private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
 
-	private static final Duration POLL = Duration.ofMillis(25);
-
 	private final String masterName;
 
 	private final List<ProcessRedisNode> dataNodes;
@@ -257,22 +255,7 @@ public final class SentinelManagedMaster implements AutoCloseable {
 	}
 
 	private void await(String what, BooleanSupplier condition) {
-		long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-		while (true) {
-			try {
-				if (condition.getAsBoolean()) {
-					return;
-				}
-			}
-			catch (RuntimeException notYet) {
-				// a node that does not answer yet
-			}
-			if (System.nanoTime() - deadline > 0) {
-				throw new IllegalStateException("not reached within " + READY_TIMEOUT.toSeconds() + " s: " + what + " ("
-						+ this.masterName + ", sentinels " + uri() + ")");
-			}
-			ChildProcesses.sleep(POLL);
-		}
+		Await.until(what + " (" + this.masterName + ", sentinels " + uri() + ")", READY_TIMEOUT, condition);
 	}
 
 	/** Stops every process, sentinels first. Idempotent, never throws. */
