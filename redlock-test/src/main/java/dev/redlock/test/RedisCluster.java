@@ -80,7 +80,7 @@ public final class RedisCluster implements AutoCloseable {
 					members.add(ProcessRedisNode.start(executable, null, false, clusterMode));
 				}
 			}
-			cluster.form(replicasPerShard);
+			cluster.form();
 			return cluster;
 		}
 		catch (RuntimeException | Error ex) {
@@ -93,7 +93,7 @@ public final class RedisCluster implements AutoCloseable {
 	 * Gives each primary its slots, introduces every node to the first, makes the
 	 * replicas replicate, and waits until the cluster is up everywhere.
 	 */
-	private void form(int replicasPerShard) {
+	private void form() {
 		ProcessRedisNode first = this.shards.get(0).get(0);
 		for (int shard = 0; shard < this.shards.size(); shard++) {
 			ProcessRedisNode primary = this.shards.get(shard).get(0);
@@ -123,8 +123,10 @@ public final class RedisCluster implements AutoCloseable {
 		}
 		await("the cluster up on every node, every replica in sync",
 				() -> allNodes().stream().allMatch((n) -> clusterUp(n) && (isPrimary(n) || replicaInSync(n))));
-		if (replicasPerShard > 0) {
-			await("every node knowing every replica's role", this::replicasKnownEverywhere);
+		for (List<ProcessRedisNode> members : this.shards) {
+			for (ProcessRedisNode replica : members.subList(1, members.size())) {
+				awaitKnownAsReplica(replica, members.get(0));
+			}
 		}
 	}
 
@@ -244,10 +246,14 @@ public final class RedisCluster implements AutoCloseable {
 			.filter((n) -> n != former && n.isRunning() && !n.isPaused())
 			.findFirst()
 			.orElseThrow(() -> new IllegalStateException("shard " + shard + " has no running replica"));
+		// a primary ignores the failover request of a node it does not know as its
+		// replica yet, and the replica gives up after 5 s
+		awaitKnownAsReplica(replica, former);
 		expectOk(replica, "CLUSTER", "FAILOVER");
 		awaitPrimary(shard, replica);
 		await("the former primary " + former.uri() + " a replica in sync with " + replica.uri(),
 				() -> !isPrimary(former) && replicaInSync(former));
+		awaitKnownAsReplica(former, replica);
 		return replica;
 	}
 
@@ -439,19 +445,26 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Whether every node's view lists each replica as a replica of its shard's primary.
+	 * Waits until every running node's view lists a node as a replica of a primary
+	 * ({@code CLUSTER NODES}).
 	 */
-	private boolean replicasKnownEverywhere() {
-		for (ProcessRedisNode viewer : allNodes()) {
-			long replicas = String.valueOf(viewer.command("CLUSTER", "NODES"))
-				.lines()
-				.filter((l) -> l.contains("slave"))
-				.count();
-			if (replicas != allNodes().size() - this.shards.size()) {
-				return false;
-			}
-		}
-		return true;
+	private void awaitKnownAsReplica(RedisNode replica, RedisNode primary) {
+		String replicaId = id(replica);
+		String primaryId = id(primary);
+		await("node " + replica.uri() + " known as a replica of " + primary.uri() + " by every running node",
+				() -> runningNodes().allMatch((viewer) -> listsAsReplica(viewer, replicaId, primaryId)));
+	}
+
+	/**
+	 * Whether a node's {@code CLUSTER NODES} line for a replica names its flags and its
+	 * primary ({@code <id> <address> <flags> <primary id> ...}).
+	 */
+	private static boolean listsAsReplica(RedisNode viewer, String replicaId, String primaryId) {
+		return String.valueOf(viewer.command("CLUSTER", "NODES"))
+			.lines()
+			.map((l) -> l.split(" "))
+			.anyMatch(
+					(f) -> f.length > 3 && f[0].equals(replicaId) && f[2].contains("slave") && f[3].equals(primaryId));
 	}
 
 	private static void expectOk(RedisNode node, String... command) {
