@@ -13,6 +13,7 @@ import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.SentinelManagedMaster;
+import dev.redlock.test.TestCertificates;
 import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -233,6 +234,45 @@ class SentinelVoterTests {
 				assertThat(lease).as("a lock on all three voters").isPresent();
 				lease.get().release();
 			}
+		}
+	}
+
+	@Test
+	void aRedissSentinelVoterSpeaksTlsToItsSentinelsAndMastersThroughAFailover(RedisNodes nodes) throws Exception {
+		RedisNode x = nodes.node(0);
+		try (SentinelManagedMaster voter = SentinelManagedMaster.startTls("secure", 1, 3)) {
+			// the URI names the sentinels' TLS ports only, and they name the data nodes'
+			assertThat(voter.uri()).startsWith("rediss-sentinel://")
+				.doesNotContain(":" + voter.sentinels().get(0).port() + ",");
+			List<String> uris = List.of(voter.uri(), x.uri(), nodes.node(1).uri());
+			try (Redlock untrusting = Redlock.builder().nodes(uris).settings(TestSupport.SETTINGS).build()) {
+				NodeStatus refused = untrusting.checkNodes().get(0);
+				assertThat(refused.reachable()).as("the kit's CA not trusted").isFalse();
+			}
+			try (Redlock redlock = Redlock.builder()
+				.nodes(uris)
+				.settings(TestSupport.SETTINGS)
+				.tls(TlsSettings.of(TlsTests.trusting(TestCertificates.get())))
+				.build()) {
+				RedisNode master = voter.master();
+				TestSupport.awaitTrue("the voter is reached through its sentinels", Duration.ofSeconds(10),
+						() -> redlock.checkNodes().get(0).reachable());
+				assertThat(redlock.checkNodes().get(0).master()).isEqualTo("127.0.0.1:" + master.tlsPort());
+				x.kill();
+				try (Lease lease = redlock.acquire(RESOURCE, Duration.ofSeconds(5), Duration.ofSeconds(5))) {
+					assertThat(master.command("GET", KEY)).as("the lock on the voter's master").isNotNull();
+				}
+
+				RedisNode promoted = voter.failover();
+				TestSupport.awaitTrue("the failover followed", Duration.ofSeconds(10),
+						() -> ("127.0.0.1:" + promoted.tlsPort()).equals(redlock.checkNodes().get(0).master()));
+				try (Lease lease = redlock.acquire(RESOURCE, Duration.ofSeconds(5), Duration.ofSeconds(5))) {
+					assertThat(promoted.command("GET", KEY)).as("the lock on the promoted master").isNotNull();
+				}
+			}
+		}
+		finally {
+			x.restart();
 		}
 	}
 

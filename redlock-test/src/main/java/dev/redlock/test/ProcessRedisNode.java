@@ -133,6 +133,17 @@ final class ProcessRedisNode implements ManagedNode {
 	 */
 	static ProcessRedisNode startSentinel(Path executable, String masterName, int masterPort, int quorum,
 			List<String> directives) {
+		return startSentinel(executable, null, masterName, masterPort, quorum, directives);
+	}
+
+	/**
+	 * Starts a sentinel as {@link #startSentinel(Path, String, int, int, List)} does;
+	 * with certificates, it also serves TLS on a second free port, and speaks TLS to the
+	 * servers it watches and to the other sentinels ({@code tls-replication yes}), to
+	 * which it announces its TLS port.
+	 */
+	static ProcessRedisNode startSentinel(Path executable, @Nullable TestCertificates tls, String masterName,
+			int masterPort, int quorum, List<String> directives) {
 		StringBuilder config = new StringBuilder();
 		config.append("sentinel monitor ")
 			.append(masterName)
@@ -153,8 +164,9 @@ final class ProcessRedisNode implements ManagedNode {
 				.append('\n');
 		}
 		return startOnFreePort("a sentinel", () -> {
-			ProcessRedisNode node = new ProcessRedisNode(executable, createDir(), freePort(), null, -1, false,
-					List.of("--sentinel"));
+			ProcessRedisNode node = new ProcessRedisNode(executable, createDir(), freePort(), tls,
+					(tls != null) ? freePort() : -1, false,
+					(tls != null) ? List.of("--sentinel", "--tls-replication", "yes") : List.of("--sentinel"));
 			node.configFile = node.dir.resolve("sentinel.conf");
 			try {
 				Files.writeString(node.configFile, config.toString());

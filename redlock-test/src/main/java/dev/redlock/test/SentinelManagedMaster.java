@@ -33,11 +33,15 @@ public final class SentinelManagedMaster implements AutoCloseable {
 
 	private final List<ProcessRedisNode> sentinels;
 
-	private SentinelManagedMaster(String masterName, List<ProcessRedisNode> dataNodes,
-			List<ProcessRedisNode> sentinels) {
+	/** Whether every node and sentinel speaks TLS, to clients and to each other. */
+	private final boolean tls;
+
+	private SentinelManagedMaster(String masterName, List<ProcessRedisNode> dataNodes, List<ProcessRedisNode> sentinels,
+			boolean tls) {
 		this.masterName = masterName;
 		this.dataNodes = dataNodes;
 		this.sentinels = sentinels;
+		this.tls = tls;
 	}
 
 	/**
@@ -58,28 +62,53 @@ public final class SentinelManagedMaster implements AutoCloseable {
 	 * @see #start(String, int, int)
 	 */
 	public static SentinelManagedMaster start(Path executable, String masterName, int replicas, int sentinels) {
+		return start(executable, null, masterName, replicas, sentinels);
+	}
+
+	/**
+	 * Starts a master, its replicas and its sentinels as {@link #start(String, int, int)}
+	 * does, all of them serving TLS with the kit's {@link TestCertificates} beside their
+	 * plain port (which the kit's own commands use), and speaking TLS to each other: the
+	 * replicas replicate over TLS, and the sentinels watch the master and announce
+	 * themselves on their TLS ports, so a client learns TLS addresses only.
+	 * {@link #uri()} is then a {@code rediss-sentinel://} URI.
+	 * @param masterName the name the sentinels know the master by
+	 * @param replicas how many replicas, at least 1
+	 * @param sentinels how many sentinels, at least 1; a majority of them is the quorum
+	 */
+	public static SentinelManagedMaster startTls(String masterName, int replicas, int sentinels) {
+		return start(Backends.processExecutable(Backends.select()), TestCertificates.get(), masterName, replicas,
+				sentinels);
+	}
+
+	private static SentinelManagedMaster start(Path executable, @Nullable TestCertificates tls, String masterName,
+			int replicas, int sentinels) {
 		if (replicas < 1 || sentinels < 1) {
 			throw new IllegalArgumentException("a Sentinel-managed master needs at least 1 replica and 1 sentinel, was "
 					+ replicas + " and " + sentinels);
 		}
 		List<ProcessRedisNode> data = new ArrayList<>();
 		List<ProcessRedisNode> watching = new ArrayList<>();
-		SentinelManagedMaster group = new SentinelManagedMaster(masterName, data, watching);
+		SentinelManagedMaster group = new SentinelManagedMaster(masterName, data, watching, tls != null);
 		try {
 			// a full resync starts at once, not after the 5 s that Redis 7 waits for more
 			// replicas by default; so does one after a failover, from the new master
-			List<String> noSyncDelay = List.of("--repl-diskless-sync-delay", "0");
-			ProcessRedisNode master = ProcessRedisNode.start(executable, null, false, noSyncDelay);
+			List<String> common = new ArrayList<>(List.of("--repl-diskless-sync-delay", "0"));
+			if (tls != null) {
+				common.addAll(List.of("--tls-replication", "yes"));
+			}
+			ProcessRedisNode master = ProcessRedisNode.start(executable, tls, false, common);
 			data.add(master);
 			for (int i = 0; i < replicas; i++) {
-				List<String> arguments = new ArrayList<>(noSyncDelay);
-				arguments.addAll(List.of("--replicaof", ProcessRedisNode.LOOPBACK, Integer.toString(master.port())));
-				data.add(ProcessRedisNode.start(executable, null, false, arguments));
+				List<String> arguments = new ArrayList<>(common);
+				arguments.addAll(List.of("--replicaof", ProcessRedisNode.LOOPBACK,
+						Integer.toString(group.announcedPort(master))));
+				data.add(ProcessRedisNode.start(executable, tls, false, arguments));
 			}
 			int quorum = sentinels / 2 + 1;
 			for (int i = 0; i < sentinels; i++) {
-				watching.add(ProcessRedisNode.startSentinel(executable, masterName, master.port(), quorum,
-						List.of("down-after-milliseconds 1000", "failover-timeout 5000", "parallel-syncs 1")));
+				watching.add(ProcessRedisNode.startSentinel(executable, tls, masterName, group.announcedPort(master),
+						quorum, List.of("down-after-milliseconds 1000", "failover-timeout 5000", "parallel-syncs 1")));
 			}
 			group.await("every replica in sync and known to every sentinel, every sentinel known to the others",
 					() -> group.replicasInSync(master) && group.sentinelsKnowEachOther(replicas));
@@ -92,13 +121,25 @@ public final class SentinelManagedMaster implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the voter's URI: {@code redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,…#name}.
+	 * Returns the voter's URI: {@code redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,…#name},
+	 * or {@code rediss-sentinel://} with the sentinels' TLS ports when started with
+	 * {@link #startTls}.
 	 * @return the URI, for {@code redlock.nodes}
 	 */
 	public String uri() {
-		return "redis-sentinel://" + this.sentinels.stream()
-			.map((s) -> ProcessRedisNode.LOOPBACK + ":" + s.port())
+		return (this.tls ? "rediss-sentinel://" : "redis-sentinel://") + this.sentinels.stream()
+			.map((s) -> ProcessRedisNode.LOOPBACK + ":" + announcedPort(s))
 			.collect(Collectors.joining(",")) + "#" + this.masterName;
+	}
+
+	/**
+	 * Returns the port a node is known by to the sentinels and to clients: its TLS port
+	 * when started with {@link #startTls}, else its port.
+	 * @param node a data node or a sentinel
+	 * @return the port
+	 */
+	public int announcedPort(RedisNode node) {
+		return this.tls ? node.tlsPort() : node.port();
 	}
 
 	/**
@@ -158,7 +199,7 @@ public final class SentinelManagedMaster implements AutoCloseable {
 		RedisNode[] promoted = new RedisNode[1];
 		await("a replica promoted in place of " + former.uri() + ", named by every sentinel", () -> {
 			Integer named = namedByEverySentinel();
-			ProcessRedisNode node = (named != null && named != former.port()) ? dataNode(named) : null;
+			ProcessRedisNode node = (named != null && named != announcedPort(former)) ? dataNode(named) : null;
 			promoted[0] = node;
 			return node != null && "master".equals(role(node));
 		});
@@ -196,7 +237,7 @@ public final class SentinelManagedMaster implements AutoCloseable {
 	}
 
 	private @Nullable ProcessRedisNode dataNode(int port) {
-		return this.dataNodes.stream().filter((n) -> n.port() == port).findFirst().orElse(null);
+		return this.dataNodes.stream().filter((n) -> announcedPort(n) == port).findFirst().orElse(null);
 	}
 
 	private boolean replicasInSync(ProcessRedisNode master) {
