@@ -277,6 +277,42 @@ class SentinelVoterTests {
 	}
 
 	@Test
+	void theSentinelsAreAskedEverySecondOverConnectionsKeptFromOneQuestionToTheNext(RedisNodes nodes) {
+		try (SentinelManagedMaster voter = SentinelManagedMaster.start("kept", 1, 2);
+				Redlock redlock = Redlock.builder()
+					.nodes(List.of(voter.uri(), nodes.node(0).uri(), nodes.node(1).uri()))
+					.settings(TestSupport.SETTINGS)
+					.build()) {
+			TestSupport.awaitTrue("the voter is reached through its sentinels", Duration.ofSeconds(10),
+					() -> redlock.checkNodes().get(0).reachable());
+			// each sentinel is asked every second: a connection that asked and is at
+			// least
+			// 3 s old has been asked again since (one opened per question lives
+			// milliseconds)
+			for (RedisNode sentinel : voter.sentinels()) {
+				TestSupport.awaitTrue("a kept connection of ours on sentinel " + sentinel.uri(), Duration.ofSeconds(20),
+						() -> sentinel.command("CLIENT", "LIST")
+							.lines()
+							.anyMatch((client) -> client.contains(" name=redlock ") && client.contains(" cmd=sentinel")
+									&& ageSeconds(client) >= 3));
+			}
+			Optional<Lease> lease = redlock.tryAcquire("kept-connections", Duration.ofSeconds(5));
+			assertThat(lease).as("a lock on all three voters").isPresent();
+			lease.get().release();
+		}
+	}
+
+	/** The {@code age=} of a {@code CLIENT LIST} line, in seconds. */
+	private static long ageSeconds(String client) {
+		for (String field : client.split(" ")) {
+			if (field.startsWith("age=")) {
+				return Long.parseLong(field.substring(4));
+			}
+		}
+		return -1;
+	}
+
+	@Test
 	void aMasterNameTheSentinelsDoNotKnowIsAStartupErrorNamingTheVoter(RedisNodes nodes) {
 		try (SentinelManagedMaster voter = SentinelManagedMaster.start("orders", 1, 1);
 				Redlock redlock = redlock(voter.uri().replace("#orders", "#ordres"), nodes.node(0).uri(),

@@ -62,6 +62,9 @@ final class MasterAddress {
 
 	private volatile boolean closed;
 
+	/** The sentinels' kept connections, for the questions of every refresh. */
+	private final SentinelQueries queries = new SentinelQueries();
+
 	/**
 	 * Why the master refused {@code ROLE}, once it did: a connection that lands on a
 	 * replica is then not told from one to the master.
@@ -288,6 +291,7 @@ final class MasterAddress {
 	/** Stops asking the sentinels: a resolution under way gives up at its next one. */
 	void close() {
 		this.closed = true;
+		this.queries.close();
 	}
 
 	/**
@@ -330,26 +334,13 @@ final class MasterAddress {
 				throw ex;
 			}
 			this.sentinelsWantCredentials = true;
+			this.queries.forgetConnections();
 			return ask(sentinel, masterName, timeoutMillis);
 		}
 	}
 
 	private @Nullable HostAndPort ask(HostAndPort sentinel, String masterName, int timeoutMillis) {
-		PipelinedConnection connection = new PipelinedConnection(sentinel, sentinelConfig(timeoutMillis));
-		try {
-			connection.send(new CommandArguments(Command.SENTINEL).add("GET-MASTER-ADDR-BY-NAME").add(masterName));
-			connection.flushNow();
-			Object reply = connection.readReply();
-			if (reply instanceof List<?> parts && parts.size() == 2 && parts.get(0) instanceof byte[] host
-					&& parts.get(1) instanceof byte[] port) {
-				return new HostAndPort(new String(host, StandardCharsets.UTF_8),
-						Integer.parseInt(new String(port, StandardCharsets.US_ASCII)));
-			}
-			return null;
-		}
-		finally {
-			connection.closeQuietly();
-		}
+		return this.queries.masterAddress(sentinel, masterName, () -> sentinelConfig(timeoutMillis));
 	}
 
 	private boolean isMaster(HostAndPort address, int timeoutMillis) {
