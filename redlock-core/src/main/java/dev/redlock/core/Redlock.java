@@ -16,6 +16,7 @@ import dev.redlock.core.internal.NodeGroup;
 import dev.redlock.core.internal.ScriptRounds;
 import dev.redlock.core.internal.lease.HeldLeases;
 import dev.redlock.core.internal.lease.LeaseSupport;
+import dev.redlock.core.internal.round.VoterLayout;
 import dev.redlock.core.internal.thread.RenewalScheduler;
 import dev.redlock.core.internal.transport.NodeConnectionPool;
 import dev.redlock.core.internal.transport.RedisNodeUri;
@@ -71,11 +72,11 @@ public final class Redlock implements AutoCloseable {
 
 	private final LeaseSupport leases;
 
-	private Redlock(List<RedisNodeUri> nodes, RedlockSettings settings, LongSupplier ticker,
+	private Redlock(List<RedisNodeUri> nodes, VoterLayout layout, RedlockSettings settings, LongSupplier ticker,
 			List<RedlockListener> listeners, TlsSettings tls) {
 		this.settings = settings;
 		LockArguments arguments = new LockArguments(settings);
-		this.group = new NodeGroup(nodes, settings, listeners, tls, this.renewals);
+		this.group = new NodeGroup(nodes, layout, settings, listeners, tls, this.renewals);
 		ScriptRounds rounds = new ScriptRounds(this.group, settings, ticker);
 		this.round = new AcquireRound(this.group, rounds, settings, ticker);
 		this.diagnostics = new NodeDiagnostics(this.group, settings);
@@ -314,6 +315,9 @@ public final class Redlock implements AutoCloseable {
 
 		private final List<String> nodes = new ArrayList<>();
 
+		/** How many of the nodes each voter has, in order; one each when empty. */
+		private final List<Integer> nodesPerVoter = new ArrayList<>();
+
 		private RedlockSettings settings = RedlockSettings.defaults();
 
 		private LongSupplier ticker = System::nanoTime;
@@ -336,6 +340,7 @@ public final class Redlock implements AutoCloseable {
 		 */
 		public Builder node(String uri) {
 			this.nodes.add(uri);
+			this.nodesPerVoter.add(1);
 			return this;
 		}
 
@@ -345,7 +350,24 @@ public final class Redlock implements AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder nodes(List<String> uris) {
-			this.nodes.addAll(uris);
+			uris.forEach(this::node);
+			return this;
+		}
+
+		/**
+		 * Adds a voter of several standalone masters, each serving an equal range of the
+		 * hash slots, as a cluster's primaries do when it starts: the seam that cluster
+		 * voters will use, for tests until they are built. The guards against forgetful
+		 * nodes are not per voter yet, so the restart quarantine must be off.
+		 * @param shardUris the shards' {@code redis://} URIs, in slot order
+		 * @return this builder
+		 */
+		Builder shardedVoter(List<String> shardUris) {
+			if (shardUris.isEmpty()) {
+				throw new IllegalArgumentException("a sharded voter needs at least one node");
+			}
+			this.nodes.addAll(shardUris);
+			this.nodesPerVoter.add(shardUris.size());
 			return this;
 		}
 
@@ -426,7 +448,13 @@ public final class Redlock implements AutoCloseable {
 					.map((voter) -> voter.withSentinelCredentials(this.sentinelUsername, password))
 					.toList();
 			}
-			return new Redlock(voters, this.settings, this.ticker, List.copyOf(this.listeners), this.tls);
+			VoterLayout layout = VoterLayout.of(this.nodesPerVoter);
+			if (layout.sharded() && !this.settings.restartQuarantine().isZero()) {
+				throw new IllegalArgumentException(
+						"voters of several nodes need the restart quarantine off: its guards count nodes, not voters, "
+								+ "yet");
+			}
+			return new Redlock(voters, layout, this.settings, this.ticker, List.copyOf(this.listeners), this.tls);
 		}
 
 	}

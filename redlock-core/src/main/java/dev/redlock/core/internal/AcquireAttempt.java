@@ -68,7 +68,7 @@ public record AcquireAttempt(NodeGroup group, boolean won, RawArgument value, lo
 			return false;
 		}
 		for (NodeReply reply : this.replies) {
-			if (isRefusal(reply)) {
+			if (reply != null && isRefusal(reply)) {
 				return true;
 			}
 		}
@@ -80,7 +80,9 @@ public record AcquireAttempt(NodeGroup group, boolean won, RawArgument value, lo
 		List<String> taken = new ArrayList<>();
 		List<String> failed = new ArrayList<>();
 		for (NodeReply reply : this.replies) {
-			if (reply.kind() == NodeReply.Kind.NOT_AWAITED) {
+			if (reply == null || reply.kind() == NodeReply.Kind.NOT_AWAITED) {
+				// not asked (another shard of its voter serves the key), or not waited
+				// for
 				continue;
 			}
 			String node = this.group.nodes().get(reply.node()).redacted();

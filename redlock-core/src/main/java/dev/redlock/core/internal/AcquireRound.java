@@ -104,14 +104,15 @@ public final class AcquireRound {
 		AcquireExit exit = new AcquireExit(key, value, fenced, expiresAt);
 		// a fencing script a node lost goes again by source, within the attempt's bound
 		Fanout bounded = fenced ? this.group.fanout().until(deadline) : null;
-		NodeReply[] replies = ((bounded != null) ? bounded : this.group.fanout()).execute(acquire, null, exit);
+		boolean @Nullable [] voters = this.group.select(key);
+		NodeReply[] replies = ((bounded != null) ? bounded : this.group.fanout()).execute(acquire, voters, exit);
 		try {
-			return settle(key, value, ttl, fenced, replies, start, expiresAt, exit, deadline);
+			return settle(key, value, ttl, fenced, replies, voters, start, expiresAt, exit, deadline);
 		}
 		catch (Throwable ex) {
 			// nothing of ours should fail here; if it does, our value must not stay where
 			// it landed
-			this.rounds.runScript(NodeCommand.RELEASE, LockScripts.DISCARD, key, null, null, value);
+			this.rounds.runScript(NodeCommand.RELEASE, LockScripts.DISCARD, key, voters, null, value);
 			throw ex;
 		}
 	}
@@ -141,7 +142,7 @@ public final class AcquireRound {
 	 * value may have landed.
 	 */
 	private AcquireAttempt settle(RawArgument key, RawArgument value, Duration ttl, boolean fenced, NodeReply[] replies,
-			long start, long expiresAt, AcquireExit exit, long deadline) {
+			boolean @Nullable [] voters, long start, long expiresAt, AcquireExit exit, long deadline) {
 		// listeners first: the time they take counts in the validity, which is read after
 		this.group.events().nodeReplies(NodeCommand.ACQUIRE, replies, grants(fenced));
 		long end = this.ticker.getAsLong();
@@ -150,7 +151,7 @@ public final class AcquireRound {
 		if (this.group.quorum().reached(granted) && validUntil - end > 0) {
 			long token = 0;
 			if (fenced) {
-				token = confirmToken(key, value, replies, exit, deadline);
+				token = confirmToken(key, value, replies, voters, exit, deadline);
 				end = this.ticker.getAsLong();
 			}
 			if (!fenced || (token > 0 && validUntil - end > 0)) {
@@ -167,7 +168,7 @@ public final class AcquireRound {
 		boolean any = false;
 		for (int i = 0; i < replies.length; i++) {
 			NodeReply reply = replies[i];
-			if (AcquireAttempt.mayHoldValue(reply)) {
+			if (reply != null && AcquireAttempt.mayHoldValue(reply)) {
 				if (reply.isDefinite()) {
 					answered[i] = true;
 					any = true;
@@ -208,7 +209,8 @@ public final class AcquireRound {
 	private static long answeredLate(NodeReply[] replies) {
 		long late = 0;
 		for (NodeReply reply : replies) {
-			if (reply.kind() == NodeReply.Kind.NOT_AWAITED && reply.written() && reply.node() < Long.SIZE) {
+			if (reply != null && reply.kind() == NodeReply.Kind.NOT_AWAITED && reply.written()
+					&& reply.node() < Long.SIZE) {
 				late |= 1L << reply.node();
 			}
 		}
@@ -219,7 +221,7 @@ public final class AcquireRound {
 	private static long writtenTo(NodeReply[] replies) {
 		long written = 0;
 		for (NodeReply reply : replies) {
-			if (reply.written() && reply.node() < Long.SIZE) {
+			if (reply != null && reply.written() && reply.node() < Long.SIZE) {
 				written |= 1L << reply.node();
 			}
 		}
@@ -252,7 +254,8 @@ public final class AcquireRound {
 	 * the token stands only if a quorum confirms it.
 	 * @return the token, or 0 if no quorum confirmed it
 	 */
-	private long confirmToken(RawArgument key, RawArgument value, NodeReply[] grants, AcquireExit exit, long deadline) {
+	private long confirmToken(RawArgument key, RawArgument value, NodeReply[] grants, boolean @Nullable [] voters,
+			AcquireExit exit, long deadline) {
 		long candidate = 0;
 		int atCandidate = 0;
 		for (NodeReply reply : grants) {
@@ -277,7 +280,7 @@ public final class AcquireRound {
 		}
 		RawArgument token = RawArgument.of(candidate);
 		NodeReply[] replies = fanout.execute(RoundCommand.of(fencingScript(LockScripts.RAISE_FENCE, key, value, token)),
-				null, this.rounds.quorumExit(NodeCommand.FENCE));
+				voters, this.rounds.quorumExit(NodeCommand.FENCE));
 		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isConfirmed);
 		return this.group.quorum().reached(this.rounds.countingConfirmations(replies)) ? candidate : 0;
 	}

@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 import dev.redlock.core.RedlockListener;
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.TlsSettings;
+import dev.redlock.core.internal.protocol.RawArgument;
 import dev.redlock.core.internal.quarantine.CounterReseed;
 import dev.redlock.core.internal.quarantine.NodeProbe;
 import dev.redlock.core.internal.quarantine.NodeQuarantine;
@@ -15,6 +16,7 @@ import dev.redlock.core.internal.quarantine.QuarantineGreeting;
 import dev.redlock.core.internal.quarantine.QuarantineNotice;
 import dev.redlock.core.internal.round.Fanout;
 import dev.redlock.core.internal.round.Quorum;
+import dev.redlock.core.internal.round.VoterLayout;
 import dev.redlock.core.internal.thread.RenewalScheduler;
 import dev.redlock.core.internal.transport.NodeConnectionPool;
 import dev.redlock.core.internal.transport.RedisNodeUri;
@@ -44,6 +46,8 @@ public final class NodeGroup implements AutoCloseable {
 
 	private final Quorum quorum;
 
+	private final VoterLayout layout;
+
 	private final WarmUp warmUp;
 
 	private final CounterReseed reseed;
@@ -53,14 +57,27 @@ public final class NodeGroup implements AutoCloseable {
 
 	public NodeGroup(List<RedisNodeUri> nodes, RedlockSettings settings, List<RedlockListener> listeners,
 			TlsSettings tls, RenewalScheduler scheduler) {
+		this(nodes, VoterLayout.oneNodeEach(nodes.size()), settings, listeners, tls, scheduler);
+	}
+
+	/**
+	 * @param nodes every voter's nodes, in voter order
+	 * @param layout which nodes make up each voter
+	 */
+	public NodeGroup(List<RedisNodeUri> nodes, VoterLayout layout, RedlockSettings settings,
+			List<RedlockListener> listeners, TlsSettings tls, RenewalScheduler scheduler) {
+		if (layout.nodes() != nodes.size()) {
+			throw new IllegalArgumentException(layout + " for " + nodes.size() + " nodes");
+		}
 		this.nodes = List.copyOf(nodes);
 		this.events = new LockEvents(listeners, this.nodes);
 		this.settings = settings;
-		this.quorum = new Quorum(nodes.size());
+		this.layout = layout;
+		this.quorum = new Quorum(layout.voters());
 		List<NodeConnectionPool> pools = new ArrayList<>(nodes.size());
 		List<NodeQuarantine> quarantines = new ArrayList<>(nodes.size());
 		this.warmUp = (Math.min(settings.poolMinIdle(), settings.poolMaxIdle()) > 0)
-				? new WarmUp(this.quorum.nodes(), this.quorum.size()) : WarmUp.none();
+				? new WarmUp(layout.nodes(), this.quorum.size()) : WarmUp.none();
 		for (RedisNodeUri node : nodes) {
 			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine());
 			quarantines.add(quarantine);
@@ -134,9 +151,24 @@ public final class NodeGroup implements AutoCloseable {
 		return this.reseed;
 	}
 
-	/** How many nodes must agree. */
+	/** How many voters must agree. */
 	public Quorum quorum() {
 		return this.quorum;
+	}
+
+	/** Which nodes make up each voter. */
+	public VoterLayout layout() {
+		return this.layout;
+	}
+
+	/**
+	 * The nodes a round on a key goes to, one per voter.
+	 * @param key the lock key as stored
+	 * @return the selection by node index, {@code null} for every node (each voter is one
+	 * node)
+	 */
+	public boolean @Nullable [] select(RawArgument key) {
+		return this.layout.sharded() ? this.layout.select(key.getRaw()) : null;
 	}
 
 	/** The rounds on every node at once. */

@@ -127,9 +127,9 @@ public final class ScriptRounds {
 	 * count, the deadline is still an upper bound: nodes may have taken the new TTL
 	 */
 	public Extension extend(ExtensionRequest request) {
-		NodeReply[] replies = runScript(NodeCommand.EXTEND, LockScripts.EXTEND, request.held().key(), null,
-				new QuorumExit(NodeCommand.EXTEND, Calls.ONE, true, null), request.held().value(),
-				request.ttlArgument());
+		NodeReply[] replies = runScript(NodeCommand.EXTEND, LockScripts.EXTEND, request.held().key(),
+				this.group.select(request.held().key()), new QuorumExit(NodeCommand.EXTEND, Calls.ONE, true, null),
+				request.held().value(), request.ttlArgument());
 		return judge(request, replies, Calls.ONE, 0, this.ticker.getAsLong());
 	}
 
@@ -143,6 +143,9 @@ public final class ScriptRounds {
 	 * @return each extension's result, in the order of the requests
 	 */
 	public Extension[] extend(List<ExtensionRequest> requests, List<Runnable> reports) {
+		if (this.group.layout().sharded()) {
+			return extendEach(requests, reports);
+		}
 		Calls calls = Calls.batch(requests.size());
 		List<CommandArguments> batch = new ArrayList<>(requests.size());
 		for (ExtensionRequest request : requests) {
@@ -156,6 +159,25 @@ public final class ScriptRounds {
 		Extension[] extensions = new Extension[calls.count()];
 		for (int call = 0; call < extensions.length; call++) {
 			extensions[call] = judge(requests.get(call), replies, calls, call, end);
+		}
+		return extensions;
+	}
+
+	/**
+	 * Extends leases one round each, for voters of shard nodes: the leases' keys are
+	 * served by different nodes, and a batch goes to the same nodes for every call.
+	 */
+	private Extension[] extendEach(List<ExtensionRequest> requests, List<Runnable> reports) {
+		Extension[] extensions = new Extension[requests.size()];
+		for (int call = 0; call < extensions.length; call++) {
+			ExtensionRequest request = requests.get(call);
+			RawArgument key = request.held().key();
+			NodeReply[] replies = this.fanout.execute(
+					RoundCommand.of(LockScripts.call(Command.EVALSHA, LockScripts.EXTEND.sha1(), key,
+							request.held().value(), request.ttlArgument())),
+					this.group.select(key), new QuorumExit(NodeCommand.EXTEND, Calls.ONE, true, null));
+			reports.add(() -> this.events.nodeReplies(NodeCommand.EXTEND, replies, NodeReply::isConfirmed));
+			extensions[call] = judge(request, replies, Calls.ONE, 0, this.ticker.getAsLong());
 		}
 		return extensions;
 	}
@@ -210,9 +232,10 @@ public final class ScriptRounds {
 		RawArgument value = held.value();
 		ValueToRemove ours = toRemove(held, longestTtlNanos, keepMillis);
 		QuorumExit exit = new QuorumExit(NodeCommand.RELEASE, Calls.ONE, false, ours);
+		boolean @Nullable [] voters = this.group.select(key);
 		NodeReply[] replies = (keepMillis == 0)
-				? runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, null, exit, value) : runScript(
-						NodeCommand.RELEASE, LockScripts.EXTEND, key, null, exit, value, RawArgument.of(keepMillis));
+				? runScript(NodeCommand.RELEASE, LockScripts.RELEASE, key, voters, exit, value) : runScript(
+						NodeCommand.RELEASE, LockScripts.EXTEND, key, voters, exit, value, RawArgument.of(keepMillis));
 		return settleRelease(held, ours, replies, Calls.ONE, 0, keepMillis == 0);
 	}
 
@@ -226,6 +249,14 @@ public final class ScriptRounds {
 	 * @return each release's result, in the same order
 	 */
 	public Released[] release(List<HeldValue> held, long[] longestTtlNanos) {
+		if (this.group.layout().sharded()) {
+			// the keys are served by different nodes: one round each
+			Released[] released = new Released[held.size()];
+			for (int call = 0; call < released.length; call++) {
+				released[call] = release(held.get(call), longestTtlNanos[call], 0);
+			}
+			return released;
+		}
 		Calls calls = Calls.batch(held.size());
 		ValueToRemove[] values = new ValueToRemove[calls.count()];
 		List<CommandArguments> batch = new ArrayList<>(values.length);
@@ -269,6 +300,10 @@ public final class ScriptRounds {
 		int notOurs = 0;
 		NodeReply[] answers = calls.isBatch() ? new NodeReply[replies.length] : replies;
 		for (int i = 0; i < replies.length; i++) {
+			if (replies[i] == null) {
+				// not asked: another shard of its voter serves the key
+				continue;
+			}
 			NodeReply reply = calls.answer(replies[i], call);
 			answers[i] = reply;
 			boolean failed = !reply.written() || (reply.kind() != NodeReply.Kind.NOT_AWAITED && !reply.isDefinite());

@@ -176,7 +176,7 @@ public final class LockWaiters implements AutoCloseable {
 		int others = 0;
 		long slowest = 0;
 		for (NodeReply reply : replies) {
-			if (reply.isConfirmed() && reply.value() instanceof Long told) {
+			if (reply != null && reply.isConfirmed() && reply.value() instanceof Long told) {
 				if (told > 1) {
 					id = (id != null) ? id : key.id();
 					int ours = this.subscribers.get(reply.node()).isSubscribed(id) ? 1 : 0;

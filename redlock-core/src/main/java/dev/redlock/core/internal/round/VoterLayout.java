@@ -1,0 +1,130 @@
+package dev.redlock.core.internal.round;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.redlock.core.internal.protocol.HashSlot;
+
+/**
+ * Which nodes make up each voter, and which node of each voter serves a key. A voter is
+ * one node (a standalone or Sentinel-managed master) or several shard nodes, each serving
+ * an equal range of the 16,384 hash slots, as a cluster's primaries do when it starts. A
+ * round on a key goes to one node per voter, so the quorum counts voters, whatever their
+ * nodes. Nodes are numbered in voter order: the first voter's, then the second's.
+ */
+public final class VoterLayout {
+
+	/** Each voter's first node; one more entry past the last voter, the node count. */
+	private final int[] firstNode;
+
+	private final boolean sharded;
+
+	private VoterLayout(int[] firstNode) {
+		this.firstNode = firstNode;
+		this.sharded = nodes() > voters();
+	}
+
+	/**
+	 * A voter of one node per node.
+	 * @param nodes how many nodes, at least one
+	 */
+	public static VoterLayout oneNodeEach(int nodes) {
+		if (nodes < 1) {
+			throw new IllegalArgumentException("at least one voter is needed, not " + nodes);
+		}
+		int[] first = new int[nodes + 1];
+		for (int i = 0; i <= nodes; i++) {
+			first[i] = i;
+		}
+		return new VoterLayout(first);
+	}
+
+	/**
+	 * Voters of so many nodes each.
+	 * @param nodesPerVoter each voter's node count, in voter order, each at least one
+	 */
+	public static VoterLayout of(List<Integer> nodesPerVoter) {
+		if (nodesPerVoter.isEmpty()) {
+			throw new IllegalArgumentException("at least one voter is needed");
+		}
+		int[] first = new int[nodesPerVoter.size() + 1];
+		for (int voter = 0; voter < nodesPerVoter.size(); voter++) {
+			int count = nodesPerVoter.get(voter);
+			if (count < 1 || count > HashSlot.SLOTS) {
+				throw new IllegalArgumentException(
+						"voter " + voter + " needs 1 to " + HashSlot.SLOTS + " nodes, not " + count);
+			}
+			first[voter + 1] = first[voter] + count;
+		}
+		return new VoterLayout(first);
+	}
+
+	/** How many voters. */
+	public int voters() {
+		return this.firstNode.length - 1;
+	}
+
+	/** How many nodes, all voters' together. */
+	public int nodes() {
+		return this.firstNode[this.firstNode.length - 1];
+	}
+
+	/** Whether some voter has more than one node: only then does a key pick nodes. */
+	public boolean sharded() {
+		return this.sharded;
+	}
+
+	/** The voter a node belongs to. */
+	public int voterOf(int node) {
+		for (int voter = 0; voter < voters(); voter++) {
+			if (node < this.firstNode[voter + 1]) {
+				return voter;
+			}
+		}
+		throw new IndexOutOfBoundsException("node " + node + " of " + nodes());
+	}
+
+	/**
+	 * The nodes that serve a key, one per voter: for each voter, the node whose slot
+	 * range holds the key's slot.
+	 * @param key the key as stored
+	 * @return the selection, by node index; {@code null} when every voter is one node
+	 * (every node serves every key)
+	 */
+	public boolean @Nullable [] select(byte[] key) {
+		if (!this.sharded) {
+			return null;
+		}
+		int slot = HashSlot.of(key);
+		boolean[] selected = new boolean[nodes()];
+		for (int voter = 0; voter < voters(); voter++) {
+			int shards = this.firstNode[voter + 1] - this.firstNode[voter];
+			selected[this.firstNode[voter] + shardOf(slot, shards)] = true;
+		}
+		return selected;
+	}
+
+	/**
+	 * The shard of so many that serves a slot: shard {@code i} serves slots
+	 * {@code [16384 i / k, 16384 (i+1) / k)}.
+	 */
+	static int shardOf(int slot, int shards) {
+		for (int shard = shards - 1; shard > 0; shard--) {
+			if ((long) HashSlot.SLOTS * shard / shards <= slot) {
+				return shard;
+			}
+		}
+		return 0;
+	}
+
+	@Override
+	public String toString() {
+		StringBuilder text = new StringBuilder("voters of ");
+		for (int voter = 0; voter < voters(); voter++) {
+			text.append((voter == 0) ? "" : ", ").append(this.firstNode[voter + 1] - this.firstNode[voter]);
+		}
+		return text.append(" node(s)").toString();
+	}
+
+}

@@ -1,0 +1,200 @@
+package dev.redlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import dev.redlock.core.internal.protocol.HashSlot;
+import dev.redlock.test.RedisNode;
+import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisNodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Voters of several shard nodes, the seam cluster voters will use: three voters of two
+ * standalone masters each, shard 0 serving the slots below 8,192 and shard 1 the rest. A
+ * lock goes to one node per voter, the one its key's slot picks, and the quorum counts
+ * voters: a shard down costs its voter the keys of that shard only.
+ */
+@WithRedisNodes(count = 6)
+class ShardedVoterTests {
+
+	private static final int VOTERS = 3;
+
+	private static final int SHARDS = 2;
+
+	@Test
+	void eachLockIsOnTheShardItsSlotPicksInEveryVoterAndNowhereElse(RedisNodes nodes) {
+		List<Lease> leases = new ArrayList<>();
+		int[] perShard = new int[SHARDS];
+		try (Redlock redlock = sharded(nodes)) {
+			assertThat(redlock.quorum()).as("2 of 3 voters, not 4 of 6 nodes").isEqualTo(2);
+			for (int i = 0; i < 100; i++) {
+				leases.add(redlock.acquire("spread-" + i, Duration.ofSeconds(30), Duration.ZERO));
+			}
+			for (int i = 0; i < 100; i++) {
+				String key = TestSupport.PREFIX + "spread-" + i;
+				int shard = shardOf(key);
+				perShard[shard]++;
+				for (int voter = 0; voter < VOTERS; voter++) {
+					// the round returns once a quorum granted: the third voter's SET may
+					// follow a moment later
+					RedisNode serving = node(nodes, voter, shard);
+					TestSupport.awaitTrue(key + " on " + serving.uri(), Duration.ofSeconds(10),
+							() -> "1".equals(serving.command("EXISTS", key)));
+					assertThat(node(nodes, voter, 1 - shard).command("EXISTS", key)).as(key + " on the other shard")
+						.isEqualTo("0");
+				}
+			}
+			leases.forEach(Lease::release);
+		}
+		assertThat(perShard[0]).as("keys on shard 0 of 100").isBetween(30, 70);
+		TestSupport.awaitNoKeys(nodes);
+	}
+
+	@Test
+	void aHeldLockIsRefusedToAnotherRedlockAndGrantedOnceReleased(RedisNodes nodes) {
+		try (Redlock a = sharded(nodes); Redlock b = sharded(nodes)) {
+			for (int i = 0; i < 20; i++) {
+				String resource = "exclusive-" + i;
+				Lease held = a.acquire(resource, Duration.ofSeconds(30), Duration.ZERO);
+				assertThat(b.tryAcquire(resource, Duration.ofSeconds(30))).as(resource + " held by a").isEmpty();
+				held.release();
+				Optional<Lease> second = b.tryAcquire(resource, Duration.ofSeconds(30));
+				assertThat(second).as(resource + " released by a").isPresent();
+				second.get().release();
+			}
+		}
+		TestSupport.awaitNoKeys(nodes);
+	}
+
+	@Test
+	void aShardDownCostsItsVoterOnlyTheKeysOfThatShard(RedisNodes nodes) {
+		String onShard0 = resourceOnShard(0);
+		String onShard1 = resourceOnShard(1);
+		try (Redlock redlock = sharded(nodes)) {
+			node(nodes, 0, 0).kill();
+			assertThat(redlock.tryAcquire(onShard0, Duration.ofSeconds(30))).as("voters 1 and 2 still serve shard 0")
+				.hasValueSatisfying(Lease::release);
+
+			node(nodes, 1, 0).kill();
+			assertThat(redlock.tryAcquire(onShard0, Duration.ofSeconds(30)))
+				.as("only voter 2 serves shard 0: no quorum")
+				.isEmpty();
+			assertThat(redlock.tryAcquire(onShard1, Duration.ofSeconds(30))).as("every voter serves shard 1")
+				.hasValueSatisfying(Lease::release);
+		}
+		finally {
+			node(nodes, 0, 0).restart();
+			node(nodes, 1, 0).restart();
+		}
+	}
+
+	@Test
+	void extensionsAndReleasesTogetherGoToEachKeysShards(RedisNodes nodes) throws Exception {
+		try (Redlock redlock = sharded(nodes)) {
+			List<Lease> leases = new ArrayList<>();
+			for (int i = 0; i < 40; i++) {
+				leases.add(redlock.acquire("together-" + i, Duration.ofSeconds(2), Duration.ZERO));
+			}
+			for (Lease lease : leases) {
+				assertThat(lease.extend(Duration.ofSeconds(60))).isTrue();
+			}
+			String key = TestSupport.PREFIX + "together-0";
+			long pttl = Long.parseLong(node(nodes, 0, shardOf(key)).command("PTTL", key));
+			assertThat(pttl).as("extended on the key's shard").isGreaterThan(2000);
+
+			// released from 8 threads at once: releases waiting together go as a batch
+			ExecutorService threads = Executors.newFixedThreadPool(8);
+			try {
+				List<CompletableFuture<Void>> releases = leases.stream()
+					.map((lease) -> CompletableFuture.runAsync(lease::release, threads))
+					.toList();
+				CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+			}
+			finally {
+				threads.shutdown();
+			}
+			assertThat(leases).noneMatch(Lease::isValid);
+		}
+		TestSupport.awaitNoKeys(nodes);
+	}
+
+	@Test
+	void fencingTokensRiseFromOneHolderToTheNextOnEitherShard(RedisNodes nodes) {
+		try (Redlock a = sharded(nodes); Redlock b = sharded(nodes)) {
+			for (String resource : List.of(resourceOnShard(0), resourceOnShard(1))) {
+				long previous = 0;
+				for (int holder = 0; holder < 10; holder++) {
+					Redlock redlock = (holder % 2 == 0) ? a : b;
+					LockRequest fenced = LockRequest.of(resource, Duration.ofSeconds(30)).fenced();
+					try (Lease lease = redlock.acquire(fenced, Duration.ZERO)) {
+						long token = lease.fencingToken().orElseThrow();
+						assertThat(token).as(resource + ", holder " + holder).isGreaterThan(previous);
+						previous = token;
+					}
+				}
+			}
+		}
+	}
+
+	@Test
+	void aWaiterGetsTheLockWhenItsHolderReleasesIt(RedisNodes nodes) throws Exception {
+		try (Redlock a = sharded(nodes); Redlock b = sharded(nodes)) {
+			Lease held = a.acquire("awaited", Duration.ofSeconds(30), Duration.ZERO);
+			CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
+				try (Lease lease = b.acquire("awaited", Duration.ofSeconds(30), Duration.ofSeconds(20))) {
+					return lease.isValid();
+				}
+			});
+			TestSupport.awaitTrue("b waits", Duration.ofSeconds(10), () -> b.waitingThreads() == 1);
+			held.release();
+			assertThat(waiter.get(20, TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+	@Test
+	void votersOfSeveralNodesNeedTheRestartQuarantineOff(RedisNodes nodes) {
+		Redlock.Builder builder = Redlock.builder()
+			.settings(TestSupport.withQuarantine(Duration.ofSeconds(5)))
+			.shardedVoter(List.of(nodes.node(0).uri(), nodes.node(1).uri()))
+			.node(nodes.node(2).uri())
+			.node(nodes.node(3).uri());
+		assertThatIllegalArgumentException().isThrownBy(builder::build).withMessageContaining("restart quarantine");
+	}
+
+	private static Redlock sharded(RedisNodes nodes) {
+		Redlock.Builder builder = Redlock.builder().settings(TestSupport.SETTINGS);
+		for (int voter = 0; voter < VOTERS; voter++) {
+			builder.shardedVoter(List.of(node(nodes, voter, 0).uri(), node(nodes, voter, 1).uri()));
+		}
+		return builder.build();
+	}
+
+	private static RedisNode node(RedisNodes nodes, int voter, int shard) {
+		return nodes.node(voter * SHARDS + shard);
+	}
+
+	/** The shard of two that serves a key: the first serves slots 0 to 8,191. */
+	private static int shardOf(String key) {
+		return (HashSlot.of(key) < HashSlot.SLOTS / 2) ? 0 : 1;
+	}
+
+	private static String resourceOnShard(int shard) {
+		for (int i = 0;; i++) {
+			if (shardOf(TestSupport.PREFIX + "on-shard-" + i) == shard) {
+				return "on-shard-" + i;
+			}
+		}
+	}
+
+}
