@@ -77,7 +77,7 @@ public final class NodeGroup implements AutoCloseable {
 		List<NodeConnectionPool> pools = new ArrayList<>(nodes.size());
 		List<NodeQuarantine> quarantines = new ArrayList<>(nodes.size());
 		this.warmUp = (Math.min(settings.poolMinIdle(), settings.poolMaxIdle()) > 0)
-				? new WarmUp(layout.nodes(), this.quorum.size()) : WarmUp.none();
+				? new WarmUp(layout.nodes(), layout.nodesOfAQuorum(this.quorum.size())) : WarmUp.none();
 		for (RedisNodeUri node : nodes) {
 			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine());
 			quarantines.add(quarantine);

@@ -1,5 +1,6 @@
 package dev.redlock.core.internal.round;
 
+import java.util.Arrays;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -73,6 +74,25 @@ public final class VoterLayout {
 	/** Whether some voter has more than one node: only then does a key pick nodes. */
 	public boolean sharded() {
 		return this.sharded;
+	}
+
+	/**
+	 * How many nodes a quorum of voters has at least, counted the way a warm-up can count
+	 * them: every node but those of the voters a quorum can do without, the largest ones.
+	 * With one node per voter, the quorum itself.
+	 * @param quorum how many voters make a quorum
+	 */
+	public int nodesOfAQuorum(int quorum) {
+		int[] sizes = new int[voters()];
+		for (int voter = 0; voter < sizes.length; voter++) {
+			sizes[voter] = this.firstNode[voter + 1] - this.firstNode[voter];
+		}
+		Arrays.sort(sizes);
+		int nodes = 0;
+		for (int voter = 0; voter < quorum && voter < sizes.length; voter++) {
+			nodes += sizes[voter];
+		}
+		return nodes;
 	}
 
 	/** The voter a node belongs to. */

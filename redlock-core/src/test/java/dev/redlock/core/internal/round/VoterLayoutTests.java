@@ -72,6 +72,13 @@ class VoterLayoutTests {
 	}
 
 	@Test
+	void theWarmUpWaitsForTheNodesOfTheSmallestQuorumOfVoters() {
+		assertThat(VoterLayout.oneNodeEach(5).nodesOfAQuorum(3)).isEqualTo(3);
+		assertThat(VoterLayout.of(List.of(2, 2, 2)).nodesOfAQuorum(2)).isEqualTo(4);
+		assertThat(VoterLayout.of(List.of(3, 1, 2)).nodesOfAQuorum(2)).as("the voters of 1 and 2 nodes").isEqualTo(3);
+	}
+
+	@Test
 	void aVoterNeedsANode() {
 		assertThatIllegalArgumentException().isThrownBy(() -> VoterLayout.of(List.of(2, 0, 1)))
 			.withMessageContaining("voter 1");
