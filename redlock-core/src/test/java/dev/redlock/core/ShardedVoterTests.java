@@ -163,6 +163,43 @@ class ShardedVoterTests {
 	}
 
 	@Test
+	void startupChecksCountVotersNotNodes(RedisNodes nodes) {
+		try (Redlock redlock = sharded(nodes)) {
+			assertThat(redlock.verifyNodes()).as("3 voters of 2 nodes each are an odd count")
+				.noneMatch((finding) -> finding.message().contains("odd number"));
+		}
+		// both nodes of voter 0 refuse the user: one voter of three, a warning each, no
+		// error
+		for (int voter = 1; voter < VOTERS; voter++) {
+			for (int shard = 0; shard < SHARDS; shard++) {
+				node(nodes, voter, shard).command("ACL", "SETUSER", "locker", "on", ">pw", "~*", "&*", "+@all");
+			}
+		}
+		Redlock.Builder builder = Redlock.builder().settings(TestSupport.SETTINGS);
+		for (int voter = 0; voter < VOTERS; voter++) {
+			builder.shardedVoter(List.of(asLocker(node(nodes, voter, 0)), asLocker(node(nodes, voter, 1))));
+		}
+		try (Redlock redlock = builder.build()) {
+			List<NodeFinding> findings = redlock.verifyNodes();
+			assertThat(findings).noneMatch((finding) -> finding.severity() == NodeFinding.Severity.ERROR);
+			assertThat(findings).filteredOn((finding) -> finding.message().contains("WRONGPASS"))
+				.extracting(NodeFinding::node)
+				.containsExactlyInAnyOrder(0, 1);
+		}
+		finally {
+			for (int voter = 1; voter < VOTERS; voter++) {
+				for (int shard = 0; shard < SHARDS; shard++) {
+					node(nodes, voter, shard).command("ACL", "DELUSER", "locker");
+				}
+			}
+		}
+	}
+
+	private static String asLocker(RedisNode node) {
+		return node.uri().replace("redis://", "redis://locker:pw@");
+	}
+
+	@Test
 	void votersOfSeveralNodesNeedTheRestartQuarantineOff(RedisNodes nodes) {
 		Redlock.Builder builder = Redlock.builder()
 			.settings(TestSupport.withQuarantine(Duration.ofSeconds(5)))

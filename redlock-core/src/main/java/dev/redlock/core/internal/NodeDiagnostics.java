@@ -97,7 +97,8 @@ public final class NodeDiagnostics {
 	public List<NodeFinding> verifyNodes() {
 		List<NodeFinding> errors = new ArrayList<>();
 		List<NodeFinding> warnings = new ArrayList<>();
-		int n = this.group.nodes().size();
+		// voters, not nodes: a voter of several shard nodes is one vote
+		int n = this.group.quorum().nodes();
 		if (n < 3 || n % 2 == 0) {
 			warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, null,
 					n + " nodes: list an odd number of at " + "least 3 independent masters (3 or 5); with " + n
@@ -254,7 +255,9 @@ public final class NodeDiagnostics {
 	 */
 	private void credentialFindings(List<Integer> refusing, NodeReply[] infos, List<NodeFinding> errors,
 			List<NodeFinding> warnings) {
-		if (this.group.quorum().lost(refusing.size())) {
+		// the voters they take out: several shard nodes of one voter cost one vote
+		long refusingVoters = refusing.stream().map(this.group.layout()::voterOf).distinct().count();
+		if (this.group.quorum().lost((int) refusingVoters)) {
 			StringBuilder named = new StringBuilder();
 			for (int i : refusing) {
 				named.append((named.length() > 0) ? ", " : "")
