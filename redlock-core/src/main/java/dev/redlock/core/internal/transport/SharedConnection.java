@@ -138,7 +138,7 @@ public final class SharedConnection implements AutoCloseable {
 	 * @param node the node's index, handed back to the call
 	 */
 	public void submit(Call call, int node) {
-		Line current = this.line;
+		Line current = lineToTheMaster();
 		if (current != null && current.write(call, node)) {
 			return;
 		}
@@ -161,6 +161,21 @@ public final class SharedConnection implements AutoCloseable {
 			}
 		}
 		open();
+	}
+
+	/**
+	 * Returns the open line, unless it goes to a master the voter has moved away from:
+	 * that one is broken off here, since the move's own hook ({@link #masterMoved}) runs
+	 * only after the new master is known, and a round that began meanwhile must not write
+	 * to the former master, which may still grant locks until the sentinels demote it.
+	 */
+	private @Nullable Line lineToTheMaster() {
+		Line current = this.line;
+		if (current != null && !this.current.test(current.connection)) {
+			current.breakOff(new JedisConnectionException("the voter's master moved"));
+			return null;
+		}
+		return current;
 	}
 
 	/** Starts opening a connection, if none is open or being opened. */
@@ -278,14 +293,15 @@ public final class SharedConnection implements AutoCloseable {
 
 	/**
 	 * The voter's master moved: the connection to the former one is broken off (its calls
-	 * fail), and the next call opens one to the new master.
+	 * fail), and the next call opens one to the new master. One already opened to the new
+	 * master, by a call that came first, is kept.
 	 */
 	void masterMoved() {
 		Line current;
 		synchronized (this.lineLock) {
 			current = this.line;
 		}
-		if (current != null) {
+		if (current != null && !this.current.test(current.connection)) {
 			current.breakOff(new JedisConnectionException("the voter's master moved"));
 		}
 	}
