@@ -357,8 +357,7 @@ public final class Redlock implements AutoCloseable {
 		/**
 		 * Adds a voter of several standalone masters, each serving an equal range of the
 		 * hash slots, as a cluster's primaries do when it starts: the seam that cluster
-		 * voters will use, for tests until they are built. The guards against forgetful
-		 * nodes are not per voter yet, so the restart quarantine must be off.
+		 * voters will use, for tests until they are built.
 		 * @param shardUris the shards' {@code redis://} URIs, in slot order
 		 * @return this builder
 		 */
@@ -449,11 +448,6 @@ public final class Redlock implements AutoCloseable {
 					.toList();
 			}
 			VoterLayout layout = VoterLayout.of(this.nodesPerVoter);
-			if (layout.sharded() && !this.settings.restartQuarantine().isZero()) {
-				throw new IllegalArgumentException(
-						"voters of several nodes need the restart quarantine off: its guards count nodes, not voters, "
-								+ "yet");
-			}
 			return new Redlock(voters, layout, this.settings, this.ticker, List.copyOf(this.listeners), this.tls);
 		}
 

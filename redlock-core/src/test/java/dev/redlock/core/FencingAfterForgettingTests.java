@@ -1,13 +1,11 @@
 package dev.redlock.core;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import dev.redlock.core.internal.quarantine.NodeMarker;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
@@ -25,8 +23,6 @@ class FencingAfterForgettingTests {
 	private static final Duration QUARANTINE = Duration.ofSeconds(2);
 
 	private static final RedlockSettings SETTINGS = TestSupport.withQuarantine(QUARANTINE);
-
-	private static final long UNTRUSTED = -1;
 
 	@Test
 	void freshNodesTakeFencedLocksOnceTheirCountersAreSeeded(RedisNodes nodes) {
@@ -114,35 +110,21 @@ class FencingAfterForgettingTests {
 			TestSupport.awaitTrue("C tried to re-seed nodes 0 and 1", Duration.ofSeconds(10),
 					() -> c.internals().group().reseed().attempts() >= 2);
 			for (int node = 0; node <= 1; node++) {
-				assertThat(trustedCounter(nodes, node, "ledger")).as("node %d's counter, if trusted", node)
-					.satisfiesAnyOf((count) -> assertThat(count).isEqualTo(UNTRUSTED),
+				assertThat(ForgetfulNodes.trustedCounter(nodes.node(node), "ledger"))
+					.as("node %d's counter, if trusted", node)
+					.satisfiesAnyOf((count) -> assertThat(count).isEqualTo(ForgetfulNodes.UNTRUSTED),
 							(count) -> assertThat(count).isGreaterThanOrEqualTo(token));
 			}
 		}
 		try (Redlock d = TestSupport.redlock(nodes, SETTINGS)) {
 			TestSupport.awaitTrue("D re-seeded nodes 0 and 1", Duration.ofSeconds(10),
-					() -> trustedCounter(nodes, 0, "ledger") != UNTRUSTED
-							&& trustedCounter(nodes, 1, "ledger") != UNTRUSTED);
+					() -> ForgetfulNodes.trustedCounter(nodes.node(0), "ledger") != ForgetfulNodes.UNTRUSTED
+							&& ForgetfulNodes.trustedCounter(nodes.node(1), "ledger") != ForgetfulNodes.UNTRUSTED);
 			for (int node = 0; node <= 1; node++) {
-				assertThat(trustedCounter(nodes, node, "ledger")).as("node %d's counter", node)
+				assertThat(ForgetfulNodes.trustedCounter(nodes.node(node), "ledger")).as("node %d's counter", node)
 					.isGreaterThanOrEqualTo(token);
 			}
 		}
-	}
-
-	/**
-	 * The node's fencing counter for the resource, 0 if it has none, when its marker says
-	 * its counters are trusted; {@link #UNTRUSTED} while they are pending or it has no
-	 * marker.
-	 */
-	private static long trustedCounter(RedisNodes nodes, int node, String resource) {
-		String marker = nodes.node(node).command("GET", NodeMarker.KEY);
-		NodeMarker parsed = (marker != null) ? NodeMarker.parse(marker.getBytes(StandardCharsets.UTF_8)) : null;
-		if (parsed == null || !parsed.countersOk()) {
-			return UNTRUSTED;
-		}
-		String counter = nodes.node(node).command("GET", NodeMarker.KEY + TestSupport.PREFIX + resource);
-		return (counter != null) ? Long.parseLong(counter.split(" ")[0]) : 0;
 	}
 
 }

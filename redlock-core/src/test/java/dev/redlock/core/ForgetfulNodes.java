@@ -1,11 +1,13 @@
 package dev.redlock.core;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 import dev.redlock.core.internal.NodeGroup;
+import dev.redlock.core.internal.quarantine.NodeMarker;
 import dev.redlock.core.internal.quarantine.NodeQuarantine;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNode;
@@ -22,6 +24,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * its own while A's lease is valid.
  */
 final class ForgetfulNodes implements AutoCloseable {
+
+	/** What {@link #trustedCounter} says of a node whose counters are not trusted. */
+	static final long UNTRUSTED = -1;
 
 	private final RedisNodes nodes;
 
@@ -82,6 +87,21 @@ final class ForgetfulNodes implements AutoCloseable {
 	public void close() {
 		this.holder.close();
 		this.cut.forEach(LatencyProxy::close);
+	}
+
+	/**
+	 * The node's fencing counter for the resource, 0 if it has none, when its marker says
+	 * its counters are trusted; {@link #UNTRUSTED} while they are pending or it has no
+	 * marker.
+	 */
+	static long trustedCounter(RedisNode node, String resource) {
+		String marker = node.command("GET", NodeMarker.KEY);
+		NodeMarker parsed = (marker != null) ? NodeMarker.parse(marker.getBytes(StandardCharsets.UTF_8)) : null;
+		if (parsed == null || !parsed.countersOk()) {
+			return UNTRUSTED;
+		}
+		String counter = node.command("GET", NodeMarker.KEY + TestSupport.PREFIX + resource);
+		return (counter != null) ? Long.parseLong(counter.split(" ")[0]) : 0;
 	}
 
 	/**

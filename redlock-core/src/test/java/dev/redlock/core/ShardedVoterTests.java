@@ -17,7 +17,6 @@ import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * Voters of several shard nodes, the seam cluster voters will use: three voters of two
@@ -199,25 +198,23 @@ class ShardedVoterTests {
 		return node.uri().replace("redis://", "redis://locker:pw@");
 	}
 
-	@Test
-	void votersOfSeveralNodesNeedTheRestartQuarantineOff(RedisNodes nodes) {
-		Redlock.Builder builder = Redlock.builder()
-			.settings(TestSupport.withQuarantine(Duration.ofSeconds(5)))
-			.shardedVoter(List.of(nodes.node(0).uri(), nodes.node(1).uri()))
-			.node(nodes.node(2).uri())
-			.node(nodes.node(3).uri());
-		assertThatIllegalArgumentException().isThrownBy(builder::build).withMessageContaining("restart quarantine");
+	private static Redlock sharded(RedisNodes nodes) {
+		return sharded(nodes.uris(), TestSupport.SETTINGS);
 	}
 
-	private static Redlock sharded(RedisNodes nodes) {
-		Redlock.Builder builder = Redlock.builder().settings(TestSupport.SETTINGS);
+	/**
+	 * Three voters of two nodes each, from six URIs in voter order (voter 0's shard 0,
+	 * its shard 1, then voter 1's).
+	 */
+	static Redlock sharded(List<String> uris, RedlockSettings settings) {
+		Redlock.Builder builder = Redlock.builder().settings(settings);
 		for (int voter = 0; voter < VOTERS; voter++) {
-			builder.shardedVoter(List.of(node(nodes, voter, 0).uri(), node(nodes, voter, 1).uri()));
+			builder.shardedVoter(uris.subList(voter * SHARDS, (voter + 1) * SHARDS));
 		}
 		return builder.build();
 	}
 
-	private static RedisNode node(RedisNodes nodes, int voter, int shard) {
+	static RedisNode node(RedisNodes nodes, int voter, int shard) {
 		return nodes.node(voter * SHARDS + shard);
 	}
 
@@ -226,7 +223,7 @@ class ShardedVoterTests {
 		return (HashSlot.of(key) < HashSlot.SLOTS / 2) ? 0 : 1;
 	}
 
-	private static String resourceOnShard(int shard) {
+	static String resourceOnShard(int shard) {
 		for (int i = 0;; i++) {
 			if (shardOf(TestSupport.PREFIX + "on-shard-" + i) == shard) {
 				return "on-shard-" + i;

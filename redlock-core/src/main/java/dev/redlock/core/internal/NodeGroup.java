@@ -86,15 +86,15 @@ public final class NodeGroup implements AutoCloseable {
 		}
 		this.pools = List.copyOf(pools);
 		this.quarantines = List.copyOf(quarantines);
-		this.reseed = new CounterReseed(this.pools, this.quorum, (int) Math.min(Integer.MAX_VALUE,
+		this.reseed = new CounterReseed(this.pools, layout, this.quorum, (int) Math.min(Integer.MAX_VALUE,
 				Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis())));
 		for (int i = 0; i < this.quarantines.size(); i++) {
 			int node = i;
 			this.quarantines.get(i).markers().reseedWith((marker) -> this.reseed.request(node, marker));
 		}
 		if (!settings.restartQuarantine().isZero()) {
-			QuarantineNotice notice = new QuarantineNotice(this.quarantines, this.quorum, settings.restartQuarantine(),
-					"Redlock" + nodes.stream().map(RedisNodeUri::redacted).toList());
+			QuarantineNotice notice = new QuarantineNotice(this.quarantines, layout, this.quorum,
+					settings.restartQuarantine(), "Redlock" + nodes.stream().map(RedisNodeUri::redacted).toList());
 			for (int i = 0; i < this.quarantines.size(); i++) {
 				int node = i;
 				this.quarantines.get(i).onQuarantined((quarantine, reason, duration) -> {
@@ -106,8 +106,8 @@ public final class NodeGroup implements AutoCloseable {
 		this.fanout = new Fanout(this.pools, settings.nodeTimeout().toNanos());
 		this.cleanup = new ValueCleanup(new Fanout(this.pools, settings.nodeTimeout().toNanos(), true), this.pools,
 				scheduler, settings.nodeTimeout().toNanos());
-		this.probe = settings.restartQuarantine().isZero() ? null
-				: new NodeProbe(this.quarantines, this.fanout, this.quorum, settings.clockTolerance().toNanos());
+		this.probe = settings.restartQuarantine().isZero() ? null : new NodeProbe(this.quarantines, this.fanout,
+				layout.faultyNodesAtMost(this.quorum.size()), settings.clockTolerance().toNanos());
 		if (this.probe != null) {
 			for (NodeQuarantine quarantine : this.quarantines) {
 				// a marker to write, or one found gone: the next probe writes it

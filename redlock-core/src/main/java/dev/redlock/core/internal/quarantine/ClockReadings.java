@@ -7,7 +7,6 @@ import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 
 import dev.redlock.core.internal.round.NodeReply;
-import dev.redlock.core.internal.round.Quorum;
 
 /**
  * The nodes' clocks as one round read them, judged by their {@link ClockConsensus
@@ -49,17 +48,18 @@ final class ClockReadings {
 
 	/**
 	 * @param quarantines every node's quarantine, in node order
-	 * @param quorum the nodes' quorum: its {@link Quorum#tolerated()} readings may be
-	 * faulty
+	 * @param faultyAtMost how many of the readings may be faulty: {@code N - quorum} when
+	 * a round reads one node per voter, every node of that many voters when it reads
+	 * every node ({@link dev.redlock.core.internal.round.VoterLayout#faultyNodesAtMost})
 	 * @param toleranceNanos how far apart the nodes' clocks may read and agree
 	 * @param clockOf the node's {@code TIME} in a reply's value, in microseconds, or -1
 	 * @param ticker this client's monotonic clock, read now as the round's start
 	 */
-	ClockReadings(List<NodeQuarantine> quarantines, Quorum quorum, long toleranceNanos,
+	ClockReadings(List<NodeQuarantine> quarantines, int faultyAtMost, long toleranceNanos,
 			ToLongFunction<@Nullable Object> clockOf, LongSupplier ticker) {
 		int nodes = quarantines.size();
 		this.quarantines = quarantines;
-		this.consensus = new ClockConsensus(quorum.tolerated(), toleranceNanos);
+		this.consensus = new ClockConsensus(faultyAtMost, toleranceNanos);
 		this.clockOf = clockOf;
 		this.ticker = ticker;
 		this.roundStart = ticker.getAsLong();

@@ -13,8 +13,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.redlock.core.internal.protocol.HashSlot;
 import dev.redlock.core.internal.protocol.LockScripts;
 import dev.redlock.core.internal.round.Quorum;
+import dev.redlock.core.internal.round.VoterLayout;
 import dev.redlock.core.internal.thread.OnDemandThread;
 import dev.redlock.core.internal.transport.NodeConnectionPool;
 import dev.redlock.core.internal.transport.PipelinedConnection;
@@ -25,7 +27,7 @@ import redis.clients.jedis.Protocol.Command;
  * Re-seeds the fencing counters of a node that forgot (its marker says
  * {@code counters pending}) from the other nodes, off the callers' paths, so that fenced
  * locks count it again: every counter it may have lost is raised to the highest value
- * that at least {@code N - quorum + 1} other nodes hold, which includes one node of any
+ * that at least {@code N - quorum + 1} other voters hold, which includes one voter of any
  * quorum that confirmed a token before (unless a majority forgot at once), and recorded
  * with the node's marker generation; then the marker says {@code counters ok}. Until
  * then, the node's counters count only where a quorum confirmed them since. Only nodes
@@ -36,7 +38,10 @@ import redis.clients.jedis.Protocol.Command;
  * {@code N - quorum} nodes are found forgetful (new nodes: every marker starts
  * {@code pending}), no token is left to keep, and the counters of every node read are
  * taken. One thread per {@code Redlock}, on demand; an attempt that reads too few nodes
- * is made again when the marker is next seen.
+ * is made again when the marker is next seen. Of a voter of several nodes (shards), the
+ * nodes read are those that serve some of the forgetful node's slots, and the voter is
+ * worth what the least trusted of them is worth: the nodes of its own voter serve other
+ * slots, and hold none of its counters.
  */
 public final class CounterReseed implements AutoCloseable {
 
@@ -51,6 +56,8 @@ public final class CounterReseed implements AutoCloseable {
 
 	private final List<NodeConnectionPool> pools;
 
+	private final VoterLayout layout;
+
 	private final Quorum quorum;
 
 	private final int timeoutMillis;
@@ -63,8 +70,15 @@ public final class CounterReseed implements AutoCloseable {
 	/** Generations asked for and not failed yet, as {@code node:nonce}. */
 	private final Set<String> requested = ConcurrentHashMap.newKeySet();
 
-	public CounterReseed(List<NodeConnectionPool> pools, Quorum quorum, int timeoutMillis) {
+	/**
+	 * @param pools every node's pool, in node order
+	 * @param layout which nodes make up each voter, and which slots each serves
+	 * @param quorum the voters' quorum
+	 * @param timeoutMillis the bound for connecting and for each read
+	 */
+	public CounterReseed(List<NodeConnectionPool> pools, VoterLayout layout, Quorum quorum, int timeoutMillis) {
 		this.pools = pools;
+		this.layout = layout;
 		this.quorum = quorum;
 		this.timeoutMillis = timeoutMillis;
 	}
@@ -96,10 +110,11 @@ public final class CounterReseed implements AutoCloseable {
 		Map<String, Long> all = new HashMap<>();
 		int trustedRead = 0;
 		int forgetfulRead = 0;
-		for (int other = 0; other < this.pools.size(); other++) {
-			if (other != node) {
+		int ownVoter = this.layout.voterOf(node);
+		for (int voter = 0; voter < this.layout.voters(); voter++) {
+			if (voter != ownVoter) {
 				Map<String, Long> counters = new HashMap<>();
-				Source source = readCounters(other, counters);
+				Source source = readVoter(voter, node, counters);
 				if (source == Source.TRUSTED) {
 					trustedRead++;
 					counters.forEach((key, count) -> trusted.merge(key, count, Math::max));
@@ -113,7 +128,7 @@ public final class CounterReseed implements AutoCloseable {
 			}
 		}
 		this.attempts.incrementAndGet();
-		// so many nodes hold a member of any quorum that confirmed a token
+		// so many voters hold a member of any quorum that confirmed a token
 		int needed = this.quorum.denying();
 		Map<String, Long> highest;
 		int read;
@@ -129,9 +144,9 @@ public final class CounterReseed implements AutoCloseable {
 		}
 		else {
 			logger.info(
-					"Fencing counters of Redis node {} not re-seeded yet: {} of the {} other nodes answered with "
+					"Fencing counters of Redis node {} not re-seeded yet: {} of the {} other voters answered with "
 							+ "counters they trust, {} needed",
-					this.pools.get(node).uri().redacted(), trustedRead, this.pools.size() - 1, needed);
+					this.pools.get(node).uri().redacted(), trustedRead, this.layout.voters() - 1, needed);
 			return false;
 		}
 		try (PipelinedConnection connection = this.pools.get(node).connect(this.timeoutMillis)) {
@@ -154,7 +169,7 @@ public final class CounterReseed implements AutoCloseable {
 						.add(1)
 						.add(NodeMarker.KEY)
 						.add(marker.nonce()));
-			logger.info("Fencing counters of Redis node {} re-seeded from {} other nodes: {} counters",
+			logger.info("Fencing counters of Redis node {} re-seeded from {} other voters: {} counters",
 					this.pools.get(node).uri().redacted(), read, counters.size());
 			return true;
 		}
@@ -165,7 +180,7 @@ public final class CounterReseed implements AutoCloseable {
 		}
 	}
 
-	/** What a node's counters are worth as a source. */
+	/** What a node's counters are worth as a source, the most trusted first. */
 	private enum Source {
 
 		/** Its marker says its counters are ok, the same marker before and after. */
@@ -177,6 +192,38 @@ public final class CounterReseed implements AutoCloseable {
 		/** It did not answer in full, or its marker changed while it was read. */
 		UNREAD
 
+	}
+
+	/**
+	 * Reads the counters another voter holds of the slots a node serves: from each of its
+	 * nodes that serves some of those slots (its only node, unless the voter is sharded),
+	 * worth what the least trusted of them is worth.
+	 * @param counters where the counters of the node's slots go, the highest per key
+	 */
+	private Source readVoter(int voter, int node, Map<String, Long> counters) {
+		Source worth = Source.TRUSTED;
+		int first = this.layout.firstNodeOf(voter);
+		for (int other = first; other < first + this.layout.nodeCountOf(voter); other++) {
+			if (this.layout.overlap(node, other)) {
+				Map<String, Long> read = new HashMap<>();
+				Source source = readCounters(other, read);
+				if (source.ordinal() > worth.ordinal()) {
+					worth = source;
+				}
+				read.forEach((key, count) -> {
+					if (!this.layout.sharded() || this.layout.serves(node, slotOfCounter(key))) {
+						counters.merge(key, count, Math::max);
+					}
+				});
+			}
+		}
+		return worth;
+	}
+
+	/** The slot of the lock a counter counts for: its key is the lock's, prefixed. */
+	private static int slotOfCounter(String counterKey) {
+		return HashSlot
+			.of(counterKey.substring(LockScripts.FENCE_KEY_PREFIX.length()).getBytes(StandardCharsets.UTF_8));
 	}
 
 	/**

@@ -58,7 +58,8 @@ public final class NodeJudge {
 		for (int i = 0; i < nodes; i++) {
 			this.markersBefore[i] = quarantines.get(i).markers().memory();
 		}
-		this.clocks = new ClockReadings(quarantines, quorum, toleranceNanos, AcquireReply::nodeMicros, ticker);
+		this.clocks = new ClockReadings(quarantines, quorum.tolerated(), toleranceNanos, AcquireReply::nodeMicros,
+				ticker);
 	}
 
 	/**

@@ -12,7 +12,6 @@ import org.slf4j.LoggerFactory;
 import dev.redlock.core.internal.protocol.AcquireReply;
 import dev.redlock.core.internal.round.Fanout;
 import dev.redlock.core.internal.round.NodeReply;
-import dev.redlock.core.internal.round.Quorum;
 import dev.redlock.core.internal.round.RoundCommand;
 import dev.redlock.core.internal.thread.OnDemandThread;
 
@@ -37,7 +36,11 @@ public final class NodeProbe implements AutoCloseable {
 
 	private final Fanout fanout;
 
-	private final Quorum quorum;
+	/**
+	 * How many of the clocks read may be faulty: every node of the voters a quorum can do
+	 * without, since a probe reads every node of every voter.
+	 */
+	private final int faultyAtMost;
 
 	private final long toleranceNanos;
 
@@ -52,10 +55,17 @@ public final class NodeProbe implements AutoCloseable {
 
 	private long lastRunNanos;
 
-	public NodeProbe(List<NodeQuarantine> quarantines, Fanout fanout, Quorum quorum, long toleranceNanos) {
+	/**
+	 * @param quarantines every node's quarantine, in node order
+	 * @param fanout sends the probe to every node
+	 * @param faultyAtMost how many of the nodes' clocks may be faulty at once
+	 * ({@link dev.redlock.core.internal.round.VoterLayout#faultyNodesAtMost})
+	 * @param toleranceNanos how far apart the nodes' clocks may read and agree
+	 */
+	public NodeProbe(List<NodeQuarantine> quarantines, Fanout fanout, int faultyAtMost, long toleranceNanos) {
 		this.quarantines = quarantines;
 		this.fanout = fanout;
-		this.quorum = quorum;
+		this.faultyAtMost = faultyAtMost;
 		this.toleranceNanos = toleranceNanos;
 		this.periodNanos = quarantines.get(0).probePeriodNanos();
 		String name = OnDemandThread.numbered("redlock-probe-");
@@ -107,8 +117,8 @@ public final class NodeProbe implements AutoCloseable {
 		for (int i = 0; i < before.length; i++) {
 			before[i] = this.quarantines.get(i).markers().memory();
 		}
-		ClockReadings clocks = new ClockReadings(this.quarantines, this.quorum, this.toleranceNanos, NodeProbe::clockOf,
-				System::nanoTime);
+		ClockReadings clocks = new ClockReadings(this.quarantines, this.faultyAtMost, this.toleranceNanos,
+				NodeProbe::clockOf, System::nanoTime);
 		NodeReply[] replies = this.fanout.execute(this.probe, null, null);
 		clocks.read(replies);
 		for (NodeReply reply : replies) {

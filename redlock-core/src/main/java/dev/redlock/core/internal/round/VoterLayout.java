@@ -1,5 +1,6 @@
 package dev.redlock.core.internal.round;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -21,9 +22,41 @@ public final class VoterLayout {
 
 	private final boolean sharded;
 
+	/** The first slot each node serves, by node. */
+	private final int[] firstSlot;
+
+	/** The last slot each node serves, by node. */
+	private final int[] lastSlot;
+
 	private VoterLayout(int[] firstNode) {
 		this.firstNode = firstNode;
 		this.sharded = nodes() > voters();
+		this.firstSlot = new int[nodes()];
+		this.lastSlot = new int[nodes()];
+		for (int voter = 0; voter < voters(); voter++) {
+			int shards = nodeCountOf(voter);
+			for (int shard = 0; shard < shards; shard++) {
+				this.firstSlot[this.firstNode[voter] + shard] = (int) ((long) HashSlot.SLOTS * shard / shards);
+				this.lastSlot[this.firstNode[voter] + shard] = (int) ((long) HashSlot.SLOTS * (shard + 1) / shards) - 1;
+			}
+		}
+	}
+
+	/**
+	 * The slots from the first to the last, both included, and the node of each voter
+	 * that serves them: the nodes a round on a key of these slots goes to together.
+	 *
+	 * @param firstSlot the first slot
+	 * @param lastSlot the last slot
+	 * @param nodes the node serving them, by voter
+	 */
+	public record KeyRange(int firstSlot, int lastSlot, int[] nodes) {
+
+		@Override
+		public String toString() {
+			return "slots " + this.firstSlot + "-" + this.lastSlot;
+		}
+
 	}
 
 	/**
@@ -93,6 +126,55 @@ public final class VoterLayout {
 			nodes += sizes[voter];
 		}
 		return nodes;
+	}
+
+	/** How many nodes a voter has. */
+	public int nodeCountOf(int voter) {
+		return this.firstNode[voter + 1] - this.firstNode[voter];
+	}
+
+	/** A voter's first node; its others follow it. */
+	public int firstNodeOf(int voter) {
+		return this.firstNode[voter];
+	}
+
+	/**
+	 * How many nodes may be faulty at once when a minority of voters is: every node of
+	 * the voters a quorum can do without, the largest ones. With one node per voter,
+	 * {@code N - quorum}.
+	 * @param quorum how many voters make a quorum
+	 */
+	public int faultyNodesAtMost(int quorum) {
+		return nodes() - nodesOfAQuorum(quorum);
+	}
+
+	/** Whether a node serves a slot. */
+	public boolean serves(int node, int slot) {
+		return this.firstSlot[node] <= slot && slot <= this.lastSlot[node];
+	}
+
+	/** Whether two nodes serve some slot in common. */
+	public boolean overlap(int node, int other) {
+		return this.firstSlot[node] <= this.lastSlot[other] && this.firstSlot[other] <= this.lastSlot[node];
+	}
+
+	/**
+	 * The slots cut where any voter's node changes, each with the node of every voter
+	 * that serves it, in slot order: one range of every slot when every voter is one
+	 * node.
+	 */
+	public List<KeyRange> keyRanges() {
+		int[] starts = Arrays.stream(this.firstSlot).distinct().sorted().toArray();
+		List<KeyRange> ranges = new ArrayList<>(starts.length);
+		for (int i = 0; i < starts.length; i++) {
+			int last = (i + 1 < starts.length) ? starts[i + 1] - 1 : HashSlot.SLOTS - 1;
+			int[] nodes = new int[voters()];
+			for (int voter = 0; voter < voters(); voter++) {
+				nodes[voter] = this.firstNode[voter] + shardOf(starts[i], nodeCountOf(voter));
+			}
+			ranges.add(new KeyRange(starts[i], last, nodes));
+		}
+		return ranges;
 	}
 
 	/** The voter a node belongs to. */

@@ -147,7 +147,7 @@ final class SimClient {
 		for (int i = 0; i < before.length; i++) {
 			before[i] = this.quarantines.get(i).markers().memory();
 		}
-		ClockReadings clocks = new ClockReadings(this.quarantines, this.quorum, this.toleranceNanos,
+		ClockReadings clocks = new ClockReadings(this.quarantines, this.quorum.tolerated(), this.toleranceNanos,
 				(value) -> ((NodeReport) value).nodeMicros(), this::monotonicNanos);
 		NodeReply[] replies = new NodeReply[this.nodes.size()];
 		for (int node = 0; node < replies.length; node++) {

@@ -1,6 +1,7 @@
 package dev.redlock.core.internal.round;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -76,6 +77,60 @@ class VoterLayoutTests {
 		assertThat(VoterLayout.oneNodeEach(5).nodesOfAQuorum(3)).isEqualTo(3);
 		assertThat(VoterLayout.of(List.of(2, 2, 2)).nodesOfAQuorum(2)).isEqualTo(4);
 		assertThat(VoterLayout.of(List.of(3, 1, 2)).nodesOfAQuorum(2)).as("the voters of 1 and 2 nodes").isEqualTo(3);
+	}
+
+	@Test
+	void aMinorityOfVotersHoldsTheirNodesAtMostAsFaultyClocks() {
+		assertThat(VoterLayout.oneNodeEach(5).faultyNodesAtMost(3)).isEqualTo(2);
+		assertThat(VoterLayout.of(List.of(2, 2, 2)).faultyNodesAtMost(2)).isEqualTo(2);
+		assertThat(VoterLayout.of(List.of(3, 1, 2)).faultyNodesAtMost(2)).as("the voter of 3 nodes").isEqualTo(3);
+	}
+
+	@Test
+	void theKeyRangesCutTheSlotsWhereAnyVotersNodeChanges() {
+		assertThat(VoterLayout.oneNodeEach(3).keyRanges()).singleElement().satisfies((range) -> {
+			assertThat(range.firstSlot()).isZero();
+			assertThat(range.lastSlot()).isEqualTo(HashSlot.SLOTS - 1);
+			assertThat(range.nodes()).containsExactly(0, 1, 2);
+		});
+
+		VoterLayout layout = VoterLayout.of(List.of(1, 3, 2));
+		List<VoterLayout.KeyRange> ranges = layout.keyRanges();
+		assertThat(ranges).extracting(VoterLayout.KeyRange::firstSlot).containsExactly(0, 5461, 8192, 10922);
+		assertThat(ranges).extracting(VoterLayout.KeyRange::lastSlot).containsExactly(5460, 8191, 10921, 16383);
+		assertThat(ranges.get(0).nodes()).containsExactly(0, 1, 4);
+		assertThat(ranges.get(1).nodes()).containsExactly(0, 2, 4);
+		assertThat(ranges.get(2).nodes()).containsExactly(0, 2, 5);
+		assertThat(ranges.get(3).nodes()).containsExactly(0, 3, 5);
+		// each range's nodes are what a key of any of its slots selects
+		for (int i = 0; i < 2000; i++) {
+			byte[] key = key("redlock:orders:" + i);
+			int slot = HashSlot.of(key);
+			VoterLayout.KeyRange range = ranges.stream()
+				.filter((r) -> r.firstSlot() <= slot && slot <= r.lastSlot())
+				.findFirst()
+				.orElseThrow();
+			boolean[] selected = layout.select(key);
+			for (int node = 0; node < layout.nodes(); node++) {
+				int candidate = node;
+				boolean inRange = Arrays.stream(range.nodes()).anyMatch((n) -> n == candidate);
+				assertThat(selected[node]).as("slot %d, node %d", slot, node).isEqualTo(inRange);
+				assertThat(layout.serves(node, slot)).as("slot %d, node %d", slot, node).isEqualTo(inRange);
+			}
+		}
+	}
+
+	@Test
+	void nodesOverlapWhenTheyServeASlotInCommon() {
+		VoterLayout layout = VoterLayout.of(List.of(1, 3, 2));
+		// voter 1's middle shard [5461, 10922) meets both of voter 2's, its first shard
+		// only voter 2's first
+		assertThat(layout.overlap(2, 4)).isTrue();
+		assertThat(layout.overlap(2, 5)).isTrue();
+		assertThat(layout.overlap(1, 4)).isTrue();
+		assertThat(layout.overlap(1, 5)).isFalse();
+		assertThat(layout.overlap(3, 4)).isFalse();
+		assertThat(layout.overlap(0, 3)).as("a voter of one node serves every slot").isTrue();
 	}
 
 	@Test
