@@ -32,6 +32,9 @@ final class FanoutRound extends WriteTimes {
 
 	private final @Nullable EarlyExit exit;
 
+	/** How many nodes the round asks: every node, or one per voter when selected. */
+	private final int asked;
+
 	private final long deadline;
 
 	/**
@@ -66,6 +69,15 @@ final class FanoutRound extends WriteTimes {
 		int n = pools.size();
 		this.connections = new PipelinedConnection[n];
 		this.replies = new NodeReply[n];
+		this.asked = (selected != null) ? count(selected) : n;
+	}
+
+	private static int count(boolean[] selected) {
+		int count = 0;
+		for (boolean one : selected) {
+			count += one ? 1 : 0;
+		}
+		return count;
 	}
 
 	@Override
@@ -208,7 +220,18 @@ final class FanoutRound extends WriteTimes {
 	 * nodes, and a round without them could not reach a quorum.
 	 */
 	private boolean mayLeaveOutAnother() {
-		return !this.patient && NodeReply.count(this.replies) < Quorum.toleratedOf(this.replies.length);
+		return !this.patient && leavesAQuorum(NodeReply.count(this.replies) + 1, this.asked);
+	}
+
+	/**
+	 * Whether so many nodes left out of a round, or failed, still leave it a quorum: a
+	 * minority of the nodes it asks (one per voter when a key selects them), not of every
+	 * node.
+	 * @param leftOut how many nodes would be left out or failed
+	 * @param asked how many nodes the round asks
+	 */
+	static boolean leavesAQuorum(int leftOut, int asked) {
+		return leftOut <= Quorum.toleratedOf(asked);
 	}
 
 	/**
