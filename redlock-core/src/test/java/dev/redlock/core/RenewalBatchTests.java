@@ -18,6 +18,7 @@ import dev.redlock.core.RedlockListener.NodeCommand;
 import dev.redlock.core.RedlockListener.NodeRequestEvent;
 import dev.redlock.core.TestSupport.ManualTicker;
 import dev.redlock.core.internal.lease.RenewalBatches;
+import dev.redlock.core.internal.protocol.HashSlot;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
 
@@ -61,6 +62,36 @@ class RenewalBatchTests {
 			assertThat(leases).allMatch((lease) -> lease.release() == ReleaseOutcome.RELEASED);
 			System.out.printf("[renewal batches] %d leases, %d renewals, at most %d requests to one node%n", count,
 					renewals, requests.mostToOneNode());
+		}
+		TestSupport.awaitNoKeys(nodes);
+	}
+
+	/**
+	 * Two voters, the first of two shard nodes: the leases' keys fall in two key ranges
+	 * (slots below 8,192 on node 0, the others on node 1, every key on node 2), and a
+	 * batch goes as one request per node for each range it touches. Renewed one round per
+	 * lease before, node 2 had a request per lease.
+	 */
+	@Test
+	void leasesDueTogetherOnVotersOfSeveralNodesGoInOneRequestPerNodeForEachKeyRange(RedisNodes nodes) {
+		ExtendRequests requests = new ExtendRequests();
+		try (Redlock redlock = Redlock.builder()
+			.shardedVoter(List.of(nodes.node(0).uri(), nodes.node(1).uri()))
+			.node(nodes.node(2).uri())
+			.settings(TestSupport.SETTINGS)
+			.ticker(new ManualTicker())
+			.listener(requests)
+			.build()) {
+			List<Lease> leases = acquire(redlock, "sharded-", 40);
+			assertThat(leases).extracting((lease) -> HashSlot.of(lease.redisKey()) < HashSlot.SLOTS / 2)
+				.as("keys in both ranges")
+				.contains(true, false);
+			leases.forEach(Lease::autoRenew);
+			awaitRenewals(leases, 2);
+			long renewals = leases.stream().mapToLong(Lease::extensionAttempts).sum();
+			assertThat(requests.mostToOneNode()).isPositive().isLessThanOrEqualTo(renewals / 10);
+			assertThat(leases).noneMatch(Lease::isLost);
+			assertThat(leases).allMatch((lease) -> lease.release() == ReleaseOutcome.RELEASED);
 		}
 		TestSupport.awaitNoKeys(nodes);
 	}

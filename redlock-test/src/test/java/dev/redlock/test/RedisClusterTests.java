@@ -7,8 +7,6 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,22 +16,11 @@ import org.junit.jupiter.api.Test;
  * shards with a replica each serves the tests, which leave it as they found it (a
  * failed-over shard counts as found: its replica serves the same slots).
  */
+@WithRedisCluster(shards = 3, replicasPerShard = 1)
 class RedisClusterTests {
 
-	private static RedisCluster cluster;
-
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start(3, 1);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		cluster.close();
-	}
-
 	@Test
-	void everySlotIsServedAndAKeyOnlyByItsShard() {
+	void everySlotIsServedAndAKeyOnlyByItsShard(RedisCluster cluster) {
 		assertThat(cluster.primaryOf(0).command("CLUSTER", "INFO")).contains("cluster_state:ok")
 			.contains("cluster_slots_assigned:16384");
 		assertThat(cluster.uri())
@@ -54,7 +41,7 @@ class RedisClusterTests {
 	}
 
 	@Test
-	void aFailoverPromotesTheReplicaWithTheShardsSlotsAndKeys() {
+	void aFailoverPromotesTheReplicaWithTheShardsSlotsAndKeys(RedisCluster cluster) {
 		String key = "failed-over";
 		int shard = cluster.shardOf(key);
 		RedisNode former = cluster.primaryOf(shard);
@@ -69,7 +56,7 @@ class RedisClusterTests {
 	}
 
 	@Test
-	void aShardThatGaveItsFirstSlotAwayStillFailsOver() {
+	void aShardThatGaveItsFirstSlotAwayStillFailsOver(RedisCluster cluster) {
 		int firstOfThird = 16384 * 2 / 3;
 		assertThat(cluster.shardOfSlot(firstOfThird)).isEqualTo(2);
 		cluster.migrateSlot(firstOfThird, 0);
@@ -106,7 +93,7 @@ class RedisClusterTests {
 	}
 
 	@Test
-	void aSlotMovesWithItsKeysAskingForThoseAlreadyMoved() {
+	void aSlotMovesWithItsKeysAskingForThoseAlreadyMoved(RedisCluster cluster) {
 		String moved = "{migrating}first";
 		String left = "{migrating}second";
 		int slot = cluster.slotOf(moved);

@@ -17,6 +17,7 @@ import dev.redlock.core.ReleaseOutcome;
 import dev.redlock.core.internal.protocol.LockScripts;
 import dev.redlock.core.internal.protocol.LockScripts.Script;
 import dev.redlock.core.internal.protocol.RawArgument;
+import dev.redlock.core.internal.round.BatchParts;
 import dev.redlock.core.internal.round.BatchReplies;
 import dev.redlock.core.internal.round.EarlyExit;
 import dev.redlock.core.internal.round.Fanout;
@@ -136,48 +137,43 @@ public final class ScriptRounds {
 	/**
 	 * Extends leases in one round (two on the nodes that lost their script cache): every
 	 * lease's call goes to each node in one write and comes back as one list of replies,
-	 * so the renewals due together cost the nodes one round trip, not one each.
+	 * so the renewals due together cost the nodes one round trip, not one each. With
+	 * voters of several nodes, one round per key range the leases' keys fall in
+	 * ({@link BatchParts}).
 	 * @param requests the extensions, at least one
 	 * @param reports where to leave what the listeners are to be told, once the leases'
 	 * state locks are left
 	 * @return each extension's result, in the order of the requests
 	 */
 	public Extension[] extend(List<ExtensionRequest> requests, List<Runnable> reports) {
-		if (this.group.layout().sharded()) {
-			return extendEach(requests, reports);
+		if (!this.group.layout().sharded()) {
+			return extend(requests, null, reports);
 		}
+		Extension[] extensions = new Extension[requests.size()];
+		for (BatchParts part : BatchParts.of(this.group.layout(), requests, (request) -> request.held().key())) {
+			Extension[] done = extend(part.of(requests), part.selection(), reports);
+			for (int i = 0; i < done.length; i++) {
+				extensions[part.indexes()[i]] = done[i];
+			}
+		}
+		return extensions;
+	}
+
+	/** Extends leases whose keys the selected nodes serve, in one round. */
+	private Extension[] extend(List<ExtensionRequest> requests, boolean @Nullable [] selected, List<Runnable> reports) {
 		Calls calls = Calls.batch(requests.size());
 		List<CommandArguments> batch = new ArrayList<>(requests.size());
 		for (ExtensionRequest request : requests) {
 			batch.add(LockScripts.call(Command.EVALSHA, LockScripts.EXTEND.sha1(), request.held().key(),
 					request.held().value(), request.ttlArgument()));
 		}
-		NodeReply[] replies = this.fanout.execute(RoundCommand.batch(batch), null,
+		NodeReply[] replies = this.fanout.execute(RoundCommand.batch(batch), selected,
 				new QuorumExit(NodeCommand.EXTEND, calls, true, null));
 		reports.add(() -> calls.report(this.events, NodeCommand.EXTEND, replies));
 		long end = this.ticker.getAsLong();
 		Extension[] extensions = new Extension[calls.count()];
 		for (int call = 0; call < extensions.length; call++) {
 			extensions[call] = judge(requests.get(call), replies, calls, call, end);
-		}
-		return extensions;
-	}
-
-	/**
-	 * Extends leases one round each, for voters of shard nodes: the leases' keys are
-	 * served by different nodes, and a batch goes to the same nodes for every call.
-	 */
-	private Extension[] extendEach(List<ExtensionRequest> requests, List<Runnable> reports) {
-		Extension[] extensions = new Extension[requests.size()];
-		for (int call = 0; call < extensions.length; call++) {
-			ExtensionRequest request = requests.get(call);
-			RawArgument key = request.held().key();
-			NodeReply[] replies = this.fanout.execute(
-					RoundCommand.of(LockScripts.call(Command.EVALSHA, LockScripts.EXTEND.sha1(), key,
-							request.held().value(), request.ttlArgument())),
-					this.group.select(key), new QuorumExit(NodeCommand.EXTEND, Calls.ONE, true, null));
-			reports.add(() -> this.events.nodeReplies(NodeCommand.EXTEND, replies, NodeReply::isConfirmed));
-			extensions[call] = judge(request, replies, Calls.ONE, 0, this.ticker.getAsLong());
 		}
 		return extensions;
 	}
@@ -241,22 +237,34 @@ public final class ScriptRounds {
 
 	/**
 	 * Releases leases in one round (two on the nodes that lost their script cache): every
-	 * lease's call goes to each node in one write and comes back as one list of replies.
-	 * For the listeners, a batch is one request per node, successful when the node
-	 * deleted every value in it.
+	 * lease's call goes to each node in one write and comes back as one list of replies
+	 * (with voters of several nodes, one round per key range the keys fall in). For the
+	 * listeners, a batch is one request per node, successful when the node deleted every
+	 * value in it.
 	 * @param held the leases' values, at least one
 	 * @param longestTtlNanos each lease's longest TTL, in the same order
 	 * @return each release's result, in the same order
 	 */
 	public Released[] release(List<HeldValue> held, long[] longestTtlNanos) {
-		if (this.group.layout().sharded()) {
-			// the keys are served by different nodes: one round each
-			Released[] released = new Released[held.size()];
-			for (int call = 0; call < released.length; call++) {
-				released[call] = release(held.get(call), longestTtlNanos[call], 0);
-			}
-			return released;
+		if (!this.group.layout().sharded()) {
+			return release(held, longestTtlNanos, null);
 		}
+		Released[] released = new Released[held.size()];
+		for (BatchParts part : BatchParts.of(this.group.layout(), held, HeldValue::key)) {
+			long[] ttls = new long[part.indexes().length];
+			for (int i = 0; i < ttls.length; i++) {
+				ttls[i] = longestTtlNanos[part.indexes()[i]];
+			}
+			Released[] done = release(part.of(held), ttls, part.selection());
+			for (int i = 0; i < done.length; i++) {
+				released[part.indexes()[i]] = done[i];
+			}
+		}
+		return released;
+	}
+
+	/** Releases leases whose keys the selected nodes serve, in one round. */
+	private Released[] release(List<HeldValue> held, long[] longestTtlNanos, boolean @Nullable [] selected) {
 		Calls calls = Calls.batch(held.size());
 		ValueToRemove[] values = new ValueToRemove[calls.count()];
 		List<CommandArguments> batch = new ArrayList<>(values.length);
@@ -265,7 +273,7 @@ public final class ScriptRounds {
 			values[call] = toRemove(value, longestTtlNanos[call], 0);
 			batch.add(LockScripts.call(Command.EVALSHA, LockScripts.RELEASE.sha1(), value.key(), value.value()));
 		}
-		NodeReply[] replies = this.fanout.execute(RoundCommand.batch(batch), null,
+		NodeReply[] replies = this.fanout.execute(RoundCommand.batch(batch), selected,
 				new QuorumExit(NodeCommand.RELEASE, calls, false, (call) -> values[call]));
 		calls.report(this.events, NodeCommand.RELEASE, replies);
 		Released[] released = new Released[values.length];

@@ -28,6 +28,8 @@ public final class VoterLayout {
 	/** The last slot each node serves, by node. */
 	private final int[] lastSlot;
 
+	private final List<KeyRange> keyRanges;
+
 	private VoterLayout(int[] firstNode) {
 		this.firstNode = firstNode;
 		this.sharded = nodes() > voters();
@@ -40,6 +42,7 @@ public final class VoterLayout {
 				this.lastSlot[this.firstNode[voter] + shard] = (int) ((long) HashSlot.SLOTS * (shard + 1) / shards) - 1;
 			}
 		}
+		this.keyRanges = cutKeyRanges();
 	}
 
 	/**
@@ -164,6 +167,10 @@ public final class VoterLayout {
 	 * node.
 	 */
 	public List<KeyRange> keyRanges() {
+		return this.keyRanges;
+	}
+
+	private List<KeyRange> cutKeyRanges() {
 		int[] starts = Arrays.stream(this.firstSlot).distinct().sorted().toArray();
 		List<KeyRange> ranges = new ArrayList<>(starts.length);
 		for (int i = 0; i < starts.length; i++) {
@@ -174,7 +181,39 @@ public final class VoterLayout {
 			}
 			ranges.add(new KeyRange(starts[i], last, nodes));
 		}
-		return ranges;
+		return List.copyOf(ranges);
+	}
+
+	/**
+	 * The key range a key falls in: its index in {@link #keyRanges()}.
+	 * @param key the key as stored
+	 */
+	public int keyRangeOf(byte[] key) {
+		int slot = HashSlot.of(key);
+		int low = 0;
+		int high = this.keyRanges.size() - 1;
+		while (low < high) {
+			int middle = (low + high + 1) >>> 1;
+			if (this.keyRanges.get(middle).firstSlot() <= slot) {
+				low = middle;
+			}
+			else {
+				high = middle - 1;
+			}
+		}
+		return low;
+	}
+
+	/**
+	 * The nodes a round on a key of the range goes to, as {@link #select} gives them.
+	 * @param range one of {@link #keyRanges()}
+	 */
+	public boolean[] selection(KeyRange range) {
+		boolean[] selected = new boolean[nodes()];
+		for (int node : range.nodes()) {
+			selected[node] = true;
+		}
+		return selected;
 	}
 
 	/** The voter a node belongs to. */

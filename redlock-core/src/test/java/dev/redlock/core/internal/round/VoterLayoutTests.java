@@ -111,6 +111,8 @@ class VoterLayoutTests {
 				.findFirst()
 				.orElseThrow();
 			boolean[] selected = layout.select(key);
+			assertThat(layout.keyRangeOf(key)).isEqualTo(ranges.indexOf(range));
+			assertThat(layout.selection(range)).isEqualTo(selected);
 			for (int node = 0; node < layout.nodes(); node++) {
 				int candidate = node;
 				boolean inRange = Arrays.stream(range.nodes()).anyMatch((n) -> n == candidate);

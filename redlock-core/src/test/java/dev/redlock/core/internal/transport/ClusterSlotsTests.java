@@ -3,8 +3,6 @@ package dev.redlock.core.internal.transport;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.TlsSettings;
@@ -12,6 +10,7 @@ import dev.redlock.core.internal.protocol.HashSlot;
 import dev.redlock.test.RedisCluster;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisCluster;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 
@@ -25,24 +24,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * a standalone server refused by name. The reply's corners (unknown hosts, slots no shard
  * serves) as pure logic.
  */
+@WithRedisCluster(shards = 3, replicasPerShard = 1)
 class ClusterSlotsTests {
 
 	private static final int TIMEOUT_MILLIS = 2_000;
 
-	private static RedisCluster cluster;
-
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start(3, 1);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		cluster.close();
-	}
-
 	@Test
-	void everySlotHasTheShardTheClusterNames() {
+	void everySlotHasTheShardTheClusterNames(RedisCluster cluster) {
 		ClusterSlots slots = read(address(cluster.primaryOf(1)));
 
 		assertThat(slots.unserved()).isEmpty();
@@ -62,7 +50,7 @@ class ClusterSlotsTests {
 	}
 
 	@Test
-	void aMovedSlotAndAPromotedReplicaShowAtTheNextReading() {
+	void aMovedSlotAndAPromotedReplicaShowAtTheNextReading(RedisCluster cluster) {
 		int slot = cluster.slotOf("moving");
 		int from = cluster.shardOfSlot(slot);
 		int to = (from + 1) % 3;
@@ -94,7 +82,7 @@ class ClusterSlotsTests {
 	}
 
 	@Test
-	void seedsThatDoNotAnswerAreSkipped() {
+	void seedsThatDoNotAnswerAreSkipped(RedisCluster cluster) {
 		HostAndPort nobody = new HostAndPort("127.0.0.1", 1);
 		ClusterSlots slots = read(nobody, address(cluster.primaryOf(2)));
 		assertThat(slots.unserved()).isEmpty();
@@ -104,7 +92,7 @@ class ClusterSlotsTests {
 	}
 
 	@Test
-	void aStandaloneSeedIsRefusedByName() {
+	void aStandaloneSeedIsRefusedByName(RedisCluster cluster) {
 		try (RedisNodes standalone = RedisNodes.start(1)) {
 			HostAndPort seed = address(standalone.node(0));
 			assertThatThrownBy(() -> read(seed, address(cluster.primaryOf(0))))
