@@ -133,6 +133,15 @@ class RedlockAutoConfigurationTests {
 	}
 
 	@Test
+	void aClusterUriFailsNamingTheIndexAndWhatToListInstead() {
+		assertFailure(
+				this.runner.withPropertyValues("redlock.nodes[0]=redis://127.0.0.1:7101",
+						"redlock.nodes[1]=redis-cluster://127.0.0.1:7000,127.0.0.1:7001",
+						"redlock.nodes[2]=redis://127.0.0.1:7103"),
+				"redlock.nodes[1]", "a Redis Cluster cannot be a voter yet");
+	}
+
+	@Test
 	void malformedUriFailsNamingTheIndexWithoutThePassword() {
 		assertFailure(this.runner.withPropertyValues("redlock.nodes[0]=redis://127.0.0.1:7101",
 				"redlock.nodes[1]=redis://:hunter2@127.0.0.1:notaport", "redlock.nodes[2]=redis://127.0.0.1:7103"),

@@ -225,6 +225,10 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		if (lower.startsWith("redis-sentinel://") || lower.startsWith("rediss-sentinel://")) {
 			return parseSentinel(trimmed, lower.startsWith("rediss-"));
 		}
+		if (lower.startsWith("redis-cluster://") || lower.startsWith("rediss-cluster://")) {
+			throw invalid(trimmed, "a Redis Cluster cannot be a voter yet (see docs/cluster-voters.md); list three or "
+					+ "five standalone or Sentinel-managed masters instead");
+		}
 		URI uri;
 		try {
 			uri = new URI(trimmed);

@@ -85,6 +85,15 @@ class RedisNodeUriTests {
 	}
 
 	@ParameterizedTest
+	@ValueSource(strings = { "redis-cluster://10.0.0.1:7000,10.0.0.2:7000", "rediss-cluster://u:s3cret@10.0.0.1:7000" })
+	void aClusterVoterIsRefusedSayingWhatToListInstead(String text) {
+		assertThatIllegalArgumentException().isThrownBy(() -> RedisNodeUri.parse(text))
+			.withMessageContaining("a Redis Cluster cannot be a voter yet")
+			.withMessageContaining("docs/cluster-voters.md")
+			.satisfies((ex) -> assertThat(ex.getMessage()).doesNotContain("s3cret"));
+	}
+
+	@ParameterizedTest
 	@ValueSource(strings = { "redis://user:s3cret@bad host:1", "redis://:s3cret@h:1/db", "http://u:s3cret@h:1",
 			"redis://u:s3cret@h:1?x=1", "redis://u:s3cret@:1", "redis://:ab/s3cret@h:x", "redis://:p@s3cret@h:x",
 			"redis://u:s3cret@h:1/s3cret@db" })
