@@ -215,7 +215,7 @@ public final class Redlock implements AutoCloseable {
 	 */
 	public List<NodeStatistics> nodeStatistics() {
 		List<NodeConnectionPool> pools = this.group.pools();
-		return this.group.events().statistics((node) -> pools.get(node).masterAddress());
+		return this.group.events().statistics((node) -> pools.get(node).master().address());
 	}
 
 	/**

@@ -79,7 +79,7 @@ public final class NodeDiagnostics {
 	}
 
 	private @Nullable String master(int node) {
-		return this.group.pools().get(node).masterAddress();
+		return this.group.pools().get(node).master().address();
 	}
 
 	/**
@@ -171,7 +171,7 @@ public final class NodeDiagnostics {
 						+ "key its shard does not serve, and its shard's replicas may take over from it; cluster voters "
 						+ "are not supported yet, list standalone masters (cluster-enabled no)"));
 			}
-			String roleRefusal = this.group.pools().get(i).masterRoleRefusal();
+			String roleRefusal = this.group.pools().get(i).master().roleRefusal();
 			if (roleRefusal != null) {
 				warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, i,
 						node + ": its master refuses ROLE (" + roleRefusal

@@ -1,22 +1,17 @@
 package dev.redlock.core.internal.transport;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.TlsSettings;
 import dev.redlock.core.internal.thread.OnDemandThread;
-import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
@@ -36,10 +31,10 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  *
  * <p>
  * A warm pool keeps at least {@code minIdle} connections open ({@link WarmConnections}).
+ * When a Sentinel voter's master moves, {@link MasterMoves} closes the connections to the
+ * former one.
  */
 public final class NodeConnectionPool implements AutoCloseable {
-
-	private static final Logger logger = LoggerFactory.getLogger(NodeConnectionPool.class);
 
 	private final RedisNodeUri uri;
 
@@ -75,8 +70,8 @@ public final class NodeConnectionPool implements AutoCloseable {
 	/** The connection rounds share, with the pipelined transport; else {@code null}. */
 	private final @Nullable SharedConnection shared;
 
-	/** Told when the voter's master moves: connections of their own to close. */
-	private final List<Runnable> masterMoveListeners = new CopyOnWriteArrayList<>();
+	/** What a move of the voter's master does to this node's connections. */
+	private final MasterMoves master;
 
 	private volatile boolean closed;
 
@@ -95,7 +90,7 @@ public final class NodeConnectionPool implements AutoCloseable {
 						2 * settings.nodeTimeout().toNanos(),
 						(int) Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis()),
 						settings.transport() == RedlockSettings.Transport.SHARED);
-		this.connector.master().onMove(this::masterMoved);
+		this.master = new MasterMoves(uri, this.connector, this.idle, this.shared, this::idleConnectionAborted);
 		// last: from now on a marker repair may open a connection for this pool
 		this.warm = new WarmConnections(this.connector, minIdle, warmUp, (nanos) -> this.latency.replied(nanos, false),
 				this::keep, () -> this.closed);
@@ -325,66 +320,17 @@ public final class NodeConnectionPool implements AutoCloseable {
 		return result;
 	}
 
-	/**
-	 * The voter's master moved (a Sentinel failover): the connections to the former one
-	 * are closed, those in use when given back, and the new one is tried at once.
-	 */
-	private void masterMoved() {
-		this.connector.clearBackoff();
-		// aborted, not closed: a TLS close to a former master that does not answer would
-		// wait for its reply
-		this.idle.drain().forEach((connection) -> {
-			connection.abort();
-			this.warm.closed();
-		});
-		if (this.shared != null) {
-			this.shared.masterMoved();
-		}
-		for (Runnable listener : this.masterMoveListeners) {
-			try {
-				listener.run();
-			}
-			catch (Throwable ex) {
-				logger.warn("Redlock voter {}: a connection to the former master was not closed", this.uri.redacted(),
-						ex);
-			}
-		}
+	/** An idle connection to a former master was aborted: others may be opened warm. */
+	private void idleConnectionAborted() {
+		this.warm.closed();
 	}
 
 	/**
-	 * Tells a task each time the voter's master moves (a Sentinel failover), on the
-	 * thread that found it: a holder of a connection of its own ({@link #connect}) closes
-	 * it there. Must not block.
+	 * Returns this node's connections as the voter's master moves: which still go to it,
+	 * and who is told of a move.
 	 */
-	public void onMasterMoved(Runnable task) {
-		this.masterMoveListeners.add(task);
-	}
-
-	/**
-	 * Whether a connection of this pool's node was opened to the voter's master as it is
-	 * now, not to one it has moved away from (always, for a master at a fixed address).
-	 */
-	public boolean isCurrent(PipelinedConnection connection) {
-		return this.connector.isCurrent(connection);
-	}
-
-	/**
-	 * Returns the address of the voter's master as known now: the node's own, or the one
-	 * a Sentinel voter follows.
-	 * @return {@code host:port}, or {@code null} while a Sentinel voter's is not known
-	 */
-	public @Nullable String masterAddress() {
-		HostAndPort known = this.connector.master().known();
-		return (known != null) ? SentinelGroup.format(known) : null;
-	}
-
-	/**
-	 * Returns why a Sentinel voter's master refused {@code ROLE}, when it did: a
-	 * connection that lands on a replica is then not told from one to the master.
-	 * @return the refusal, or {@code null}
-	 */
-	public @Nullable String masterRoleRefusal() {
-		return this.connector.master().roleRefusal();
+	public MasterMoves master() {
+		return this.master;
 	}
 
 	/**

@@ -125,7 +125,7 @@ public final class NodeSubscriber implements AutoCloseable {
 		this.timeoutNanos = timeoutNanos;
 		this.backoffNanos = backoffNanos;
 		this.scheduler = scheduler;
-		pool.onMasterMoved(this::masterMoved);
+		pool.master().onMoved(this::masterMoved);
 	}
 
 	/**
@@ -327,7 +327,7 @@ public final class NodeSubscriber implements AutoCloseable {
 						opened.abort();
 						return null;
 					}
-					if (!this.pool.isCurrent(opened)) {
+					if (!this.pool.master().isCurrent(opened)) {
 						// the voter's master moved while it was being opened: under the
 						// lock that masterMoved() reads the connection under
 						opened.abort();
