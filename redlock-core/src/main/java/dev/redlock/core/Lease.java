@@ -105,7 +105,10 @@ public final class Lease implements AutoCloseable {
 	/**
 	 * Returns the Redis key of the lock: what {@code @DistributedLock(key = ...)} and
 	 * {@link LockRequest#resource()} call the resource, with the key prefix in front.
-	 * @return the key prefix followed by the resource
+	 * When some voter has several shard nodes, that key is stored inside a hash tag
+	 * ({@code {redlock:orders:42}}), so that the lock and its fencing counter share a
+	 * slot; this returns the key as stored.
+	 * @return the key prefix followed by the resource, as the nodes store it
 	 */
 	public String redisKey() {
 		return this.state.key().toString();

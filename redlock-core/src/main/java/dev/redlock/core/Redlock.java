@@ -75,7 +75,7 @@ public final class Redlock implements AutoCloseable {
 	private Redlock(List<RedisNodeUri> nodes, VoterLayout layout, RedlockSettings settings, LongSupplier ticker,
 			List<RedlockListener> listeners, TlsSettings tls) {
 		this.settings = settings;
-		LockArguments arguments = new LockArguments(settings);
+		LockArguments arguments = new LockArguments(settings, layout.keys());
 		this.group = new NodeGroup(nodes, layout, settings, listeners, tls, this.renewals);
 		ScriptRounds rounds = new ScriptRounds(this.group, settings, ticker);
 		this.round = new AcquireRound(this.group, rounds, settings, ticker);

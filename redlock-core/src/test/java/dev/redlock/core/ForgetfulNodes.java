@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 
 import dev.redlock.core.internal.NodeGroup;
+import dev.redlock.core.internal.protocol.KeyLayout;
 import dev.redlock.core.internal.quarantine.NodeMarker;
 import dev.redlock.core.internal.quarantine.NodeQuarantine;
 import dev.redlock.test.LatencyProxy;
@@ -95,12 +96,23 @@ final class ForgetfulNodes implements AutoCloseable {
 	 * marker.
 	 */
 	static long trustedCounter(RedisNode node, String resource) {
+		return trustedCounter(node, resource, KeyLayout.PLAIN);
+	}
+
+	/**
+	 * A node's count for a resource when the node's counters are trusted, with the keys
+	 * laid out as given; else {@link #UNTRUSTED}.
+	 */
+	static long trustedCounter(RedisNode node, String resource, KeyLayout keys) {
 		String marker = node.command("GET", NodeMarker.KEY);
 		NodeMarker parsed = (marker != null) ? NodeMarker.parse(marker.getBytes(StandardCharsets.UTF_8)) : null;
 		if (parsed == null || !parsed.countersOk()) {
 			return UNTRUSTED;
 		}
-		String counter = node.command("GET", NodeMarker.KEY + TestSupport.PREFIX + resource);
+		String counterKey = keys
+			.counterKey(keys.storedKey((TestSupport.PREFIX + resource).getBytes(StandardCharsets.UTF_8)))
+			.toString();
+		String counter = node.command("GET", counterKey);
 		return (counter != null) ? Long.parseLong(counter.split(" ")[0]) : 0;
 	}
 

@@ -6,6 +6,8 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import dev.redlock.core.internal.protocol.ClusterKeys;
+import dev.redlock.core.internal.protocol.KeyLayout;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNodes;
 import dev.redlock.test.WithRedisNodes;
@@ -69,7 +71,7 @@ class ShardedVoterGuardsTests {
 			}
 		}
 		TestSupport.awaitTrue("the lock key is gone from every node", Duration.ofSeconds(5),
-				() -> TestSupport.nodesWithKey(nodes, TestSupport.PREFIX + resource) == 0);
+				() -> TestSupport.nodesWithKey(nodes, ClusterKeys.lockKey(TestSupport.PREFIX + resource)) == 0);
 		node(nodes, 0, 0).command("FLUSHALL");
 		List<String> uris = new ArrayList<>(nodes.uris());
 		for (int voter = 1; voter <= 2; voter++) {
@@ -80,14 +82,16 @@ class ShardedVoterGuardsTests {
 		try (Redlock c = ShardedVoterTests.sharded(uris, SETTINGS)) {
 			TestSupport.awaitTrue("C tried to re-seed voter 0's shard 0", QUARANTINE.plusSeconds(10),
 					() -> c.internals().group().reseed().attempts() >= 1);
-			assertThat(ForgetfulNodes.trustedCounter(node(nodes, 0, 0), resource)).as("its counter, if trusted")
+			assertThat(ForgetfulNodes.trustedCounter(node(nodes, 0, 0), resource, KeyLayout.TAGGED))
+				.as("its counter, if trusted")
 				.satisfiesAnyOf((count) -> assertThat(count).isEqualTo(ForgetfulNodes.UNTRUSTED),
 						(count) -> assertThat(count).isGreaterThanOrEqualTo(token));
 		}
 		try (Redlock d = ShardedVoterTests.sharded(nodes.uris(), SETTINGS)) {
-			TestSupport.awaitTrue("D re-seeded voter 0's shard 0", QUARANTINE.plusSeconds(10),
-					() -> ForgetfulNodes.trustedCounter(node(nodes, 0, 0), resource) != ForgetfulNodes.UNTRUSTED);
-			assertThat(ForgetfulNodes.trustedCounter(node(nodes, 0, 0), resource)).isGreaterThanOrEqualTo(token);
+			TestSupport.awaitTrue("D re-seeded voter 0's shard 0", QUARANTINE.plusSeconds(10), () -> ForgetfulNodes
+				.trustedCounter(node(nodes, 0, 0), resource, KeyLayout.TAGGED) != ForgetfulNodes.UNTRUSTED);
+			assertThat(ForgetfulNodes.trustedCounter(node(nodes, 0, 0), resource, KeyLayout.TAGGED))
+				.isGreaterThanOrEqualTo(token);
 			ForgetfulNodes.awaitCounting(d);
 			try (Lease lease = d.acquire(LockRequest.of(resource, QUARANTINE).fenced(), Duration.ofSeconds(10))) {
 				assertThat(lease.fencingToken().orElseThrow()).isGreaterThan(token);

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+import dev.redlock.core.internal.protocol.ClusterKeys;
 import dev.redlock.core.internal.protocol.HashSlot;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNode;
@@ -42,7 +43,7 @@ class ShardedVoterTests {
 				leases.add(redlock.acquire("spread-" + i, Duration.ofSeconds(30), Duration.ZERO));
 			}
 			for (int i = 0; i < 100; i++) {
-				String key = TestSupport.PREFIX + "spread-" + i;
+				String key = ClusterKeys.lockKey(TestSupport.PREFIX + "spread-" + i);
 				int shard = shardOf(key);
 				perShard[shard]++;
 				for (int voter = 0; voter < VOTERS; voter++) {
@@ -109,7 +110,7 @@ class ShardedVoterTests {
 			for (Lease lease : leases) {
 				assertThat(lease.extend(Duration.ofSeconds(60))).isTrue();
 			}
-			String key = TestSupport.PREFIX + "together-0";
+			String key = ClusterKeys.lockKey(TestSupport.PREFIX + "together-0");
 			long pttl = Long.parseLong(node(nodes, 0, shardOf(key)).command("PTTL", key));
 			assertThat(pttl).as("extended on the key's shard").isGreaterThan(2000);
 
@@ -202,6 +203,17 @@ class ShardedVoterTests {
 						previous = token;
 					}
 				}
+				// the counter shares the lock's hash tag: on the node of each voter that
+				// serves the lock (the last voter's grant may land after the round)
+				String counter = ClusterKeys.fenceKey(TestSupport.PREFIX + resource);
+				int shard = shardOf(counter);
+				long last = previous;
+				for (int voter = 0; voter < VOTERS; voter++) {
+					RedisNode serving = node(nodes, voter, shard);
+					TestSupport.awaitTrue(counter + " at " + last + " on " + serving.uri(), Duration.ofSeconds(10),
+							() -> count(serving.command("GET", counter)) >= last);
+					assertThat(node(nodes, voter, 1 - shard).command("EXISTS", counter)).isEqualTo("0");
+				}
 			}
 		}
 	}
@@ -276,6 +288,11 @@ class ShardedVoterTests {
 
 	static RedisNode node(RedisNodes nodes, int voter, int shard) {
 		return nodes.node(voter * SHARDS + shard);
+	}
+
+	/** A fencing counter's count, 0 when there is none. */
+	private static long count(String counter) {
+		return (counter != null) ? Long.parseLong(counter.split(" ")[0]) : 0;
 	}
 
 	/** The shard of two that serves a key: the first serves slots 0 to 8,191. */

@@ -39,8 +39,6 @@ public final class AcquireRound {
 
 	private static final Logger logger = LoggerFactory.getLogger(AcquireRound.class);
 
-	private static final byte[] FENCE_PREFIX = LockScripts.FENCE_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
-
 	private static final Predicate<NodeReply> GRANTS = (reply) -> AcquireAttempt.isGrant(reply, false);
 
 	/** Read once written: never changed, so shared by every round. */
@@ -294,28 +292,13 @@ public final class AcquireRound {
 	}
 
 	/** A call of a fencing script by its digest: the lock key, then its counter. */
-	private static CommandArguments fencingScript(Script script, RawArgument key, RawArgument value,
-			RawArgument argument) {
+	private CommandArguments fencingScript(Script script, RawArgument key, RawArgument value, RawArgument argument) {
 		return new CommandArguments(Command.EVALSHA).add(script.sha1())
 			.add(LockScripts.TWO_KEYS)
 			.add(key)
-			.add(counterKey(key))
+			.add(this.group.layout().keys().counterKey(key))
 			.add(value)
 			.add(argument);
-	}
-
-	/**
-	 * The key of a resource's fencing counter: the lock key behind a {@code {fence}}
-	 * prefix. It can never be another resource's lock key, since lock keys starting with
-	 * that prefix are refused ({@link #keyFor}). It has no TTL.
-	 */
-	private static RawArgument counterKey(RawArgument lockKey) {
-		byte[] prefix = FENCE_PREFIX;
-		byte[] key = lockKey.getRaw();
-		byte[] counter = new byte[prefix.length + key.length];
-		System.arraycopy(prefix, 0, counter, 0, prefix.length);
-		System.arraycopy(key, 0, counter, prefix.length, key.length);
-		return RawArgument.wrap(counter);
 	}
 
 	/**

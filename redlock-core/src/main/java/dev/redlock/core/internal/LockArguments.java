@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import dev.redlock.core.RedlockSettings;
-import dev.redlock.core.internal.protocol.LockScripts;
+import dev.redlock.core.internal.protocol.KeyLayout;
 import dev.redlock.core.internal.protocol.RawArgument;
 
 /**
@@ -17,16 +17,21 @@ public final class LockArguments {
 
 	private static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
 
-	private static final byte[] FENCE_PREFIX = LockScripts.FENCE_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
-
 	private final RedlockSettings settings;
 
 	private final String keyPrefix;
 
 	private final byte[] keyPrefixBytes;
 
-	public LockArguments(RedlockSettings settings) {
+	private final KeyLayout keys;
+
+	/**
+	 * @param settings the key prefix and the limits
+	 * @param keys how the nodes store a lock's keys
+	 */
+	public LockArguments(RedlockSettings settings, KeyLayout keys) {
 		this.settings = settings;
+		this.keys = keys;
 		this.keyPrefix = settings.keyPrefix();
 		this.keyPrefixBytes = this.keyPrefix.getBytes(StandardCharsets.UTF_8);
 	}
@@ -52,12 +57,12 @@ public final class LockArguments {
 			throw new IllegalArgumentException("Lock key for resource '" + start + "' is longer than the limit of "
 					+ limit + " bytes in UTF-8, key prefix included (maxKeyLength): at least " + atLeast + " bytes");
 		}
-		if (startsWith(bytes, FENCE_PREFIX)) {
-			throw new IllegalArgumentException(
-					"Lock key '" + this.keyPrefix + resource + "' starts with " + LockScripts.FENCE_KEY_PREFIX
-							+ ", which is reserved for fencing counters: use another resource name or key prefix");
+		String refusal = this.keys.refusal(this.keyPrefix + resource);
+		if (refusal != null) {
+			throw new IllegalArgumentException("Lock key '" + this.keyPrefix + resource + "' " + refusal
+					+ ": use another resource name or key prefix");
 		}
-		return RawArgument.wrap(bytes);
+		return this.keys.storedKey(bytes);
 	}
 
 	/**
@@ -76,18 +81,6 @@ public final class LockArguments {
 			key[prefix.length + i] = (byte) c;
 		}
 		return key;
-	}
-
-	private static boolean startsWith(byte[] bytes, byte[] prefix) {
-		if (bytes.length < prefix.length) {
-			return false;
-		}
-		for (int i = 0; i < prefix.length; i++) {
-			if (bytes[i] != prefix[i]) {
-				return false;
-			}
-		}
-		return true;
 	}
 
 	/**

@@ -1,5 +1,7 @@
 package dev.redlock.core.internal.protocol;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Where a lock's keys go on a cluster voter: every key a lock's scripts touch shares one
  * hash tag, so they are in one slot, on one shard (a script may not declare keys of two
@@ -23,7 +25,8 @@ package dev.redlock.core.internal.protocol;
  */
 public final class ClusterKeys {
 
-	private static final String FENCE_SUFFIX = ":fence";
+	/** What a counter's stored key has after its lock's. */
+	static final String FENCE_SUFFIX = ":fence";
 
 	private ClusterKeys() {
 	}
@@ -45,6 +48,25 @@ public final class ClusterKeys {
 	 */
 	public static String fenceKey(String lockKey) {
 		return lockKey(lockKey) + FENCE_SUFFIX;
+	}
+
+	/**
+	 * Returns the lock key a stored key is a lock's under, when it is one.
+	 * @param storedKey a key as stored on a node
+	 * @return the lock key, or {@code null} when the key is no lock's (a counter, a
+	 * marker, another application's)
+	 */
+	public static @Nullable String lockKeyOf(String storedKey) {
+		if (!storedKey.startsWith("{")) {
+			return null;
+		}
+		int close = storedKey.indexOf('}');
+		if (close < 0) {
+			return null;
+		}
+		String lockKey = (close == storedKey.length() - 1) ? storedKey.substring(1, close)
+				: storedKey.startsWith("=", close + 1) ? storedKey.substring(close + 2) : null;
+		return (lockKey != null && lockKey(lockKey).equals(storedKey)) ? lockKey : null;
 	}
 
 	/** Whether the lock key can be its own tag: not empty, and no {@code }} in it. */

@@ -47,11 +47,6 @@ public final class CounterReseed implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(CounterReseed.class);
 
-	/**
-	 * What a fencing counter's key starts with; the marker itself is that prefix alone.
-	 */
-	private static final String COUNTERS = LockScripts.FENCE_KEY_PREFIX + "*";
-
 	private static final int BATCH = 200;
 
 	private final List<NodeConnectionPool> pools;
@@ -220,10 +215,9 @@ public final class CounterReseed implements AutoCloseable {
 		return worth;
 	}
 
-	/** The slot of the lock a counter counts for: its key is the lock's, prefixed. */
-	private static int slotOfCounter(String counterKey) {
-		return HashSlot
-			.of(counterKey.substring(LockScripts.FENCE_KEY_PREFIX.length()).getBytes(StandardCharsets.UTF_8));
+	/** The slot of the lock a counter counts for: its stored key's. */
+	private int slotOfCounter(String counterKey) {
+		return HashSlot.of(this.layout.keys().storedKeyOfCounter(counterKey).getBytes(StandardCharsets.UTF_8));
 	}
 
 	/**
@@ -239,7 +233,7 @@ public final class CounterReseed implements AutoCloseable {
 				Object reply = call(connection,
 						new CommandArguments(Command.SCAN).add(cursor)
 							.add("MATCH")
-							.add(COUNTERS)
+							.add(this.layout.keys().counterPattern())
 							.add("COUNT")
 							.add(BATCH));
 				List<?> page = (List<?>) reply;
@@ -247,7 +241,8 @@ public final class CounterReseed implements AutoCloseable {
 				List<String> keys = new ArrayList<>();
 				for (Object key : (List<?>) page.get(1)) {
 					String name = new String((byte[]) key, StandardCharsets.UTF_8);
-					if (!name.equals(NodeMarker.KEY)) {
+					// not the marker, nor a lock whose key looks like a counter's
+					if (this.layout.keys().storedKeyOfCounter(name) != null) {
 						keys.add(name);
 					}
 				}

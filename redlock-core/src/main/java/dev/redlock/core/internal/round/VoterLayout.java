@@ -7,6 +7,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import dev.redlock.core.internal.protocol.HashSlot;
+import dev.redlock.core.internal.protocol.KeyLayout;
 
 /**
  * Which nodes make up each voter, and which node of each voter serves a key. A voter is
@@ -110,6 +111,14 @@ public final class VoterLayout {
 	/** Whether some voter has more than one node: only then does a key pick nodes. */
 	public boolean sharded() {
 		return this.sharded;
+	}
+
+	/**
+	 * How the nodes store a lock's keys: in one hash tag when some voter has several
+	 * nodes.
+	 */
+	public KeyLayout keys() {
+		return KeyLayout.of(this.sharded);
 	}
 
 	/**

@@ -85,6 +85,24 @@ class ClusterKeysTests {
 	}
 
 	@Test
+	void aStoredKeyTellsWhichLockItIsAndNoOtherKeyPassesForALocks() {
+		List<String> keys = new ArrayList<>(
+				List.of("x", "{x}", "x:fence", "x}:fence", "a}b", "}", "{", "{}", ":fence", "", "=", "}=", "fence"));
+		keys.addAll(randomKeys(new Random(54), 5_000, 6));
+		for (String key : keys) {
+			assertThat(ClusterKeys.lockKeyOf(ClusterKeys.lockKey(key))).as("the stored key of %s", key).isEqualTo(key);
+			assertThat(ClusterKeys.lockKeyOf(ClusterKeys.fenceKey(key))).as("the counter of %s", key).isNull();
+			String asStored = ClusterKeys.lockKeyOf(key);
+			if (asStored != null) {
+				assertThat(ClusterKeys.lockKey(asStored)).as("%s, a lock's stored key as it is", key).isEqualTo(key);
+			}
+		}
+		assertThat(ClusterKeys.lockKeyOf("{fence}:marker")).isNull();
+		assertThat(ClusterKeys.lockKeyOf("{" + LockScripts.sha1Hex("other") + "}=a}b")).as("a digest of another key")
+			.isNull();
+	}
+
+	@Test
 	void aCallersHashTagIsNotHonouredSoLocksSpreadOverTheSlots() {
 		assertThat(ClusterKeys.lockKey("redlock:orders:1")).isEqualTo("{redlock:orders:1}");
 		assertThat(ClusterKeys.lockKey("redlock:{tenant}:1")).as("a key with a } is tagged by its digest")

@@ -1,0 +1,143 @@
+package dev.redlock.core.internal.protocol;
+
+import java.nio.charset.StandardCharsets;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How a lock's keys are stored on the nodes. When every voter is one node (a standalone
+ * or Sentinel-managed master), a lock is stored under its key as it is and its fencing
+ * counter behind {@code {fence}} ({@link #PLAIN}). When some voter has several shard
+ * nodes, each key a lock's scripts touch must be in the lock key's slot, on every voter
+ * alike, so that one node per voter serves them all ({@link #TAGGED}, see
+ * {@link ClusterKeys}).
+ */
+public enum KeyLayout {
+
+	/**
+	 * The lock key as it is, its counter {@code {fence}<lock key>}; lock keys starting
+	 * with {@code {fence}} are refused, so that the two never meet.
+	 */
+	PLAIN {
+
+		private static final byte[] FENCE_PREFIX = LockScripts.FENCE_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
+
+		@Override
+		public RawArgument storedKey(byte[] lockKey) {
+			return RawArgument.wrap(lockKey);
+		}
+
+		@Override
+		public RawArgument counterKey(RawArgument storedKey) {
+			return concat(FENCE_PREFIX, storedKey.getRaw());
+		}
+
+		@Override
+		public String counterPattern() {
+			return LockScripts.FENCE_KEY_PREFIX + "*";
+		}
+
+		@Override
+		public @Nullable String storedKeyOfCounter(String key) {
+			// the marker is the prefix alone
+			return (key.startsWith(LockScripts.FENCE_KEY_PREFIX)
+					&& key.length() > LockScripts.FENCE_KEY_PREFIX.length())
+							? key.substring(LockScripts.FENCE_KEY_PREFIX.length()) : null;
+		}
+
+		@Override
+		public @Nullable String refusal(String lockKey) {
+			return lockKey.startsWith(LockScripts.FENCE_KEY_PREFIX)
+					? "starts with " + LockScripts.FENCE_KEY_PREFIX + ", which is reserved for fencing counters" : null;
+		}
+
+	},
+
+	/**
+	 * Every key of a lock in one hash tag ({@link ClusterKeys}): the lock {@code {<lock
+	 * key>}}, its counter {@code {<lock key>}:fence}. The node's marker stays
+	 * {@code {fence}}, the stored key of a lock named {@code fence}, which is refused.
+	 */
+	TAGGED {
+
+		private static final byte[] FENCE_SUFFIX = ClusterKeys.FENCE_SUFFIX.getBytes(StandardCharsets.UTF_8);
+
+		@Override
+		public RawArgument storedKey(byte[] lockKey) {
+			return RawArgument.of(ClusterKeys.lockKey(new String(lockKey, StandardCharsets.UTF_8)));
+		}
+
+		@Override
+		public RawArgument counterKey(RawArgument storedKey) {
+			return concat(storedKey.getRaw(), FENCE_SUFFIX);
+		}
+
+		@Override
+		public String counterPattern() {
+			return "{*}*" + ClusterKeys.FENCE_SUFFIX;
+		}
+
+		@Override
+		public @Nullable String storedKeyOfCounter(String key) {
+			if (!key.endsWith(ClusterKeys.FENCE_SUFFIX)) {
+				return null;
+			}
+			String stored = key.substring(0, key.length() - ClusterKeys.FENCE_SUFFIX.length());
+			return (ClusterKeys.lockKeyOf(stored) != null) ? stored : null;
+		}
+
+		@Override
+		public @Nullable String refusal(String lockKey) {
+			return ClusterKeys.lockKey(lockKey).equals(LockScripts.FENCE_KEY_PREFIX) ? "is stored as "
+					+ LockScripts.FENCE_KEY_PREFIX + " on voters of several shards, the key of each node's marker"
+					: null;
+		}
+
+	};
+
+	/**
+	 * The layout of a group of voters.
+	 * @param sharded whether some voter has several shard nodes
+	 */
+	public static KeyLayout of(boolean sharded) {
+		return sharded ? TAGGED : PLAIN;
+	}
+
+	/**
+	 * Returns the key a lock is stored under.
+	 * @param lockKey the lock key, prefix included, in UTF-8
+	 */
+	public abstract RawArgument storedKey(byte[] lockKey);
+
+	/**
+	 * Returns the key of a lock's fencing counter, in its stored key's slot.
+	 * @param storedKey the key the lock is stored under
+	 */
+	public abstract RawArgument counterKey(RawArgument storedKey);
+
+	/** Returns a {@code SCAN} pattern that every counter's key matches. */
+	public abstract String counterPattern();
+
+	/**
+	 * Returns the stored key of the lock a counter counts for.
+	 * @param key a key that matched {@link #counterPattern()}
+	 * @return the lock's stored key, or {@code null} when the key is no counter
+	 */
+	public abstract @Nullable String storedKeyOfCounter(String key);
+
+	/**
+	 * Says why a lock key cannot be used, when it cannot: its keys would meet keys of
+	 * another kind.
+	 * @param lockKey the lock key, prefix included
+	 * @return the reason, to follow the key in a message, or {@code null}
+	 */
+	public abstract @Nullable String refusal(String lockKey);
+
+	private static RawArgument concat(byte[] first, byte[] second) {
+		byte[] joined = new byte[first.length + second.length];
+		System.arraycopy(first, 0, joined, 0, first.length);
+		System.arraycopy(second, 0, joined, first.length, second.length);
+		return RawArgument.wrap(joined);
+	}
+
+}
