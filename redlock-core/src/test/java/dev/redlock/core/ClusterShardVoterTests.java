@@ -18,6 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.internal.protocol.ClusterKeys;
+import dev.redlock.core.internal.protocol.KeyLayout;
 import dev.redlock.test.RedisCluster;
 import dev.redlock.test.RedisNode;
 
@@ -30,9 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * another node's slots ({@code MOVED}) and a script whose keys are in two slots
  * ({@code CROSSSLOT}), so these tests show the tagged key layout doing what a cluster
  * voter needs: a lock and its fencing counter on the shard the lock key's slot picks, in
- * every cluster. The restart quarantine is off: each node's marker is not yet kept in a
- * slot of its own (docs/cluster-voters.md, step 3). Last, the scale figure: the lock load
- * of 10,000 distinct keys spreads evenly over the shards.
+ * every cluster; each node's marker in a slot of its own. Last, the scale figure: the
+ * lock load of 10,000 distinct keys spreads evenly over the shards.
  */
 class ClusterShardVoterTests {
 
@@ -122,6 +122,73 @@ class ClusterShardVoterTests {
 			assertThat(waiter.get(20, TimeUnit.SECONDS)).as("b's waiter, woken by a release").isTrue();
 		}
 		awaitNoLocks();
+	}
+
+	/**
+	 * With the restart quarantine on, each primary keeps its marker under a key in its
+	 * own slots, read by the judged scripts and probes of every voter. A primary that
+	 * forgets (FLUSHALL) is re-seeded with the counters of its slots, one call per slot
+	 * (a cluster refuses a call that declares counters of several slots), and the next
+	 * token of a lock on it is above the last one.
+	 */
+	@Test
+	void withTheQuarantineOnEachPrimaryKeepsItsMarkerInItsSlotsAndOneThatForgotIsReseeded() {
+		RedlockSettings settings = TestSupport.withQuarantine(Duration.ofSeconds(2));
+		List<String> resources = new ArrayList<>();
+		for (int i = 0; resources.size() < 12; i++) {
+			// a dozen locks on the first shard of the first cluster, of a dozen slots
+			if (clusters.get(0).shardOf(ClusterKeys.lockKey(TestSupport.PREFIX + "judged-" + i)) == 0) {
+				resources.add("judged-" + i);
+			}
+		}
+		Map<String, Long> tokens = new HashMap<>();
+		try (Redlock a = clusterVoters(settings)) {
+			ForgetfulNodes.awaitCounting(a);
+			for (RedisCluster cluster : clusters) {
+				for (int shard = 0; shard < SHARDS; shard++) {
+					String marker = markerOf(shard);
+					assertThat(cluster.shardOf(marker)).as(marker).isEqualTo(shard);
+					assertThat(cluster.primaryOf(shard).command("EXISTS", marker)).as(marker + " on shard " + shard)
+						.isEqualTo("1");
+				}
+			}
+			for (String resource : resources) {
+				try (Lease lease = a.acquire(LockRequest.of(resource, Duration.ofSeconds(2)).fenced(),
+						Duration.ofSeconds(10))) {
+					tokens.put(resource, lease.fencingToken().orElseThrow());
+				}
+				a.acquire(resource + ":plain", Duration.ofSeconds(2), Duration.ofSeconds(10)).release();
+			}
+			// every grant read its node's own marker: one asked of another shard's slot
+			// reads as unreadable
+			for (int node = 0; node < CLUSTERS * SHARDS; node++) {
+				assertThat(a.internals().group().quarantine(node).markers().foundUnreadable())
+					.as("node " + node + "'s marker unreadable")
+					.isFalse();
+			}
+		}
+		RedisNode forgetful = clusters.get(0).primaryOf(0);
+		forgetful.command("FLUSHALL");
+		try (Redlock b = clusterVoters(settings)) {
+			for (String resource : resources) {
+				TestSupport.awaitTrue(resource + "'s counter re-seeded", Duration.ofSeconds(20), () -> ForgetfulNodes
+					.trustedCounter(forgetful, resource, KeyLayout.TAGGED, markerOf(0)) >= tokens.get(resource));
+			}
+			ForgetfulNodes.awaitCounting(b);
+			for (String resource : resources) {
+				try (Lease lease = b.acquire(LockRequest.of(resource, Duration.ofSeconds(2)).fenced(),
+						Duration.ofSeconds(10))) {
+					assertThat(lease.fencingToken().orElseThrow()).as(resource).isGreaterThan(tokens.get(resource));
+				}
+			}
+		}
+		awaitNoLocks();
+	}
+
+	/** The marker key of a shard's primary: in the shard's slots. */
+	private static String markerOf(int shard) {
+		return KeyLayout.TAGGED.markerKey(RedisCluster.SLOTS * shard / SHARDS,
+				RedisCluster.SLOTS * (shard + 1) / SHARDS - 1);
 	}
 
 	/**
@@ -220,7 +287,11 @@ class ClusterShardVoterTests {
 
 	/** One voter per cluster: its primaries, in slot order. */
 	private static Redlock clusterVoters() {
-		Redlock.Builder builder = Redlock.builder().settings(TestSupport.SETTINGS);
+		return clusterVoters(TestSupport.SETTINGS);
+	}
+
+	private static Redlock clusterVoters(RedlockSettings settings) {
+		Redlock.Builder builder = Redlock.builder().settings(settings);
 		for (RedisCluster cluster : clusters) {
 			List<String> primaries = new ArrayList<>();
 			for (int shard = 0; shard < SHARDS; shard++) {

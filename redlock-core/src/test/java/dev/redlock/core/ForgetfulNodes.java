@@ -96,15 +96,16 @@ final class ForgetfulNodes implements AutoCloseable {
 	 * marker.
 	 */
 	static long trustedCounter(RedisNode node, String resource) {
-		return trustedCounter(node, resource, KeyLayout.PLAIN);
+		return trustedCounter(node, resource, KeyLayout.PLAIN, NodeMarker.KEY);
 	}
 
 	/**
 	 * A node's count for a resource when the node's counters are trusted, with the keys
-	 * laid out as given; else {@link #UNTRUSTED}.
+	 * laid out as given and the node's marker under the given key; else
+	 * {@link #UNTRUSTED}.
 	 */
-	static long trustedCounter(RedisNode node, String resource, KeyLayout keys) {
-		String marker = node.command("GET", NodeMarker.KEY);
+	static long trustedCounter(RedisNode node, String resource, KeyLayout keys, String markerKey) {
+		String marker = node.command("GET", markerKey);
 		NodeMarker parsed = (marker != null) ? NodeMarker.parse(marker.getBytes(StandardCharsets.UTF_8)) : null;
 		if (parsed == null || !parsed.countersOk()) {
 			return UNTRUSTED;

@@ -7,6 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.internal.protocol.ClusterKeys;
+import dev.redlock.core.internal.protocol.HashSlot;
 import dev.redlock.core.internal.protocol.KeyLayout;
 import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisNodes;
@@ -27,6 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @WithRedisNodes(count = 6)
 class ShardedVoterGuardsTests {
+
+	/** The marker key of the nodes that serve the first half of the slots. */
+	private static final String SHARD_0_MARKER = KeyLayout.TAGGED.markerKey(0, HashSlot.SLOTS / 2 - 1);
 
 	static final Duration QUARANTINE = Duration.ofSeconds(2);
 
@@ -82,15 +86,16 @@ class ShardedVoterGuardsTests {
 		try (Redlock c = ShardedVoterTests.sharded(uris, SETTINGS)) {
 			TestSupport.awaitTrue("C tried to re-seed voter 0's shard 0", QUARANTINE.plusSeconds(10),
 					() -> c.internals().group().reseed().attempts() >= 1);
-			assertThat(ForgetfulNodes.trustedCounter(node(nodes, 0, 0), resource, KeyLayout.TAGGED))
+			assertThat(ForgetfulNodes.trustedCounter(node(nodes, 0, 0), resource, KeyLayout.TAGGED, SHARD_0_MARKER))
 				.as("its counter, if trusted")
 				.satisfiesAnyOf((count) -> assertThat(count).isEqualTo(ForgetfulNodes.UNTRUSTED),
 						(count) -> assertThat(count).isGreaterThanOrEqualTo(token));
 		}
 		try (Redlock d = ShardedVoterTests.sharded(nodes.uris(), SETTINGS)) {
-			TestSupport.awaitTrue("D re-seeded voter 0's shard 0", QUARANTINE.plusSeconds(10), () -> ForgetfulNodes
-				.trustedCounter(node(nodes, 0, 0), resource, KeyLayout.TAGGED) != ForgetfulNodes.UNTRUSTED);
-			assertThat(ForgetfulNodes.trustedCounter(node(nodes, 0, 0), resource, KeyLayout.TAGGED))
+			TestSupport.awaitTrue("D re-seeded voter 0's shard 0", QUARANTINE.plusSeconds(10),
+					() -> ForgetfulNodes.trustedCounter(node(nodes, 0, 0), resource, KeyLayout.TAGGED,
+							SHARD_0_MARKER) != ForgetfulNodes.UNTRUSTED);
+			assertThat(ForgetfulNodes.trustedCounter(node(nodes, 0, 0), resource, KeyLayout.TAGGED, SHARD_0_MARKER))
 				.isGreaterThanOrEqualTo(token);
 			ForgetfulNodes.awaitCounting(d);
 			try (Lease lease = d.acquire(LockRequest.of(resource, QUARANTINE).fenced(), Duration.ofSeconds(10))) {

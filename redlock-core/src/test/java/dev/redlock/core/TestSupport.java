@@ -203,7 +203,15 @@ final class TestSupport {
 		if (keys == null || keys.isEmpty()) {
 			return 0;
 		}
-		return Arrays.stream(keys.split("\n")).filter((key) -> !key.equals(NodeMarker.KEY)).count();
+		return Arrays.stream(keys.split("\n")).filter((key) -> !isMarker(key)).count();
+	}
+
+	/**
+	 * Whether a key is a node's marker: {@code {fence}}, or on a node of a voter of
+	 * several, a key of its own slots ({@code {m<i>}:marker}).
+	 */
+	static boolean isMarker(String key) {
+		return key.equals(NodeMarker.KEY) || key.matches("\\{m\\d+\\}:marker");
 	}
 
 	/**
@@ -224,7 +232,7 @@ final class TestSupport {
 				String[] keys = String.valueOf(node.command("KEYS", "*")).split("\n");
 				left.append(" node ").append(i).append(" [");
 				for (int k = 0; k < Math.min(keys.length, 5); k++) {
-					if (!keys[k].isEmpty() && !keys[k].equals(NodeMarker.KEY)) {
+					if (!keys[k].isEmpty() && !isMarker(keys[k])) {
 						left.append(keys[k]).append(" (ttl ").append(node.command("PTTL", keys[k])).append(" ms) ");
 					}
 				}

@@ -2,6 +2,8 @@ package dev.redlock.core.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
@@ -12,6 +14,7 @@ import org.slf4j.LoggerFactory;
 import dev.redlock.core.RedlockListener.NodeCommand;
 import dev.redlock.core.RedlockSettings;
 import dev.redlock.core.internal.protocol.AcquireReply;
+import dev.redlock.core.internal.protocol.KeyLayout;
 import dev.redlock.core.internal.protocol.LockScripts;
 import dev.redlock.core.internal.protocol.LockScripts.Script;
 import dev.redlock.core.internal.protocol.RawArgument;
@@ -22,6 +25,7 @@ import dev.redlock.core.internal.round.Fanout;
 import dev.redlock.core.internal.round.NodeReply;
 import dev.redlock.core.internal.round.Quorum;
 import dev.redlock.core.internal.round.RoundCommand;
+import dev.redlock.core.internal.round.VoterLayout;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
 import redis.clients.jedis.Protocol.Keyword;
@@ -65,6 +69,12 @@ public final class AcquireRound {
 	private final boolean judged;
 
 	/**
+	 * Each node's marker key, when every node keeps its marker in a slot of its own (some
+	 * voter has several nodes); {@code null} when every node's is {@code {fence}}.
+	 */
+	private final RawArgument @Nullable [] ownMarkers;
+
+	/**
 	 * Whether fenced acquisitions confirm their token on a quorum (the second round); off
 	 * only in the test that shows why it is needed.
 	 */
@@ -76,6 +86,16 @@ public final class AcquireRound {
 		this.settings = settings;
 		this.ticker = ticker;
 		this.judged = !settings.restartQuarantine().isZero();
+		VoterLayout layout = group.layout();
+		if (layout.keys() == KeyLayout.TAGGED) {
+			this.ownMarkers = new RawArgument[layout.nodes()];
+			for (int node = 0; node < layout.nodes(); node++) {
+				this.ownMarkers[node] = RawArgument.of(layout.markerKey(node));
+			}
+		}
+		else {
+			this.ownMarkers = null;
+		}
 	}
 
 	/**
@@ -96,13 +116,13 @@ public final class AcquireRound {
 		this.rounds.removeOwnLeftovers(key, deadline - timeout);
 		RawArgument value = LockValues.next();
 		RawArgument ttlArgument = ttlArgument(ttl.toMillis());
-		RoundCommand acquire = acquireCommand(key, value, ttlArgument, fenced);
+		boolean @Nullable [] voters = this.group.select(key);
+		RoundCommand acquire = acquireCommand(key, value, ttlArgument, fenced, voters);
 		long start = this.ticker.getAsLong();
 		long expiresAt = System.nanoTime() + ttl.toNanos();
 		AcquireExit exit = new AcquireExit(key, value, fenced, expiresAt);
 		// a fencing script a node lost goes again by source, within the attempt's bound
 		Fanout bounded = fenced ? this.group.fanout().until(deadline) : null;
-		boolean @Nullable [] voters = this.group.select(key);
 		NodeReply[] replies = ((bounded != null) ? bounded : this.group.fanout()).execute(acquire, voters, exit);
 		try {
 			return settle(key, value, ttl, fenced, replies, voters, start, expiresAt, exit, deadline);
@@ -115,11 +135,16 @@ public final class AcquireRound {
 		}
 	}
 
-	/** What an attempt writes to every node. */
-	private RoundCommand acquireCommand(RawArgument key, RawArgument value, RawArgument ttl, boolean fenced) {
+	/** What an attempt writes to each node it asks. */
+	private RoundCommand acquireCommand(RawArgument key, RawArgument value, RawArgument ttl, boolean fenced,
+			boolean @Nullable [] voters) {
 		if (fenced) {
 			// the counter is raised in the same step as the SET: a later holder's SET on
 			// this node comes after our key left, so its count exceeds ours
+			if (this.judged && this.ownMarkers != null) {
+				return withOwnMarker(voters, (marker) -> RoundCommand
+					.of(fencingScript(LockScripts.ACQUIRE_FENCED_OWN_MARKER, key, value, ttl).add(marker)));
+			}
 			Script script = this.judged ? LockScripts.ACQUIRE_FENCED : LockScripts.ACQUIRE_COUNTED;
 			return RoundCommand.of(fencingScript(script, key, value, ttl));
 		}
@@ -132,7 +157,28 @@ public final class AcquireRound {
 		// SET, in the same round trip: they judge this very grant. Not atomic, and need
 		// not be: a flush or failover between them leaves the marker gone or new, which
 		// distrusts the node, and a restart breaks the connection
+		if (this.judged && this.ownMarkers != null) {
+			return withOwnMarker(voters,
+					(marker) -> RoundCommand.pipelined(set, READ_TIME, new CommandArguments(Command.GET).add(marker)));
+		}
 		return this.judged ? RoundCommand.pipelined(set, READ_TIME, READ_MARKER) : RoundCommand.of(set);
+	}
+
+	/**
+	 * A command for each node a round asks, naming that node's marker key: for nodes
+	 * whose marker is a key of their own.
+	 * @param voters the nodes the round asks, {@code null} for every node
+	 * @param withMarker the command, given a node's marker key
+	 */
+	private RoundCommand withOwnMarker(boolean @Nullable [] voters, Function<RawArgument, RoundCommand> withMarker) {
+		RawArgument[] markers = Objects.requireNonNull(this.ownMarkers);
+		RoundCommand[] byNode = new RoundCommand[markers.length];
+		for (int node = 0; node < byNode.length; node++) {
+			if (voters == null || voters[node]) {
+				byNode[node] = withMarker.apply(markers[node]);
+			}
+		}
+		return RoundCommand.perNode(byNode);
 	}
 
 	/**
@@ -277,8 +323,12 @@ public final class AcquireRound {
 			return 0;
 		}
 		RawArgument token = RawArgument.of(candidate);
-		NodeReply[] replies = fanout.execute(RoundCommand.of(fencingScript(LockScripts.RAISE_FENCE, key, value, token)),
-				voters, this.rounds.quorumExit(NodeCommand.FENCE));
+		RoundCommand raise = (this.judged && this.ownMarkers != null)
+				? withOwnMarker(voters,
+						(marker) -> RoundCommand
+							.of(fencingScript(LockScripts.RAISE_FENCE_OWN_MARKER, key, value, token).add(marker)))
+				: RoundCommand.of(fencingScript(LockScripts.RAISE_FENCE, key, value, token));
+		NodeReply[] replies = fanout.execute(raise, voters, this.rounds.quorumExit(NodeCommand.FENCE));
 		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isConfirmed);
 		return this.group.quorum().reached(this.rounds.countingConfirmations(replies)) ? candidate : 0;
 	}

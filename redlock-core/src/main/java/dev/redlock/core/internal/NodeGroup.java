@@ -78,8 +78,9 @@ public final class NodeGroup implements AutoCloseable {
 		List<NodeQuarantine> quarantines = new ArrayList<>(nodes.size());
 		this.warmUp = (Math.min(settings.poolMinIdle(), settings.poolMaxIdle()) > 0)
 				? new WarmUp(layout.nodes(), layout.nodesOfAQuorum(this.quorum.size())) : WarmUp.none();
-		for (RedisNodeUri node : nodes) {
-			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine());
+		for (int i = 0; i < nodes.size(); i++) {
+			RedisNodeUri node = nodes.get(i);
+			NodeQuarantine quarantine = new NodeQuarantine(node, settings.restartQuarantine(), layout.markerKey(i));
 			quarantines.add(quarantine);
 			pools.add(new NodeConnectionPool(node, settings, NodeConnectionPool.reconnectBackoff(settings).toNanos(),
 					new QuarantineGreeting(quarantine), tls, this.warmUp));

@@ -5,12 +5,13 @@ import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How a lock's keys are stored on the nodes. When every voter is one node (a standalone
- * or Sentinel-managed master), a lock is stored under its key as it is and its fencing
- * counter behind {@code {fence}} ({@link #PLAIN}). When some voter has several shard
- * nodes, each key a lock's scripts touch must be in the lock key's slot, on every voter
- * alike, so that one node per voter serves them all ({@link #TAGGED}, see
- * {@link ClusterKeys}).
+ * How a lock's keys, and each node's marker, are stored on the nodes. When every voter is
+ * one node (a standalone or Sentinel-managed master), a lock is stored under its key as
+ * it is, its fencing counter behind {@code {fence}}, and the marker is {@code {fence}}
+ * ({@link #PLAIN}). When some voter has several shard nodes, each key a lock's scripts
+ * declare must be in the lock key's slot, on every voter alike, so that one node per
+ * voter serves them all, and each node's marker is a key in a slot it serves
+ * ({@link #TAGGED}, see {@link ClusterKeys}).
  */
 public enum KeyLayout {
 
@@ -43,6 +44,11 @@ public enum KeyLayout {
 			return (key.startsWith(LockScripts.FENCE_KEY_PREFIX)
 					&& key.length() > LockScripts.FENCE_KEY_PREFIX.length())
 							? key.substring(LockScripts.FENCE_KEY_PREFIX.length()) : null;
+		}
+
+		@Override
+		public String markerKey(int firstSlot, int lastSlot) {
+			return LockScripts.FENCE_KEY_PREFIX;
 		}
 
 		@Override
@@ -87,13 +93,25 @@ public enum KeyLayout {
 		}
 
 		@Override
+		public String markerKey(int firstSlot, int lastSlot) {
+			for (int i = 0;; i++) {
+				String tag = "m" + i;
+				int slot = HashSlot.of(tag);
+				if (firstSlot <= slot && slot <= lastSlot) {
+					return "{" + tag + "}" + MARKER_SUFFIX;
+				}
+			}
+		}
+
+		@Override
 		public @Nullable String refusal(String lockKey) {
-			return ClusterKeys.lockKey(lockKey).equals(LockScripts.FENCE_KEY_PREFIX) ? "is stored as "
-					+ LockScripts.FENCE_KEY_PREFIX + " on voters of several shards, the key of each node's marker"
-					: null;
+			return null;
 		}
 
 	};
+
+	/** What a node's marker key has after its tag, with the tagged layout. */
+	static final String MARKER_SUFFIX = ":marker";
 
 	/**
 	 * The layout of a group of voters.
@@ -124,6 +142,13 @@ public enum KeyLayout {
 	 * @return the lock's stored key, or {@code null} when the key is no counter
 	 */
 	public abstract @Nullable String storedKeyOfCounter(String key);
+
+	/**
+	 * Returns the key of a node's marker, in a slot the node serves.
+	 * @param firstSlot the first slot the node serves
+	 * @param lastSlot the last slot the node serves
+	 */
+	public abstract String markerKey(int firstSlot, int lastSlot);
 
 	/**
 	 * Says why a lock key cannot be used, when it cannot: its keys would meet keys of

@@ -148,6 +148,18 @@ public final class LockScripts {
 			""");
 
 	/**
+	 * {@link #ACQUIRE_FENCED} for a node whose marker is a key of its own, named by
+	 * ARGV[3] ({@link KeyLayout#TAGGED}): read without being declared, since it is in
+	 * another slot than the lock's, on the same node.
+	 */
+	public static final Script ACQUIRE_FENCED_OWN_MARKER = ownMarker(ACQUIRE_FENCED);
+
+	/**
+	 * {@link #RAISE_FENCE} for a node whose marker is a key of its own, named by ARGV[3].
+	 */
+	public static final Script RAISE_FENCE_OWN_MARKER = ownMarker(RAISE_FENCE);
+
+	/**
 	 * Writes a node's marker KEYS[1] if it still is ARGV[1] (empty: if there is none), a
 	 * compare-and-set, so that no client writes over a marker it did not read: the new
 	 * value is ARGV[2] (every field but the epoch and the evidence), the epoch, and
@@ -230,7 +242,7 @@ public final class LockScripts {
 	 * every new connection, and called again by source where a node lost them.
 	 */
 	public static final List<Script> CACHED = List.of(RELEASE, DISCARD, EXTEND, ACQUIRE_COUNTED, ACQUIRE_FENCED,
-			RAISE_FENCE);
+			RAISE_FENCE, ACQUIRE_FENCED_OWN_MARKER, RAISE_FENCE_OWN_MARKER);
 
 	/**
 	 * The cached script with this digest.
@@ -283,6 +295,28 @@ public final class LockScripts {
 			arguments.add(arg);
 		}
 		return arguments;
+	}
+
+	/**
+	 * The script with the marker read from the key ARGV[3] names, not from
+	 * {@code {fence}}.
+	 */
+	private static Script ownMarker(Script script) {
+		return new Script(markerNamed(script, "ARGV[3]"));
+	}
+
+	/**
+	 * A script's source with the marker read from another key than {@code {fence}}.
+	 * @param script a script that reads the marker
+	 * @param markerKey a Lua expression: a quoted key, or an argument
+	 */
+	public static String markerNamed(Script script, String markerKey) {
+		String source = script.source().toString();
+		String named = source.replace("'" + FENCE_KEY_PREFIX + "'", markerKey);
+		if (named.equals(source)) {
+			throw new IllegalArgumentException("the script reads no marker");
+		}
+		return named;
 	}
 
 	/** A script and its SHA-1 hex digest, both encoded once for every call. */

@@ -3,12 +3,15 @@ package dev.redlock.core.internal.quarantine;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -145,14 +148,14 @@ public final class CounterReseed implements AutoCloseable {
 			return false;
 		}
 		try (PipelinedConnection connection = this.pools.get(node).connect(this.timeoutMillis)) {
-			List<Map.Entry<String, Long>> counters = new ArrayList<>(highest.entrySet());
-			for (int from = 0; from < counters.size(); from += BATCH) {
-				List<Map.Entry<String, Long>> batch = counters.subList(from, Math.min(counters.size(), from + BATCH));
-				CommandArguments seed = new CommandArguments(Command.EVAL).add(LockScripts.RESEED_COUNTERS.source())
-					.add(batch.size());
-				batch.forEach((counter) -> seed.add(counter.getKey()));
+			String markerKey = this.layout.markerKey(node);
+			Object reseedScript = markerKey.equals(NodeMarker.KEY) ? LockScripts.RESEED_COUNTERS.source()
+					: LockScripts.markerNamed(LockScripts.RESEED_COUNTERS, "'" + markerKey + "'");
+			for (List<String> batch : inBatches(highest.keySet())) {
+				CommandArguments seed = new CommandArguments(Command.EVAL).add(reseedScript).add(batch.size());
+				batch.forEach(seed::add);
 				seed.add(marker.nonce());
-				batch.forEach((counter) -> seed.add(counter.getValue()));
+				batch.forEach((counter) -> seed.add(highest.get(counter)));
 				if (Long.valueOf(-1).equals(call(connection, seed))) {
 					// the node forgot again meanwhile: that generation's re-seed is
 					// another's
@@ -162,10 +165,10 @@ public final class CounterReseed implements AutoCloseable {
 			call(connection,
 					new CommandArguments(Command.EVAL).add(LockScripts.COUNTERS_RESEEDED.source())
 						.add(1)
-						.add(NodeMarker.KEY)
+						.add(markerKey)
 						.add(marker.nonce()));
 			logger.info("Fencing counters of Redis node {} re-seeded from {} other voters: {} counters",
-					this.pools.get(node).uri().redacted(), read, counters.size());
+					this.pools.get(node).uri().redacted(), read, highest.size());
 			return true;
 		}
 		catch (RuntimeException ex) {
@@ -173,6 +176,24 @@ public final class CounterReseed implements AutoCloseable {
 					this.pools.get(node).uri().redacted(), ex.toString());
 			return false;
 		}
+	}
+
+	/**
+	 * Counters in batches of at most {@link #BATCH} for a command that declares them all:
+	 * each batch of one slot when some voter has several nodes, since a cluster node
+	 * refuses the keys of several slots in one command ({@code CROSSSLOT}).
+	 */
+	private List<List<String>> inBatches(Collection<String> counters) {
+		List<List<String>> batches = new ArrayList<>();
+		Collection<List<String>> groups = this.layout.sharded() ? counters.stream()
+			.collect(Collectors.groupingBy(this::slotOfCounter, TreeMap::new, Collectors.toList()))
+			.values() : List.of(new ArrayList<>(counters));
+		for (List<String> group : groups) {
+			for (int from = 0; from < group.size(); from += BATCH) {
+				batches.add(group.subList(from, Math.min(group.size(), from + BATCH)));
+			}
+		}
+		return batches;
 	}
 
 	/** What a node's counters are worth as a source, the most trusted first. */
@@ -226,7 +247,8 @@ public final class CounterReseed implements AutoCloseable {
 	 */
 	private Source readCounters(int node, Map<String, Long> counters) {
 		try (PipelinedConnection connection = this.pools.get(node).connect(this.timeoutMillis)) {
-			Object before = call(connection, new CommandArguments(Command.GET).add(NodeMarker.KEY));
+			String markerKey = this.layout.markerKey(node);
+			Object before = call(connection, new CommandArguments(Command.GET).add(markerKey));
 			NodeMarker marker = NodeMarker.parse(before);
 			String cursor = "0";
 			do {
@@ -246,16 +268,16 @@ public final class CounterReseed implements AutoCloseable {
 						keys.add(name);
 					}
 				}
-				if (!keys.isEmpty()) {
+				for (List<String> batch : inBatches(keys)) {
 					CommandArguments mget = new CommandArguments(Command.MGET);
-					keys.forEach(mget::add);
+					batch.forEach(mget::add);
 					List<?> values = (List<?>) call(connection, mget);
-					for (int i = 0; i < keys.size(); i++) {
+					for (int i = 0; i < batch.size(); i++) {
 						if (values.get(i) instanceof byte[] value) {
 							String stored = new String(value, StandardCharsets.UTF_8);
 							int space = stored.indexOf(' ');
 							long count = Long.parseLong((space < 0) ? stored : stored.substring(0, space));
-							counters.merge(keys.get(i), count, Math::max);
+							counters.merge(batch.get(i), count, Math::max);
 						}
 					}
 				}
@@ -264,7 +286,7 @@ public final class CounterReseed implements AutoCloseable {
 			if (marker == null || !marker.countersOk()) {
 				return Source.FORGETFUL;
 			}
-			Object after = call(connection, new CommandArguments(Command.GET).add(NodeMarker.KEY));
+			Object after = call(connection, new CommandArguments(Command.GET).add(markerKey));
 			// else it forgot, or went back, while it was read
 			return (after instanceof byte[] now && Arrays.equals((byte[]) before, now)) ? Source.TRUSTED
 					: Source.UNREAD;

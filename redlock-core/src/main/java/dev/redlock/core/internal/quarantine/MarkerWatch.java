@@ -139,7 +139,7 @@ public final class MarkerWatch {
 	 * started less than a quarantine ago (its data went with it), else a loss if this
 	 * client saw a marker before.
 	 */
-	private static @Nullable QuarantineCause gone(NodeReport report, Memory before, long quarantineMillis) {
+	private @Nullable QuarantineCause gone(NodeReport report, Memory before, long quarantineMillis) {
 		if (report.uptimeSeconds() != null && !report.upFor(quarantineMillis)) {
 			return new QuarantineCause(QuarantineReason.RESTART,
 					"it started " + report.uptimeSeconds() + " s ago: its marker went with its data");
@@ -148,10 +148,9 @@ public final class MarkerWatch {
 	}
 
 	/** What a marker that is gone shows: a loss, if this client saw one before. */
-	private static @Nullable QuarantineCause gone(Memory before) {
-		return (before.generation() != null)
-				? new QuarantineCause(QuarantineReason.DATA_LOSS, "its marker key " + NodeMarker.KEY + " is gone")
-				: null;
+	private @Nullable QuarantineCause gone(Memory before) {
+		return (before.generation() != null) ? new QuarantineCause(QuarantineReason.DATA_LOSS,
+				"its marker key " + this.quarantine.markerKey() + " is gone") : null;
 	}
 
 	private void found(QuarantineCause cause, long nowNanos) {
@@ -350,6 +349,14 @@ public final class MarkerWatch {
 	}
 
 	/**
+	 * Whether this client found the marker unreadable: refused to its user, or, on a node
+	 * of a cluster, asked of a slot the node does not serve.
+	 */
+	public boolean foundUnreadable() {
+		return this.unreadableLogged;
+	}
+
+	/**
 	 * This client may not read the marker (an ACL user without {@code ~{fence}*}): losses
 	 * of data and failovers go unseen on this node, which is said once.
 	 */
@@ -359,7 +366,8 @@ public final class MarkerWatch {
 			this.quarantine.logger()
 				.warn("Redis node {} does not let this client read its marker key {}: losses of data (FLUSHALL, "
 						+ "eviction), rollbacks and failovers there cannot be detected; allow the user ~{}* (as "
-						+ "fencing needs)", this.quarantine.node(), NodeMarker.KEY, NodeMarker.KEY);
+						+ "fencing needs)", this.quarantine.node(), this.quarantine.markerKey(),
+						this.quarantine.markerKey());
 		}
 	}
 

@@ -48,7 +48,8 @@ public final class NodeProbe implements AutoCloseable {
 
 	private final ScheduledThreadPoolExecutor executor;
 
-	private final RoundCommand probe = RoundCommand.batch(NodeReport.COMMANDS);
+	/** What a probe sends each node: its report, with its own marker. */
+	private final RoundCommand probe;
 
 	/** An extra run asked for and not started yet, {@code null} when none. */
 	private @Nullable ScheduledFuture<?> extraRun;
@@ -68,6 +69,7 @@ public final class NodeProbe implements AutoCloseable {
 		this.faultyAtMost = faultyAtMost;
 		this.toleranceNanos = toleranceNanos;
 		this.periodNanos = quarantines.get(0).probePeriodNanos();
+		this.probe = probeOf(quarantines);
 		String name = OnDemandThread.numbered("redlock-probe-");
 		this.executor = new ScheduledThreadPoolExecutor(1, (runnable) -> {
 			Thread thread = new Thread(runnable, name);
@@ -76,6 +78,21 @@ public final class NodeProbe implements AutoCloseable {
 		});
 		this.executor.setRemoveOnCancelPolicy(true);
 		this.executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+	}
+
+	/**
+	 * The report's commands, for each node with its own marker key: one command for all
+	 * when every node's marker is {@link NodeMarker#KEY}.
+	 */
+	private static RoundCommand probeOf(List<NodeQuarantine> quarantines) {
+		if (quarantines.stream().allMatch((quarantine) -> quarantine.markerKey().equals(NodeMarker.KEY))) {
+			return RoundCommand.batch(NodeReport.COMMANDS);
+		}
+		RoundCommand[] byNode = new RoundCommand[quarantines.size()];
+		for (int node = 0; node < byNode.length; node++) {
+			byNode[node] = RoundCommand.batch(NodeReport.commands(quarantines.get(node).markerKey()));
+		}
+		return RoundCommand.perNode(byNode);
 	}
 
 	/** Starts probing, a first round now. */
@@ -137,8 +154,9 @@ public final class NodeProbe implements AutoCloseable {
 	private void write(int node, MarkerWatch.MarkerWrite write, long nodeMillis) {
 		boolean[] selected = new boolean[this.quarantines.size()];
 		selected[node] = true;
-		NodeReply written = this.fanout.execute(RoundCommand.of(QuarantineGreeting.writeMarker(write)), selected,
-				null)[node];
+		NodeReply written = this.fanout.execute(
+				RoundCommand.of(QuarantineGreeting.writeMarker(write, this.quarantines.get(node).markerKey())),
+				selected, null)[node];
 		if (written.kind() == NodeReply.Kind.REPLIED) {
 			this.quarantines.get(node).markers().written(write, written.value(), nodeMillis, System.nanoTime());
 		}

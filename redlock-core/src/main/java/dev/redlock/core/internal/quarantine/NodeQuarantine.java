@@ -43,6 +43,8 @@ public final class NodeQuarantine implements Quarantining {
 
 	private final RedisNodeUri node;
 
+	private final String markerKey;
+
 	private final long quarantineNanos;
 
 	private final RestartDetector restarts;
@@ -73,7 +75,15 @@ public final class NodeQuarantine implements Quarantining {
 	};
 
 	public NodeQuarantine(RedisNodeUri node, Duration quarantine) {
-		this(node, quarantine, System::nanoTime, LoggerFactory.getLogger(NodeQuarantine.class));
+		this(node, quarantine, NodeMarker.KEY);
+	}
+
+	/**
+	 * @param markerKey the key of the node's marker: {@link NodeMarker#KEY}, or on a node
+	 * that serves some hash slots only, a key in one of them
+	 */
+	public NodeQuarantine(RedisNodeUri node, Duration quarantine, String markerKey) {
+		this(node, quarantine, markerKey, System::nanoTime, LoggerFactory.getLogger(NodeQuarantine.class));
 	}
 
 	/**
@@ -83,12 +93,23 @@ public final class NodeQuarantine implements Quarantining {
 	 * @param logger where quarantines and findings are told
 	 */
 	public NodeQuarantine(RedisNodeUri node, Duration quarantine, LongSupplier ticker, Logger logger) {
+		this(node, quarantine, NodeMarker.KEY, ticker, logger);
+	}
+
+	private NodeQuarantine(RedisNodeUri node, Duration quarantine, String markerKey, LongSupplier ticker,
+			Logger logger) {
 		this.node = node;
+		this.markerKey = markerKey;
 		this.ticker = ticker;
 		this.logger = logger;
 		this.quarantineNanos = quarantine.toNanos();
 		this.restarts = new RestartDetector(this, this.quarantineNanos);
 		this.markers = new MarkerWatch(this);
+	}
+
+	@Override
+	public String markerKey() {
+		return this.markerKey;
 	}
 
 	/** The detector of losses of data and failovers, through the node's marker. */

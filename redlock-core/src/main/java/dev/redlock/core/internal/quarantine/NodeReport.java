@@ -38,9 +38,16 @@ record NodeReport(@Nullable String runId, @Nullable Long uptimeSeconds, @Nullabl
 	 * What a greeting or a probe sends, in this order: {@code INFO} server, replication,
 	 * stats, commandstats and memory, {@code TIME}, the marker.
 	 */
-	static final List<CommandArguments> COMMANDS = List.of(info("server"), info("replication"), info("stats"),
-			info("commandstats"), info("memory"), new CommandArguments(Command.TIME),
-			new CommandArguments(Command.GET).add(NodeMarker.KEY));
+	static final List<CommandArguments> COMMANDS = commands(NodeMarker.KEY);
+
+	/**
+	 * What a greeting or a probe sends to a node whose marker has the given key.
+	 * @param markerKey the key of the node's marker
+	 */
+	static List<CommandArguments> commands(String markerKey) {
+		return List.of(info("server"), info("replication"), info("stats"), info("commandstats"), info("memory"),
+				new CommandArguments(Command.TIME), new CommandArguments(Command.GET).add(markerKey));
+	}
 
 	private static final String NO_PROMOTION = "0000000000000000000000000000000000000000";
 

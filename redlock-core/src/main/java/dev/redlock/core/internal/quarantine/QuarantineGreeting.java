@@ -26,8 +26,12 @@ public final class QuarantineGreeting implements GreetingListener {
 
 	private final NodeQuarantine quarantine;
 
+	/** What a greeting asks with the quarantine on. */
+	private final List<CommandArguments> questions;
+
 	public QuarantineGreeting(NodeQuarantine quarantine) {
 		this.quarantine = quarantine;
+		this.questions = NodeReport.commands(quarantine.markerKey());
 	}
 
 	@Override
@@ -39,10 +43,10 @@ public final class QuarantineGreeting implements GreetingListener {
 	}
 
 	/** The compare-and-set of a marker: {@link LockScripts#WRITE_MARKER}. */
-	static CommandArguments writeMarker(MarkerWatch.MarkerWrite write) {
+	static CommandArguments writeMarker(MarkerWatch.MarkerWrite write, String markerKey) {
 		return new CommandArguments(Command.EVAL).add(LockScripts.WRITE_MARKER.source())
 			.add(1)
-			.add(NodeMarker.KEY)
+			.add(markerKey)
 			.add(write.expected())
 			.add(write.marker().head())
 			.add(write.marker().evidence());
@@ -84,7 +88,7 @@ public final class QuarantineGreeting implements GreetingListener {
 
 		@Override
 		public List<CommandArguments> questions() {
-			return NodeReport.COMMANDS;
+			return QuarantineGreeting.this.questions;
 		}
 
 		@Override
@@ -92,7 +96,8 @@ public final class QuarantineGreeting implements GreetingListener {
 			NodeReport report = NodeReport.of(replies);
 			this.nodeMillis = report.nodeMicros() / 1_000;
 			this.write = QuarantineGreeting.this.quarantine.inspect(report, System.nanoTime(), this.before);
-			return (this.write != null) ? writeMarker(this.write) : null;
+			return (this.write != null) ? writeMarker(this.write, QuarantineGreeting.this.quarantine.markerKey())
+					: null;
 		}
 
 		@Override

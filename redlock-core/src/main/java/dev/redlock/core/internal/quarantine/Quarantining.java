@@ -29,6 +29,9 @@ interface Quarantining {
 	/** The node, for logs. */
 	RedisNodeUri node();
 
+	/** The key of the node's marker. */
+	String markerKey();
+
 	/** Where the detectors tell what they find. */
 	Logger logger();
 

@@ -381,7 +381,7 @@ final class FanoutRound extends WriteTimes {
 		long readStart = System.nanoTime();
 		try {
 			connection.readBy(this.deadline);
-			Object value = this.command.readFrom(connection);
+			Object value = this.command.forNode(node).readFrom(connection);
 			this.replies[node] = NodeReply.replied(node, value, System.nanoTime() - this.start);
 		}
 		catch (JedisException ex) {
@@ -440,7 +440,7 @@ final class FanoutRound extends WriteTimes {
 			this.connections[i] = null;
 			this.unread--;
 			this.replies[i] = NodeReply.notAwaited(i, System.nanoTime() - this.start, true, followedUp);
-			this.lateReader.lateRead(i, connection, this.command, writtenAt(i), followedUp, this.exit);
+			this.lateReader.lateRead(i, connection, this.command.forNode(i), writtenAt(i), followedUp, this.exit);
 		}
 	}
 
@@ -463,7 +463,7 @@ final class FanoutRound extends WriteTimes {
 	private void write(int node, PipelinedConnection connection) {
 		deferInterrupt();
 		try {
-			this.command.writeTo(connection);
+			this.command.forNode(node).writeTo(connection);
 			connection.flushNow();
 			this.connections[node] = connection;
 			written(node);

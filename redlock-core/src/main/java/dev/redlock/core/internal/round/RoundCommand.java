@@ -41,11 +41,23 @@ public final class RoundCommand {
 	/** The calls as nodes with native commands get them, once one of them was written. */
 	private volatile NativeForm @Nullable [] nativeForms;
 
+	/** Each node's own command, by node index, for a command that differs by node. */
+	private final RoundCommand @Nullable [] byNode;
+
 	private RoundCommand(@Nullable CommandArguments single, CommandArguments @Nullable [] parts, Shape shape) {
 		this.single = single;
 		this.parts = parts;
 		this.shape = shape;
 		this.mayGoNatively = (single != null) ? isScriptCall(single) : anyScriptCall(parts);
+		this.byNode = null;
+	}
+
+	private RoundCommand(RoundCommand[] byNode, RoundCommand first) {
+		this.single = null;
+		this.parts = null;
+		this.shape = first.shape;
+		this.mayGoNatively = false;
+		this.byNode = byNode;
 	}
 
 	private static boolean anyScriptCall(CommandArguments[] parts) {
@@ -85,6 +97,41 @@ public final class RoundCommand {
 		return new RoundCommand(null, parts.toArray(new CommandArguments[0]), Shape.BATCH);
 	}
 
+	/**
+	 * A command that differs by node (a key each node keeps in a slot of its own, say),
+	 * the same in shape for every node: a round writes each node its own.
+	 * @param byNode each node's command, by node index; {@code null} for a node no round
+	 * of it asks, none of them compound of commands that differ by node
+	 */
+	public static RoundCommand perNode(@Nullable RoundCommand[] byNode) {
+		RoundCommand first = null;
+		for (RoundCommand command : byNode) {
+			if (command != null && command.byNode != null) {
+				throw new IllegalArgumentException("a node's own command must be one for that node");
+			}
+			first = (first == null) ? command : first;
+		}
+		if (first == null) {
+			throw new IllegalArgumentException("no node's command");
+		}
+		return new RoundCommand(byNode.clone(), first);
+	}
+
+	/**
+	 * The command a node gets: its own, for a command that differs by node, else this.
+	 * @param node the node's index
+	 */
+	public RoundCommand forNode(int node) {
+		if (this.byNode == null) {
+			return this;
+		}
+		RoundCommand own = this.byNode[node];
+		if (own == null) {
+			throw new IllegalStateException("no command for node " + node);
+		}
+		return own;
+	}
+
 	/** The calls written, in order. */
 	List<CommandArguments> calls() {
 		return (this.single != null) ? List.of(this.single) : List.of(this.parts);
@@ -92,6 +139,14 @@ public final class RoundCommand {
 
 	/** Whether the command calls a script by its digest: only then may a node lack it. */
 	boolean callsScript() {
+		if (this.byNode != null) {
+			for (RoundCommand own : this.byNode) {
+				if (own != null && own.callsScript()) {
+					return true;
+				}
+			}
+			return false;
+		}
 		CommandArguments first = (this.single != null) ? this.single : this.parts[0];
 		return first.getCommand() == Command.EVALSHA;
 	}
@@ -118,6 +173,16 @@ public final class RoundCommand {
 	 * the command calls none of them by digest.
 	 */
 	@Nullable RoundCommand bySource() {
+		if (this.byNode != null) {
+			RoundCommand[] bySource = new RoundCommand[this.byNode.length];
+			boolean any = false;
+			for (int i = 0; i < bySource.length; i++) {
+				RoundCommand own = (this.byNode[i] != null) ? this.byNode[i].bySource() : null;
+				any |= own != null;
+				bySource[i] = (own != null) ? own : this.byNode[i];
+			}
+			return any ? new RoundCommand(bySource, this) : null;
+		}
 		if (this.single != null) {
 			CommandArguments call = bySource(this.single);
 			return (call != null) ? new RoundCommand(call, null, this.shape) : null;
@@ -138,6 +203,9 @@ public final class RoundCommand {
 	 * @return the loads, none when it calls none of them by digest
 	 */
 	List<CommandArguments> scriptLoads() {
+		if (this.byNode != null) {
+			throw new IllegalStateException("a command that differs by node: ask the node's own");
+		}
 		List<CommandArguments> loads = new ArrayList<>(1);
 		for (CommandArguments call : calls()) {
 			Script script = calledByDigest(call);
@@ -198,6 +266,9 @@ public final class RoundCommand {
 
 	/** Buffers the command's parts on the connection, to be flushed by the caller. */
 	public void writeTo(PipelinedConnection connection) {
+		if (this.byNode != null) {
+			throw new IllegalStateException("a command that differs by node: write the node's own");
+		}
 		if (this.mayGoNatively && connection.runsNativeCommands()) {
 			for (NativeForm form : nativeForms()) {
 				connection.send(form);
@@ -236,6 +307,9 @@ public final class RoundCommand {
 	 * never for a batch
 	 */
 	public @Nullable Object readFrom(PipelinedConnection connection) {
+		if (this.byNode != null) {
+			throw new IllegalStateException("a command that differs by node: read the node's own");
+		}
 		if (this.single != null) {
 			return connection.readReply();
 		}

@@ -260,15 +260,15 @@ final class SharedRound implements SharedConnection.Call {
 	}
 
 	@Override
-	public void writeTo(PipelinedConnection connection) {
-		this.command.writeTo(connection);
+	public void writeTo(int node, PipelinedConnection connection) {
+		this.command.forNode(node).writeTo(connection);
 	}
 
 	@Override
 	public void readFrom(int node, PipelinedConnection connection) {
 		NodeReply reply;
 		try {
-			Object value = this.command.readFrom(connection);
+			Object value = this.command.forNode(node).readFrom(connection);
 			reply = NodeReply.replied(node, value, System.nanoTime() - this.start);
 		}
 		catch (JedisDataException ex) {
@@ -360,7 +360,7 @@ final class SharedRound implements SharedConnection.Call {
 	 * than time out again before the round can send them by source. Loading runs nothing.
 	 */
 	private void reloadScripts(int node) {
-		List<CommandArguments> loads = this.command.scriptLoads();
+		List<CommandArguments> loads = this.command.forNode(node).scriptLoads();
 		SharedConnection shared = this.pools.get(node).shared();
 		if (!loads.isEmpty() && shared != null) {
 			shared.submit(new BehindCall(RoundCommand.pipelined(loads.toArray(new CommandArguments[0])), false), node);
@@ -441,7 +441,7 @@ final class SharedRound implements SharedConnection.Call {
 		}
 
 		@Override
-		public void writeTo(PipelinedConnection connection) {
+		public void writeTo(int node, PipelinedConnection connection) {
 			this.command.writeTo(connection);
 		}
 

@@ -122,6 +122,15 @@ public final class VoterLayout {
 	}
 
 	/**
+	 * The key of a node's marker: {@code {fence}} when every voter is one node, else a
+	 * key in a slot the node serves.
+	 * @param node the node's index
+	 */
+	public String markerKey(int node) {
+		return keys().markerKey(this.firstSlot[node], this.lastSlot[node]);
+	}
+
+	/**
 	 * How many nodes a quorum of voters has at least, counted the way a warm-up can count
 	 * them: every node but those of the voters a quorum can do without, the largest ones.
 	 * With one node per voter, the quorum itself.

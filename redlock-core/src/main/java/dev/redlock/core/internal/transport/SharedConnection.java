@@ -103,8 +103,11 @@ public final class SharedConnection implements AutoCloseable {
 	 */
 	public interface Call {
 
-		/** Buffers the call's commands; the connection's write lock is held. */
-		void writeTo(PipelinedConnection connection);
+		/**
+		 * Buffers the call's commands; the connection's write lock is held.
+		 * @param node the node's index, as given to {@link #submit}
+		 */
+		void writeTo(int node, PipelinedConnection connection);
 
 		/**
 		 * Reads the call's replies, on the reader thread, and hands them to the round.
@@ -385,7 +388,7 @@ public final class SharedConnection implements AutoCloseable {
 					this.readerIdle = false;
 				}
 				try {
-					call.writeTo(this.connection);
+					call.writeTo(node, this.connection);
 					this.batches.commandsEnded();
 				}
 				catch (RuntimeException ex) {

@@ -51,11 +51,30 @@ class KeyLayoutTests {
 			assertThat(KeyLayout.TAGGED.storedKeyOfCounter(counter.toString())).as("the counter of %s", key)
 				.isEqualTo(stored.toString());
 			assertThat(KeyLayout.TAGGED.storedKeyOfCounter(stored.toString())).as("the lock %s", key).isNull();
-			assertThat(stored.toString()).as("the lock %s", key).isNotEqualTo(LockScripts.FENCE_KEY_PREFIX);
+			assertThat(stored.toString()).as("the lock %s", key).doesNotEndWith(KeyLayout.MARKER_SUFFIX);
+			assertThat(KeyLayout.TAGGED.refusal(key)).as("no lock key is refused").isNull();
 		}
 		assertThat(KeyLayout.TAGGED.storedKeyOfCounter("{fence}")).as("the marker").isNull();
-		assertThat(KeyLayout.TAGGED.refusal("fence")).as("stored as the marker's key").contains("marker");
-		assertThat(KeyLayout.TAGGED.refusal("{fence}x")).as("tagged by its digest: no counter's").isNull();
+	}
+
+	@Test
+	void aNodesMarkerKeyIsInItsOwnSlotsAndNeverALocksOrACounters() {
+		assertThat(KeyLayout.PLAIN.markerKey(0, HashSlot.SLOTS - 1)).isEqualTo("{fence}");
+		Random random = new Random(56);
+		List<int[]> ranges = new ArrayList<>(List.of(new int[] { 0, 0 }, new int[] { 16383, 16383 },
+				new int[] { 0, 5460 }, new int[] { 5461, 10922 }, new int[] { 10923, 16383 }));
+		for (int i = 0; i < 200; i++) {
+			int first = random.nextInt(HashSlot.SLOTS);
+			ranges.add(new int[] { first, Math.min(HashSlot.SLOTS - 1, first + random.nextInt(50)) });
+		}
+		for (int[] range : ranges) {
+			String marker = KeyLayout.TAGGED.markerKey(range[0], range[1]);
+			assertThat(HashSlot.of(marker)).as("the marker %s of slots %d-%d", marker, range[0], range[1])
+				.isBetween(range[0], range[1]);
+			assertThat(ClusterKeys.lockKeyOf(marker)).as("%s as a lock's", marker).isNull();
+			assertThat(KeyLayout.TAGGED.storedKeyOfCounter(marker)).as("%s as a counter", marker).isNull();
+			assertThat(KeyLayout.TAGGED.markerKey(range[0], range[1])).as("the same each time").isEqualTo(marker);
+		}
 	}
 
 	@Test

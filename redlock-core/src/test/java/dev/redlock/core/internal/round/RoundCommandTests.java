@@ -14,6 +14,8 @@ import redis.clients.jedis.args.Rawable;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * A lock script called by digest is called again by source where a node lost it: the same
@@ -77,6 +79,28 @@ class RoundCommandTests {
 		NodeReply bySource = NodeReply.replied(0, 1L, 20);
 		assertThat(RoundCommand.lacksScript(byDigest)).isTrue();
 		assertThat(RoundCommand.merge(byDigest, bySource)).isSameAs(bySource);
+	}
+
+	@Test
+	void aCommandThatDiffersByNodeGivesEachNodeItsOwnAndGoesBySourceNodeByNode() {
+		RoundCommand[] byNode = new RoundCommand[3];
+		byNode[0] = RoundCommand.of(LockScripts.call(Command.EVALSHA, LockScripts.RELEASE.sha1(), KEY, VALUE));
+		byNode[2] = RoundCommand.of(new CommandArguments(Command.GET).add("{m2}:marker"));
+		RoundCommand perNode = RoundCommand.perNode(byNode);
+		assertThat(perNode.forNode(0)).isSameAs(byNode[0]);
+		assertThat(perNode.forNode(2)).isSameAs(byNode[2]);
+		assertThatIllegalStateException().as("no command for a node not asked").isThrownBy(() -> perNode.forNode(1));
+		assertThatIllegalStateException().as("a node's own is what is written").isThrownBy(() -> perNode.writeTo(null));
+		assertThat(perNode.callsScript()).as("node 0's calls a script").isTrue();
+		RoundCommand bySource = perNode.bySource();
+		assertThat(bySource).isNotNull();
+		assertThat(written(bySource.forNode(0)))
+			.containsExactly(List.of("EVAL", text(LockScripts.RELEASE.source()), "1", "key", "value"));
+		assertThat(bySource.forNode(2)).as("no script: the same command").isSameAs(byNode[2]);
+		assertThatIllegalArgumentException().as("a node's own command differs by node")
+			.isThrownBy(() -> RoundCommand.perNode(new RoundCommand[] { perNode }));
+		assertThat(RoundCommand.of(new CommandArguments(Command.PING)).forNode(5)).as("one command for all")
+			.isNotNull();
 	}
 
 	private static List<List<String>> written(RoundCommand command) {

@@ -104,7 +104,7 @@ class SharedConnectionMasterMoveTests {
 		shared.submit(new SharedConnection.Call() {
 
 			@Override
-			public void writeTo(PipelinedConnection connection) {
+			public void writeTo(int node, PipelinedConnection connection) {
 				connection.send(command);
 			}
 
