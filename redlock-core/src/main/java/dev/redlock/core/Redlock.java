@@ -315,8 +315,11 @@ public final class Redlock implements AutoCloseable {
 
 		private final List<String> nodes = new ArrayList<>();
 
-		/** How many of the nodes each voter has, in order; one each when empty. */
-		private final List<Integer> nodesPerVoter = new ArrayList<>();
+		/**
+		 * Which of its nodes serves each slot, by voter in order: {@code null} for a
+		 * voter of one node.
+		 */
+		private final List<short @Nullable []> slotMaps = new ArrayList<>();
 
 		private RedlockSettings settings = RedlockSettings.defaults();
 
@@ -340,7 +343,7 @@ public final class Redlock implements AutoCloseable {
 		 */
 		public Builder node(String uri) {
 			this.nodes.add(uri);
-			this.nodesPerVoter.add(1);
+			this.slotMaps.add(null);
 			return this;
 		}
 
@@ -365,8 +368,20 @@ public final class Redlock implements AutoCloseable {
 			if (shardUris.isEmpty()) {
 				throw new IllegalArgumentException("a sharded voter needs at least one node");
 			}
+			return shardedVoter(shardUris, VoterLayout.equalRanges(shardUris.size()));
+		}
+
+		/**
+		 * Adds a voter of several standalone masters or cluster primaries, each serving
+		 * the slots a slot map gives it: for tests, as {@link #shardedVoter(List)}.
+		 * @param shardUris the shards' {@code redis://} URIs
+		 * @param shardOfSlot the index in {@code shardUris} of the shard serving each of
+		 * the 16,384 slots
+		 * @return this builder
+		 */
+		Builder shardedVoter(List<String> shardUris, short[] shardOfSlot) {
 			this.nodes.addAll(shardUris);
-			this.nodesPerVoter.add(shardUris.size());
+			this.slotMaps.add((shardUris.size() == 1) ? null : shardOfSlot.clone());
 			return this;
 		}
 
@@ -447,7 +462,7 @@ public final class Redlock implements AutoCloseable {
 					.map((voter) -> voter.withSentinelCredentials(this.sentinelUsername, password))
 					.toList();
 			}
-			VoterLayout layout = VoterLayout.of(this.nodesPerVoter);
+			VoterLayout layout = VoterLayout.ofSlotMaps(this.slotMaps);
 			return new Redlock(voters, layout, this.settings, this.ticker, List.copyOf(this.listeners), this.tls);
 		}
 

@@ -19,8 +19,11 @@ import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.internal.protocol.ClusterKeys;
 import dev.redlock.core.internal.protocol.KeyLayout;
+import dev.redlock.core.internal.transport.ClusterSlots;
 import dev.redlock.test.RedisCluster;
 import dev.redlock.test.RedisNode;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -183,6 +186,72 @@ class ClusterShardVoterTests {
 			}
 		}
 		awaitNoLocks();
+	}
+
+	/**
+	 * A voter's nodes serve the slots its cluster's slot map gives them, not an equal
+	 * split: after a slot moves from the first shard to the second, a lock of that slot
+	 * and its counter are on the second shard's primary, and every primary's marker in a
+	 * slot it still serves.
+	 */
+	@Test
+	void aVoterFollowsTheSlotMapAsReadAfterASlotMoved() {
+		RedisCluster moved = clusters.get(0);
+		String resource = resourceOnShard(moved, 0);
+		String key = ClusterKeys.lockKey(TestSupport.PREFIX + resource);
+		int slot = moved.slotOf(key);
+		moved.migrateSlot(slot, 1);
+		try {
+			try (Redlock redlock = clusterVotersAsMapped(TestSupport.withQuarantine(Duration.ofSeconds(2)))) {
+				ForgetfulNodes.awaitCounting(redlock);
+				try (Lease lease = redlock.acquire(LockRequest.of(resource, Duration.ofSeconds(2)).fenced(),
+						Duration.ofSeconds(10))) {
+					RedisNode serving = moved.primaryOf(1);
+					TestSupport.awaitTrue(key + " on the shard its slot moved to", Duration.ofSeconds(10),
+							() -> "1".equals(serving.command("EXISTS", key)) && "1".equals(
+									serving.command("EXISTS", ClusterKeys.fenceKey(TestSupport.PREFIX + resource))));
+				}
+				for (int node = 0; node < CLUSTERS * SHARDS; node++) {
+					String marker = redlock.internals().group().quarantine(node).markerKey();
+					RedisCluster cluster = clusters.get(node / SHARDS);
+					assertThat(cluster.shardOf(marker)).as(marker).isEqualTo(node % SHARDS);
+					assertThat(redlock.internals().group().quarantine(node).markers().foundUnreadable()).isFalse();
+				}
+			}
+		}
+		finally {
+			moved.migrateSlot(slot, 0);
+		}
+		awaitNoLocks();
+	}
+
+	private static String resourceOnShard(RedisCluster cluster, int shard) {
+		for (int i = 0;; i++) {
+			if (cluster.shardOf(ClusterKeys.lockKey(TestSupport.PREFIX + "moving-" + i)) == shard) {
+				return "moving-" + i;
+			}
+		}
+	}
+
+	/** One voter per cluster, its primaries serving the slots its slot map says now. */
+	private static Redlock clusterVotersAsMapped(RedlockSettings settings) {
+		Redlock.Builder builder = Redlock.builder().settings(settings);
+		for (RedisCluster cluster : clusters) {
+			List<String> primaries = new ArrayList<>();
+			List<HostAndPort> addresses = new ArrayList<>();
+			for (int shard = 0; shard < SHARDS; shard++) {
+				RedisNode primary = cluster.primaryOf(shard);
+				primaries.add(primary.uri());
+				addresses.add(new HostAndPort(primary.host(), primary.port()));
+			}
+			ClusterSlots map = ClusterSlots.read(addresses, DefaultJedisClientConfig.builder().build());
+			short[] shardOfSlot = new short[RedisCluster.SLOTS];
+			for (int slot = 0; slot < shardOfSlot.length; slot++) {
+				shardOfSlot[slot] = (short) addresses.indexOf(map.shardOf(slot).primary());
+			}
+			builder.shardedVoter(primaries, shardOfSlot);
+		}
+		return builder.build();
 	}
 
 	/** The marker key of a shard's primary: in the shard's slots. */

@@ -1,6 +1,7 @@
 package dev.redlock.core.internal.protocol;
 
 import java.nio.charset.StandardCharsets;
+import java.util.BitSet;
 
 import org.jspecify.annotations.Nullable;
 
@@ -47,7 +48,7 @@ public enum KeyLayout {
 		}
 
 		@Override
-		public String markerKey(int firstSlot, int lastSlot) {
+		public String markerKey(BitSet slots) {
 			return LockScripts.FENCE_KEY_PREFIX;
 		}
 
@@ -93,11 +94,13 @@ public enum KeyLayout {
 		}
 
 		@Override
-		public String markerKey(int firstSlot, int lastSlot) {
+		public String markerKey(BitSet slots) {
+			if (slots.isEmpty()) {
+				throw new IllegalArgumentException("a node that serves no slot keeps no marker");
+			}
 			for (int i = 0;; i++) {
 				String tag = "m" + i;
-				int slot = HashSlot.of(tag);
-				if (firstSlot <= slot && slot <= lastSlot) {
+				if (slots.get(HashSlot.of(tag))) {
 					return "{" + tag + "}" + MARKER_SUFFIX;
 				}
 			}
@@ -144,11 +147,22 @@ public enum KeyLayout {
 	public abstract @Nullable String storedKeyOfCounter(String key);
 
 	/**
-	 * Returns the key of a node's marker, in a slot the node serves.
-	 * @param firstSlot the first slot the node serves
-	 * @param lastSlot the last slot the node serves
+	 * Returns the key of a node's marker, in a slot the node serves: the same key for the
+	 * same slots.
+	 * @param slots the slots the node serves, at least one
 	 */
-	public abstract String markerKey(int firstSlot, int lastSlot);
+	public abstract String markerKey(BitSet slots);
+
+	/**
+	 * Returns the key of the marker of a node that serves a range of slots.
+	 * @param firstSlot the range's first slot
+	 * @param lastSlot its last slot, included
+	 */
+	public String markerKey(int firstSlot, int lastSlot) {
+		BitSet slots = new BitSet(HashSlot.SLOTS);
+		slots.set(firstSlot, lastSlot + 1);
+		return markerKey(slots);
+	}
 
 	/**
 	 * Says why a lock key cannot be used, when it cannot: its keys would meet keys of

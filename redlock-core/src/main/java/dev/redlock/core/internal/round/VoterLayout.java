@@ -2,6 +2,7 @@ package dev.redlock.core.internal.round;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -12,9 +13,10 @@ import dev.redlock.core.internal.protocol.KeyLayout;
 /**
  * Which nodes make up each voter, and which node of each voter serves a key. A voter is
  * one node (a standalone or Sentinel-managed master) or several shard nodes, each serving
- * an equal range of the 16,384 hash slots, as a cluster's primaries do when it starts. A
- * round on a key goes to one node per voter, so the quorum counts voters, whatever their
- * nodes. Nodes are numbered in voter order: the first voter's, then the second's.
+ * some of the 16,384 hash slots, as a cluster's primaries do: an equal range each, as a
+ * cluster starts, or any slots a cluster's slot map gives them. A round on a key goes to
+ * one node per voter, so the quorum counts voters, whatever their nodes. Nodes are
+ * numbered in voter order: the first voter's, then the second's.
  */
 public final class VoterLayout {
 
@@ -23,27 +25,42 @@ public final class VoterLayout {
 
 	private final boolean sharded;
 
-	/** The first slot each node serves, by node. */
-	private final int[] firstSlot;
+	/**
+	 * By voter, the shard serving each slot, counted from the voter's first node;
+	 * {@code null} for a voter of one node.
+	 */
+	private final short @Nullable [][] shardOfSlot;
 
-	/** The last slot each node serves, by node. */
-	private final int[] lastSlot;
+	/** The slots each node serves, by node. */
+	private final BitSet[] slotsOf;
 
 	private final List<KeyRange> keyRanges;
 
-	private VoterLayout(int[] firstNode) {
+	private VoterLayout(int[] firstNode, short @Nullable [][] shardOfSlot) {
 		this.firstNode = firstNode;
 		this.sharded = nodes() > voters();
-		this.firstSlot = new int[nodes()];
-		this.lastSlot = new int[nodes()];
+		this.shardOfSlot = shardOfSlot;
+		this.slotsOf = new BitSet[nodes()];
 		for (int voter = 0; voter < voters(); voter++) {
-			int shards = nodeCountOf(voter);
-			for (int shard = 0; shard < shards; shard++) {
-				this.firstSlot[this.firstNode[voter] + shard] = (int) ((long) HashSlot.SLOTS * shard / shards);
-				this.lastSlot[this.firstNode[voter] + shard] = (int) ((long) HashSlot.SLOTS * (shard + 1) / shards) - 1;
+			for (int node = firstNode[voter]; node < firstNode[voter + 1]; node++) {
+				this.slotsOf[node] = new BitSet(HashSlot.SLOTS);
+			}
+			for (int slot = 0; slot < HashSlot.SLOTS; slot++) {
+				this.slotsOf[nodeFor(voter, slot)].set(slot);
+			}
+		}
+		for (int node = 0; node < nodes(); node++) {
+			if (this.slotsOf[node].isEmpty()) {
+				throw new IllegalArgumentException("node " + node + " of voter " + voterOf(node) + " serves no slot");
 			}
 		}
 		this.keyRanges = cutKeyRanges();
+	}
+
+	/** The node of a voter that serves a slot. */
+	private int nodeFor(int voter, int slot) {
+		short[] shards = this.shardOfSlot[voter];
+		return this.firstNode[voter] + ((shards != null) ? shards[slot] : 0);
 	}
 
 	/**
@@ -75,27 +92,70 @@ public final class VoterLayout {
 		for (int i = 0; i <= nodes; i++) {
 			first[i] = i;
 		}
-		return new VoterLayout(first);
+		return new VoterLayout(first, new short[nodes][]);
 	}
 
 	/**
-	 * Voters of so many nodes each.
+	 * Voters of so many nodes each, each node serving an equal range of the slots.
 	 * @param nodesPerVoter each voter's node count, in voter order, each at least one
 	 */
 	public static VoterLayout of(List<Integer> nodesPerVoter) {
-		if (nodesPerVoter.isEmpty()) {
-			throw new IllegalArgumentException("at least one voter is needed");
-		}
-		int[] first = new int[nodesPerVoter.size() + 1];
+		List<short @Nullable []> maps = new ArrayList<>(nodesPerVoter.size());
 		for (int voter = 0; voter < nodesPerVoter.size(); voter++) {
 			int count = nodesPerVoter.get(voter);
 			if (count < 1 || count > HashSlot.SLOTS) {
 				throw new IllegalArgumentException(
 						"voter " + voter + " needs 1 to " + HashSlot.SLOTS + " nodes, not " + count);
 			}
+			maps.add((count == 1) ? null : equalRanges(count));
+		}
+		return ofSlotMaps(maps);
+	}
+
+	/**
+	 * Voters whose nodes serve the slots their maps give them.
+	 * @param shardOfSlot by voter, in voter order: {@code null} for a voter of one node,
+	 * else the shard serving each of the 16,384 slots, numbered from 0 in the voter's
+	 * node order; every shard serves a slot at least
+	 */
+	public static VoterLayout ofSlotMaps(List<short @Nullable []> shardOfSlot) {
+		if (shardOfSlot.isEmpty()) {
+			throw new IllegalArgumentException("at least one voter is needed");
+		}
+		int[] first = new int[shardOfSlot.size() + 1];
+		short[][] maps = new short[shardOfSlot.size()][];
+		for (int voter = 0; voter < maps.length; voter++) {
+			short[] map = shardOfSlot.get(voter);
+			int count = 1;
+			if (map != null) {
+				if (map.length != HashSlot.SLOTS) {
+					throw new IllegalArgumentException(
+							"voter " + voter + "'s map has " + map.length + " slots, not " + HashSlot.SLOTS);
+				}
+				for (short shard : map) {
+					if (shard < 0) {
+						throw new IllegalArgumentException("voter " + voter + " serves not every slot");
+					}
+					count = Math.max(count, shard + 1);
+				}
+				maps[voter] = map.clone();
+			}
 			first[voter + 1] = first[voter] + count;
 		}
-		return new VoterLayout(first);
+		return new VoterLayout(first, maps);
+	}
+
+	/**
+	 * The slot map of so many shards that serve an equal range of the slots each, as a
+	 * cluster's primaries do when it starts.
+	 * @param shards how many shards
+	 */
+	public static short[] equalRanges(int shards) {
+		short[] map = new short[HashSlot.SLOTS];
+		for (int slot = 0; slot < map.length; slot++) {
+			map[slot] = (short) shardOf(slot, shards);
+		}
+		return map;
 	}
 
 	/** How many voters. */
@@ -127,7 +187,7 @@ public final class VoterLayout {
 	 * @param node the node's index
 	 */
 	public String markerKey(int node) {
-		return keys().markerKey(this.firstSlot[node], this.lastSlot[node]);
+		return keys().markerKey(this.slotsOf[node]);
 	}
 
 	/**
@@ -171,12 +231,12 @@ public final class VoterLayout {
 
 	/** Whether a node serves a slot. */
 	public boolean serves(int node, int slot) {
-		return this.firstSlot[node] <= slot && slot <= this.lastSlot[node];
+		return this.slotsOf[node].get(slot);
 	}
 
 	/** Whether two nodes serve some slot in common. */
 	public boolean overlap(int node, int other) {
-		return this.firstSlot[node] <= this.lastSlot[other] && this.firstSlot[other] <= this.lastSlot[node];
+		return this.slotsOf[node].intersects(this.slotsOf[other]);
 	}
 
 	/**
@@ -189,17 +249,27 @@ public final class VoterLayout {
 	}
 
 	private List<KeyRange> cutKeyRanges() {
-		int[] starts = Arrays.stream(this.firstSlot).distinct().sorted().toArray();
-		List<KeyRange> ranges = new ArrayList<>(starts.length);
-		for (int i = 0; i < starts.length; i++) {
-			int last = (i + 1 < starts.length) ? starts[i + 1] - 1 : HashSlot.SLOTS - 1;
-			int[] nodes = new int[voters()];
-			for (int voter = 0; voter < voters(); voter++) {
-				nodes[voter] = this.firstNode[voter] + shardOf(starts[i], nodeCountOf(voter));
+		List<KeyRange> ranges = new ArrayList<>();
+		int[] nodes = nodesFor(0);
+		int start = 0;
+		for (int slot = 1; slot <= HashSlot.SLOTS; slot++) {
+			int[] next = (slot < HashSlot.SLOTS) ? nodesFor(slot) : null;
+			if (next == null || !Arrays.equals(next, nodes)) {
+				ranges.add(new KeyRange(start, slot - 1, nodes));
+				nodes = next;
+				start = slot;
 			}
-			ranges.add(new KeyRange(starts[i], last, nodes));
 		}
 		return List.copyOf(ranges);
+	}
+
+	/** The node of each voter that serves a slot. */
+	private int[] nodesFor(int slot) {
+		int[] nodes = new int[voters()];
+		for (int voter = 0; voter < nodes.length; voter++) {
+			nodes[voter] = nodeFor(voter, slot);
+		}
+		return nodes;
 	}
 
 	/**
@@ -258,8 +328,7 @@ public final class VoterLayout {
 		int slot = HashSlot.of(key);
 		boolean[] selected = new boolean[nodes()];
 		for (int voter = 0; voter < voters(); voter++) {
-			int shards = this.firstNode[voter + 1] - this.firstNode[voter];
-			selected[this.firstNode[voter] + shardOf(slot, shards)] = true;
+			selected[nodeFor(voter, slot)] = true;
 		}
 		return selected;
 	}

@@ -136,6 +136,50 @@ class VoterLayoutTests {
 	}
 
 	@Test
+	void nodesServeTheSlotsTheirSlotMapGivesThem() {
+		// voter 1's first shard serves slots 0-99 and 200-8191, its second 100-199 and
+		// the
+		// rest, as after two migrations; voter 0 is one node
+		short[] map = new short[HashSlot.SLOTS];
+		Arrays.fill(map, 8192, HashSlot.SLOTS, (short) 1);
+		Arrays.fill(map, 100, 200, (short) 1);
+		VoterLayout layout = VoterLayout.ofSlotMaps(Arrays.asList(null, map, VoterLayout.equalRanges(2)));
+		assertThat(layout.nodes()).isEqualTo(5);
+		assertThat(layout.keyRanges()).extracting(Object::toString)
+			.containsExactly("slots 0-99", "slots 100-199", "slots 200-8191", "slots 8192-16383");
+		assertThat(layout.keyRanges().get(1).nodes()).containsExactly(0, 2, 3);
+		for (int i = 0; i < 5000; i++) {
+			byte[] key = key("redlock:orders:" + i);
+			int slot = HashSlot.of(key);
+			boolean[] selected = layout.select(key);
+			int voter1 = (slot < 100 || (slot >= 200 && slot < 8192)) ? 1 : 2;
+			assertThat(selected).as("slot %d", slot)
+				.containsExactly(true, voter1 == 1, voter1 == 2, slot < 8192, slot >= 8192);
+			assertThat(layout.serves(voter1, slot)).isTrue();
+			assertThat(layout.selection(layout.keyRanges().get(layout.keyRangeOf(key)))).isEqualTo(selected);
+		}
+		assertThat(layout.overlap(2, 3)).as("slots 100-199").isTrue();
+		for (int node = 0; node < layout.nodes(); node++) {
+			String marker = layout.markerKey(node);
+			assertThat(layout.serves(node, HashSlot.of(marker))).as("the marker %s of node %d", marker, node).isTrue();
+		}
+	}
+
+	@Test
+	void aSlotMapServesEverySlotAndEachShardSome() {
+		short[] unserved = VoterLayout.equalRanges(2);
+		unserved[7] = -1;
+		assertThatIllegalArgumentException().isThrownBy(() -> VoterLayout.ofSlotMaps(Arrays.asList(null, unserved)))
+			.withMessageContaining("voter 1");
+		short[] idle = new short[HashSlot.SLOTS];
+		Arrays.fill(idle, 5000, HashSlot.SLOTS, (short) 2);
+		assertThatIllegalArgumentException().as("shard 1 serves no slot")
+			.isThrownBy(() -> VoterLayout.ofSlotMaps(Arrays.asList(idle, null)))
+			.withMessageContaining("node 1 of voter 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> VoterLayout.ofSlotMaps(List.of(new short[10])));
+	}
+
+	@Test
 	void aVoterNeedsANode() {
 		assertThatIllegalArgumentException().isThrownBy(() -> VoterLayout.of(List.of(2, 0, 1)))
 			.withMessageContaining("voter 1");
