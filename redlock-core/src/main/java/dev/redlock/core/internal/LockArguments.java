@@ -57,7 +57,7 @@ public final class LockArguments {
 			throw new IllegalArgumentException("Lock key for resource '" + start + "' is longer than the limit of "
 					+ limit + " bytes in UTF-8, key prefix included (maxKeyLength): at least " + atLeast + " bytes");
 		}
-		String refusal = this.keys.refusal(this.keyPrefix + resource);
+		String refusal = this.keys.refusal(bytes);
 		if (refusal != null) {
 			throw new IllegalArgumentException("Lock key '" + this.keyPrefix + resource + "' " + refusal
 					+ ": use another resource name or key prefix");

@@ -53,8 +53,8 @@ public enum KeyLayout {
 		}
 
 		@Override
-		public @Nullable String refusal(String lockKey) {
-			return lockKey.startsWith(LockScripts.FENCE_KEY_PREFIX)
+		public @Nullable String refusal(byte[] lockKey) {
+			return startsWith(lockKey, FENCE_PREFIX)
 					? "starts with " + LockScripts.FENCE_KEY_PREFIX + ", which is reserved for fencing counters" : null;
 		}
 
@@ -107,7 +107,7 @@ public enum KeyLayout {
 		}
 
 		@Override
-		public @Nullable String refusal(String lockKey) {
+		public @Nullable String refusal(byte[] lockKey) {
 			return null;
 		}
 
@@ -167,10 +167,22 @@ public enum KeyLayout {
 	/**
 	 * Says why a lock key cannot be used, when it cannot: its keys would meet keys of
 	 * another kind.
-	 * @param lockKey the lock key, prefix included
+	 * @param lockKey the lock key, prefix included, in UTF-8
 	 * @return the reason, to follow the key in a message, or {@code null}
 	 */
-	public abstract @Nullable String refusal(String lockKey);
+	public abstract @Nullable String refusal(byte[] lockKey);
+
+	private static boolean startsWith(byte[] bytes, byte[] prefix) {
+		if (bytes.length < prefix.length) {
+			return false;
+		}
+		for (int i = 0; i < prefix.length; i++) {
+			if (bytes[i] != prefix[i]) {
+				return false;
+			}
+		}
+		return true;
+	}
 
 	private static RawArgument concat(byte[] first, byte[] second) {
 		byte[] joined = new byte[first.length + second.length];

@@ -25,8 +25,8 @@ class KeyLayoutTests {
 		assertThat(KeyLayout.PLAIN.counterKey(stored).toString()).isEqualTo("{fence}redlock:orders:42");
 		assertThat(KeyLayout.PLAIN.storedKeyOfCounter("{fence}redlock:orders:42")).isEqualTo("redlock:orders:42");
 		assertThat(KeyLayout.PLAIN.storedKeyOfCounter("{fence}")).as("the marker").isNull();
-		assertThat(KeyLayout.PLAIN.refusal("{fence}x")).contains("reserved for fencing counters");
-		assertThat(KeyLayout.PLAIN.refusal("fence")).isNull();
+		assertThat(KeyLayout.PLAIN.refusal(bytes("{fence}x"))).contains("reserved for fencing counters");
+		assertThat(KeyLayout.PLAIN.refusal(bytes("fence"))).isNull();
 	}
 
 	@Test
@@ -41,7 +41,7 @@ class KeyLayoutTests {
 			keys.add(key.toString());
 		}
 		for (String key : keys) {
-			if (KeyLayout.TAGGED.refusal(key) != null) {
+			if (KeyLayout.TAGGED.refusal(bytes(key)) != null) {
 				continue;
 			}
 			RawArgument stored = KeyLayout.TAGGED.storedKey(bytes(key));
@@ -52,7 +52,7 @@ class KeyLayoutTests {
 				.isEqualTo(stored.toString());
 			assertThat(KeyLayout.TAGGED.storedKeyOfCounter(stored.toString())).as("the lock %s", key).isNull();
 			assertThat(stored.toString()).as("the lock %s", key).doesNotEndWith(KeyLayout.MARKER_SUFFIX);
-			assertThat(KeyLayout.TAGGED.refusal(key)).as("no lock key is refused").isNull();
+			assertThat(KeyLayout.TAGGED.refusal(bytes(key))).as("no lock key is refused").isNull();
 		}
 		assertThat(KeyLayout.TAGGED.storedKeyOfCounter("{fence}")).as("the marker").isNull();
 	}
