@@ -2,8 +2,7 @@ package dev.redlock.core.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Objects;
-import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
@@ -75,6 +74,12 @@ public final class AcquireRound {
 	private final RawArgument @Nullable [] ownMarkers;
 
 	/**
+	 * The read of each node's own marker, by node, written behind its {@code SET}; with
+	 * {@link #ownMarkers} only.
+	 */
+	private final CommandArguments @Nullable [] readOwnMarkers;
+
+	/**
 	 * Whether fenced acquisitions confirm their token on a quorum (the second round); off
 	 * only in the test that shows why it is needed.
 	 */
@@ -89,12 +94,15 @@ public final class AcquireRound {
 		VoterLayout layout = group.layout();
 		if (layout.keys() == KeyLayout.TAGGED) {
 			this.ownMarkers = new RawArgument[layout.nodes()];
+			this.readOwnMarkers = new CommandArguments[layout.nodes()];
 			for (int node = 0; node < layout.nodes(); node++) {
 				this.ownMarkers[node] = RawArgument.of(layout.markerKey(node));
+				this.readOwnMarkers[node] = new CommandArguments(Command.GET).add(this.ownMarkers[node]);
 			}
 		}
 		else {
 			this.ownMarkers = null;
+			this.readOwnMarkers = null;
 		}
 	}
 
@@ -142,8 +150,9 @@ public final class AcquireRound {
 			// the counter is raised in the same step as the SET: a later holder's SET on
 			// this node comes after our key left, so its count exceeds ours
 			if (this.judged && this.ownMarkers != null) {
-				return withOwnMarker(voters, (marker) -> RoundCommand
-					.of(fencingScript(LockScripts.ACQUIRE_FENCED_OWN_MARKER, key, value, ttl).add(marker)));
+				RawArgument[] markers = this.ownMarkers;
+				return perVoter(voters, (node) -> RoundCommand
+					.of(fencingScript(LockScripts.ACQUIRE_FENCED_OWN_MARKER, key, value, ttl).add(markers[node])));
 			}
 			Script script = this.judged ? LockScripts.ACQUIRE_FENCED : LockScripts.ACQUIRE_COUNTED;
 			return RoundCommand.of(fencingScript(script, key, value, ttl));
@@ -157,25 +166,23 @@ public final class AcquireRound {
 		// SET, in the same round trip: they judge this very grant. Not atomic, and need
 		// not be: a flush or failover between them leaves the marker gone or new, which
 		// distrusts the node, and a restart breaks the connection
-		if (this.judged && this.ownMarkers != null) {
-			return withOwnMarker(voters,
-					(marker) -> RoundCommand.pipelined(set, READ_TIME, new CommandArguments(Command.GET).add(marker)));
+		if (this.judged && this.readOwnMarkers != null) {
+			CommandArguments[] readMarkers = this.readOwnMarkers;
+			return perVoter(voters, (node) -> RoundCommand.pipelined(set, READ_TIME, readMarkers[node]));
 		}
 		return this.judged ? RoundCommand.pipelined(set, READ_TIME, READ_MARKER) : RoundCommand.of(set);
 	}
 
 	/**
-	 * A command for each node a round asks, naming that node's marker key: for nodes
-	 * whose marker is a key of their own.
+	 * A command for each node a round asks: for nodes whose marker is a key of their own.
 	 * @param voters the nodes the round asks, {@code null} for every node
-	 * @param withMarker the command, given a node's marker key
+	 * @param forNode the command of a node, given its index
 	 */
-	private RoundCommand withOwnMarker(boolean @Nullable [] voters, Function<RawArgument, RoundCommand> withMarker) {
-		RawArgument[] markers = Objects.requireNonNull(this.ownMarkers);
-		RoundCommand[] byNode = new RoundCommand[markers.length];
+	private RoundCommand perVoter(boolean @Nullable [] voters, IntFunction<RoundCommand> forNode) {
+		RoundCommand[] byNode = new RoundCommand[this.group.layout().nodes()];
 		for (int node = 0; node < byNode.length; node++) {
 			if (voters == null || voters[node]) {
-				byNode[node] = withMarker.apply(markers[node]);
+				byNode[node] = forNode.apply(node);
 			}
 		}
 		return RoundCommand.perNode(byNode);
@@ -323,10 +330,11 @@ public final class AcquireRound {
 			return 0;
 		}
 		RawArgument token = RawArgument.of(candidate);
-		RoundCommand raise = (this.judged && this.ownMarkers != null)
-				? withOwnMarker(voters,
-						(marker) -> RoundCommand
-							.of(fencingScript(LockScripts.RAISE_FENCE_OWN_MARKER, key, value, token).add(marker)))
+		RawArgument[] markers = this.ownMarkers;
+		RoundCommand raise = (this.judged && markers != null)
+				? perVoter(voters,
+						(node) -> RoundCommand.of(fencingScript(LockScripts.RAISE_FENCE_OWN_MARKER, key, value, token)
+							.add(markers[node])))
 				: RoundCommand.of(fencingScript(LockScripts.RAISE_FENCE, key, value, token));
 		NodeReply[] replies = fanout.execute(raise, voters, this.rounds.quorumExit(NodeCommand.FENCE));
 		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isConfirmed);

@@ -62,8 +62,9 @@ public enum KeyLayout {
 
 	/**
 	 * Every key of a lock in one hash tag ({@link ClusterKeys}): the lock {@code {<lock
-	 * key>}}, its counter {@code {<lock key>}:fence}. The node's marker stays
-	 * {@code {fence}}, the stored key of a lock named {@code fence}, which is refused.
+	 * key>}}, its counter {@code {<lock key>}:fence}. Each node's marker is
+	 * {@code {m<i>}:marker}, in a slot the node serves: never a lock's key nor a
+	 * counter's, so no lock key is refused.
 	 */
 	TAGGED {
 

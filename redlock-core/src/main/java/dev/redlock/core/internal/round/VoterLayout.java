@@ -34,6 +34,9 @@ public final class VoterLayout {
 	/** The slots each node serves, by node. */
 	private final BitSet[] slotsOf;
 
+	/** Each node's marker key, by node. */
+	private final String[] markerKeys;
+
 	private final List<KeyRange> keyRanges;
 
 	private VoterLayout(int[] firstNode, short @Nullable [][] shardOfSlot) {
@@ -55,6 +58,10 @@ public final class VoterLayout {
 			}
 		}
 		this.keyRanges = cutKeyRanges();
+		this.markerKeys = new String[nodes()];
+		for (int node = 0; node < nodes(); node++) {
+			this.markerKeys[node] = keys().markerKey(this.slotsOf[node]);
+		}
 	}
 
 	/** The node of a voter that serves a slot. */
@@ -187,7 +194,7 @@ public final class VoterLayout {
 	 * @param node the node's index
 	 */
 	public String markerKey(int node) {
-		return keys().markerKey(this.slotsOf[node]);
+		return this.markerKeys[node];
 	}
 
 	/**
