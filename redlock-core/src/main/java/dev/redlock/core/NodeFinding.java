@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  *
  * @param severity whether it makes the locks unsafe ({@link Severity#ERROR}) or deserves
  * attention
- * @param node index of the node concerned, or {@code null} for the node list as a whole
+ * @param node index of the voter concerned as configured ({@code nodes[i]}; a cluster
+ * voter's shards are one), or {@code null} for the node list as a whole
  * @param message what is wrong and what to do, without credentials
  */
 public record NodeFinding(Severity severity, @Nullable Integer node, String message) {

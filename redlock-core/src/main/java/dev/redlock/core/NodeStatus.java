@@ -27,15 +27,19 @@ import org.jspecify.annotations.Nullable;
  * @param lockCommands what releases and extensions run on it, when reachable:
  * {@code scripts} (Lua), {@code delex} (Redis 8.4+) or {@code delifeq} (Valkey 9+), as
  * the greetings of its connections found
- * @param kind what the voter is: {@code standalone} (a master at a fixed address) or
- * {@code sentinel} (the master a Sentinel group names, followed through failovers)
+ * @param kind what the voter is: {@code standalone} (a master at a fixed address),
+ * {@code sentinel} (the master a Sentinel group names, followed through failovers) or
+ * {@code cluster} (one shard of a cluster voter, its primary followed through failovers)
  * @param master the {@code host:port} of the voter's master as known now (for a Sentinel
- * voter, where the last failover left it), or {@code null} while not known
+ * voter, where the last failover left it; for a cluster voter's shard, its primary), or
+ * {@code null} while not known
+ * @param voter the index of the node's voter as configured ({@code nodes[i]}): a cluster
+ * voter has one status per shard, each with the voter's index
  */
 public record NodeStatus(String node, boolean reachable, Duration latency, @Nullable String version,
 		@Nullable String role, @Nullable Duration uptime, Duration quarantineRemaining,
 		@Nullable QuarantineReason quarantineReason, boolean clockOff, @Nullable String error,
-		@Nullable String lockCommands, String kind, @Nullable String master) {
+		@Nullable String lockCommands, String kind, @Nullable String master, int voter) {
 
 	/**
 	 * Returns whether the node's grants count towards a quorum now: a reachable master

@@ -18,8 +18,10 @@ import dev.redlock.core.internal.lease.HeldLeases;
 import dev.redlock.core.internal.lease.LeaseSupport;
 import dev.redlock.core.internal.round.VoterLayout;
 import dev.redlock.core.internal.thread.RenewalScheduler;
+import dev.redlock.core.internal.transport.ClusterVoters;
 import dev.redlock.core.internal.transport.NodeConnectionPool;
 import dev.redlock.core.internal.transport.RedisNodeUri;
+import dev.redlock.core.internal.transport.WarmUp;
 import dev.redlock.core.internal.waiting.LockWaiters;
 import dev.redlock.core.internal.waiting.NodeSubscriber;
 
@@ -244,7 +246,8 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the node addresses without credentials, in configuration order.
+	 * Returns the node addresses without credentials, in configuration order, a cluster
+	 * voter's shards each in its place.
 	 * @return e.g. {@code [redis://10.0.0.1:6379, rediss://10.0.0.2:6380]}
 	 */
 	public List<String> nodeAddresses() {
@@ -252,8 +255,9 @@ public final class Redlock implements AutoCloseable {
 	}
 
 	/**
-	 * Returns how many nodes must agree for a lock to be held.
-	 * @return {@code N/2 + 1}
+	 * Returns how many voters must agree for a lock to be held (a cluster voter is one,
+	 * whatever its shards).
+	 * @return {@code N/2 + 1}, {@code N} the number of voters
 	 */
 	public int quorum() {
 		return this.group.quorum().size();
@@ -337,8 +341,13 @@ public final class Redlock implements AutoCloseable {
 		}
 
 		/**
-		 * Adds a node.
+		 * Adds a voter.
 		 * @param uri {@code redis://[user:password@]host:port[/db]} or {@code rediss://…}
+		 * for a master at a fixed address,
+		 * {@code redis-sentinel://[user:password@]host1:port1,host2:port2[/db]#masterName}
+		 * for the master a Sentinel group names, or
+		 * {@code redis-cluster://[user:password@]seed1:port1,seed2:port2} for a Redis or
+		 * Valkey Cluster (one voter, its shards read when the instance is built)
 		 * @return this builder
 		 */
 		public Builder node(String uri) {
@@ -452,7 +461,10 @@ public final class Redlock implements AutoCloseable {
 		 * 2 s).
 		 * @return a new {@code Redlock}
 		 * @throws InvalidRedlockConfigurationException if there are no nodes, a URI is
-		 * malformed, or one server is listed twice (which would fake a quorum)
+		 * malformed, one server is listed twice (which would fake a quorum), or a cluster
+		 * voter cannot be used: none of its seeds tells its slot map (it is read now), a
+		 * seed is not a cluster node, its seeds are of two clusters, or some slots are
+		 * served by no primary
 		 */
 		public Redlock build() {
 			List<RedisNodeUri> voters = RedisNodeUri.parseAll(this.nodes);
@@ -462,8 +474,13 @@ public final class Redlock implements AutoCloseable {
 					.map((voter) -> voter.withSentinelCredentials(this.sentinelUsername, password))
 					.toList();
 			}
-			VoterLayout layout = VoterLayout.ofSlotMaps(this.slotMaps);
-			return new Redlock(voters, layout, this.settings, this.ticker, List.copyOf(this.listeners), this.tls);
+			int seedTimeoutMillis = (int) Math.min(Integer.MAX_VALUE,
+					Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, this.settings.nodeTimeout().toMillis()));
+			ClusterVoters.Expanded expanded = ClusterVoters.expand(voters, this.slotMaps, seedTimeoutMillis,
+					this.settings.clientName(), this.tls);
+			VoterLayout layout = VoterLayout.ofSlotMaps(expanded.slotMaps());
+			return new Redlock(expanded.nodes(), layout, this.settings, this.ticker, List.copyOf(this.listeners),
+					this.tls);
 		}
 
 	}

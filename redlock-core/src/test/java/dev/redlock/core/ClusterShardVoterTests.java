@@ -19,23 +19,19 @@ import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.internal.protocol.ClusterKeys;
 import dev.redlock.core.internal.protocol.KeyLayout;
-import dev.redlock.core.internal.transport.ClusterSlots;
 import dev.redlock.test.RedisCluster;
 import dev.redlock.test.RedisNode;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.HostAndPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Voters of several shard nodes whose nodes are the primaries of real clusters: three
- * clusters of three shards, each voter one cluster's primaries, given in slot order (the
- * kit's clusters split the slots as the voter does). A cluster node refuses a key of
- * another node's slots ({@code MOVED}) and a script whose keys are in two slots
- * ({@code CROSSSLOT}), so these tests show the tagged key layout doing what a cluster
- * voter needs: a lock and its fencing counter on the shard the lock key's slot picks, in
- * every cluster; each node's marker in a slot of its own. Last, the scale figure: the
- * lock load of 10,000 distinct keys spreads evenly over the shards.
+ * Cluster voters ({@code redis-cluster://}): three clusters of three shards, each one
+ * voter whose shard nodes are read from its slot map when the {@code Redlock} is built. A
+ * cluster node refuses a key of another node's slots ({@code MOVED}) and a script whose
+ * keys are in two slots ({@code CROSSSLOT}), so these tests show the tagged key layout
+ * doing what a cluster voter needs: a lock and its fencing counter on the shard the lock
+ * key's slot picks, in every cluster; each node's marker in a slot of its own. Last, the
+ * scale figure: the lock load of 10,000 distinct keys spreads evenly over the shards.
  */
 class ClusterShardVoterTests {
 
@@ -234,24 +230,12 @@ class ClusterShardVoterTests {
 	}
 
 	/** One voter per cluster, its primaries serving the slots its slot map says now. */
+	/**
+	 * Cluster voters built after a slot moved: each reads its cluster's slot map when the
+	 * {@code Redlock} is built.
+	 */
 	private static Redlock clusterVotersAsMapped(RedlockSettings settings) {
-		Redlock.Builder builder = Redlock.builder().settings(settings);
-		for (RedisCluster cluster : clusters) {
-			List<String> primaries = new ArrayList<>();
-			List<HostAndPort> addresses = new ArrayList<>();
-			for (int shard = 0; shard < SHARDS; shard++) {
-				RedisNode primary = cluster.primaryOf(shard);
-				primaries.add(primary.uri());
-				addresses.add(new HostAndPort(primary.host(), primary.port()));
-			}
-			ClusterSlots map = ClusterSlots.read(addresses, DefaultJedisClientConfig.builder().build());
-			short[] shardOfSlot = new short[RedisCluster.SLOTS];
-			for (int slot = 0; slot < shardOfSlot.length; slot++) {
-				shardOfSlot[slot] = (short) addresses.indexOf(map.shardOf(slot).primary());
-			}
-			builder.shardedVoter(primaries, shardOfSlot);
-		}
-		return builder.build();
+		return clusterVoters(settings);
 	}
 
 	/** The marker key of a shard's primary: in the shard's slots. */
@@ -361,13 +345,7 @@ class ClusterShardVoterTests {
 
 	private static Redlock clusterVoters(RedlockSettings settings) {
 		Redlock.Builder builder = Redlock.builder().settings(settings);
-		for (RedisCluster cluster : clusters) {
-			List<String> primaries = new ArrayList<>();
-			for (int shard = 0; shard < SHARDS; shard++) {
-				primaries.add(cluster.primaryOf(shard).uri());
-			}
-			builder.shardedVoter(primaries);
-		}
+		clusters.forEach((cluster) -> builder.node(cluster.uri()));
 		return builder.build();
 	}
 

@@ -1,5 +1,9 @@
 package dev.redlock.core;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -279,6 +283,19 @@ final class TestSupport {
 						"Timed out after " + timeout + " waiting until " + what + (now.isEmpty() ? "" : "; " + now));
 			}
 			LockSupport.parkNanos(1_000_000);
+		}
+	}
+
+	/**
+	 * Returns a loopback port nothing listens on: one the system just gave out and that
+	 * was closed again, so a connection to it is refused.
+	 */
+	static int closedPort() {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
 		}
 	}
 

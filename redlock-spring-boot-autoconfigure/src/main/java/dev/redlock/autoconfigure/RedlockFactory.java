@@ -170,11 +170,13 @@ final class RedlockFactory {
 	}
 
 	/**
-	 * Puts back together the Sentinel voters that binding split: a comma-separated
-	 * {@code redlock.nodes} value (or {@code REDLOCK_NODES}) is split at every comma,
-	 * also those between a Sentinel voter's sentinels. An element without a scheme that
-	 * follows a {@code redis-sentinel://} or {@code rediss-sentinel://} element still
-	 * lacking its master's name is one more sentinel of it.
+	 * Puts back together the Sentinel and cluster voters that binding split: a
+	 * comma-separated {@code redlock.nodes} value (or {@code REDLOCK_NODES}) is split at
+	 * every comma, also those between a Sentinel voter's sentinels or a cluster voter's
+	 * seeds. An element without a scheme that follows a {@code redis-sentinel://} or
+	 * {@code rediss-sentinel://} element still lacking its master's name is one more
+	 * sentinel of it; one that follows a {@code redis-cluster://} or
+	 * {@code rediss-cluster://} element is one more seed of it.
 	 * @param bound the elements as bound
 	 * @return one element per voter
 	 */
@@ -182,7 +184,7 @@ final class RedlockFactory {
 		List<String> voters = new ArrayList<>(bound.size());
 		for (String element : bound) {
 			int last = voters.size() - 1;
-			if (last >= 0 && awaitsMoreSentinels(voters.get(last)) && element != null && !element.contains("://")) {
+			if (last >= 0 && awaitsMoreAddresses(voters.get(last)) && element != null && !element.contains("://")) {
 				voters.set(last, voters.get(last) + "," + element.trim());
 			}
 			else {
@@ -194,13 +196,16 @@ final class RedlockFactory {
 
 	/**
 	 * Whether an element is a Sentinel voter cut off before its master's name, which ends
-	 * the URI.
+	 * the URI, or a cluster voter, whose seeds nothing ends.
 	 */
-	private static boolean awaitsMoreSentinels(@Nullable String element) {
+	private static boolean awaitsMoreAddresses(@Nullable String element) {
 		if (element == null) {
 			return false;
 		}
 		String uri = element.trim().toLowerCase(Locale.ROOT);
+		if (uri.startsWith("redis-cluster://") || uri.startsWith("rediss-cluster://")) {
+			return true;
+		}
 		return (uri.startsWith("redis-sentinel://") || uri.startsWith("rediss-sentinel://")) && !uri.contains("#")
 				&& !uri.contains("sentinelmasterid=");
 	}

@@ -20,10 +20,13 @@ import dev.redlock.core.Redlock;
 
 /**
  * Health of the Redis nodes of a {@link Redlock}: {@code UP} while at least a quorum of
- * nodes answer as masters and count towards a quorum, {@code OUT_OF_SERVICE} when enough
+ * voters answer as masters and count towards a quorum, {@code OUT_OF_SERVICE} when enough
  * masters answer but some of them are in quarantine (they may have forgotten locks: a
  * restart, a clock step, a failover, a loss of data; locks cannot be acquired until the
- * quarantine ends), {@code DOWN} otherwise.
+ * quarantine ends), {@code DOWN} otherwise. A cluster voter is one node per shard; it
+ * answers and counts when every one of its shards does, so that {@code UP} means every
+ * lock can be had (a shard in quarantine costs only the locks of its slots, but the voter
+ * is not counted meanwhile).
  *
  * <p>
  * Every node is checked at once with one {@code INFO} round
@@ -32,20 +35,21 @@ import dev.redlock.core.Redlock;
  * down or frozen. The details are:
  * <ul>
  * <li>{@code quorum}: how many nodes must agree for a lock to be held;</li>
- * <li>{@code reachable}: how many nodes answered as masters;</li>
+ * <li>{@code reachable}: how many voters answered as masters;</li>
  * <li>{@code counting}: how many of those count towards a quorum now (not in restart
  * quarantine), the number compared with the quorum;</li>
  * <li>{@code reason}, when {@code OUT_OF_SERVICE}: how many nodes are in quarantine, for
  * how long no lock can be acquired, and what to do about nodes created just now;</li>
  * <li>{@code nodes}: per node, in configuration order, {@code node} (its address without
- * credentials), {@code reachable}, {@code latencyMs}, and when it answered
- * {@code version}, {@code role} and {@code uptimeSeconds}, or when it did not
- * {@code error}; a node in quarantine also has {@code quarantineRemainingMs}, how long
- * until it counts again, and {@code quarantineReason} ({@code restart},
- * {@code clock_step}, {@code failover} or {@code data_loss}): why it may have forgotten
- * locks. A node that answered in a role other than {@code master} (a replica listed as a
- * node) carries a {@code problem}: it is a misconfiguration, and the node does not count
- * towards the quorum.</li>
+ * credentials; a cluster voter's shard with its slots), {@code kind}, {@code master},
+ * {@code voter} (the index in {@code redlock.nodes}, when some voter is a cluster),
+ * {@code reachable}, {@code latencyMs}, and when it answered {@code version},
+ * {@code role} and {@code uptimeSeconds}, or when it did not {@code error}; a node in
+ * quarantine also has {@code quarantineRemainingMs}, how long until it counts again, and
+ * {@code quarantineReason} ({@code restart}, {@code clock_step}, {@code failover} or
+ * {@code data_loss}): why it may have forgotten locks. A node that answered in a role
+ * other than {@code master} (a replica listed as a node) carries a {@code problem}: it is
+ * a misconfiguration, and the node does not count towards the quorum.</li>
  * </ul>
  */
 public class RedlockHealthIndicator extends AbstractHealthIndicator {
@@ -67,23 +71,19 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 	protected void doHealthCheck(Health.Builder builder) {
 		List<NodeStatus> statuses = this.redlock.checkNodes();
 		int quorum = this.redlock.quorum();
-		int masters = 0;
-		int counting = 0;
+		List<VoterHealth> voters = VoterHealth.of(statuses);
+		int masters = (int) voters.stream().filter(VoterHealth::isMaster).count();
+		int counting = (int) voters.stream().filter(VoterHealth::counts).count();
 		List<Map<String, Object>> nodes = new ArrayList<>(statuses.size());
+		boolean sharded = voters.size() < statuses.size();
 		for (NodeStatus status : statuses) {
-			if (status.isMaster()) {
-				masters++;
-			}
-			if (status.counts()) {
-				counting++;
-			}
-			nodes.add(describe(status));
+			nodes.add(describe(status, sharded));
 		}
 		if (counting >= quorum) {
 			builder.up();
 		}
 		else if (masters >= quorum) {
-			builder.outOfService().withDetail("reason", quarantineReason(statuses, quorum, counting));
+			builder.outOfService().withDetail("reason", quarantineReason(voters, statuses, quorum, counting, sharded));
 		}
 		else {
 			builder.down();
@@ -95,13 +95,44 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 	}
 
 	/**
+	 * One voter's nodes: a standalone or Sentinel voter's one, a cluster voter's shards.
+	 * A voter answers as a master, and counts, when all of its nodes do: then every lock
+	 * can be had on it.
+	 */
+	private record VoterHealth(List<NodeStatus> nodes) {
+
+		static List<VoterHealth> of(List<NodeStatus> statuses) {
+			Map<Integer, List<NodeStatus>> byVoter = new LinkedHashMap<>();
+			for (NodeStatus status : statuses) {
+				byVoter.computeIfAbsent(status.voter(), (voter) -> new ArrayList<>()).add(status);
+			}
+			return byVoter.values().stream().map(VoterHealth::new).toList();
+		}
+
+		boolean isMaster() {
+			return this.nodes.stream().allMatch(NodeStatus::isMaster);
+		}
+
+		boolean counts() {
+			return this.nodes.stream().allMatch(NodeStatus::counts);
+		}
+
+		/** How long until every node of the voter counts. */
+		Duration quarantineRemaining() {
+			return this.nodes.stream().map(NodeStatus::quarantineRemaining).max(Duration::compareTo).orElseThrow();
+		}
+
+	}
+
+	/**
 	 * Why no lock can be had although enough masters answer: how many are in quarantine,
 	 * until when, and what to do about nodes created just now.
 	 */
-	private static String quarantineReason(List<NodeStatus> statuses, int quorum, int counting) {
-		List<Duration> remaining = statuses.stream()
-			.filter((status) -> status.isMaster() && !status.counts())
-			.map(NodeStatus::quarantineRemaining)
+	private static String quarantineReason(List<VoterHealth> voters, List<NodeStatus> statuses, int quorum,
+			int counting, boolean sharded) {
+		List<Duration> remaining = voters.stream()
+			.filter((voter) -> voter.isMaster() && !voter.counts())
+			.map(VoterHealth::quarantineRemaining)
 			.sorted()
 			.toList();
 		Duration wait = remaining.get(quorum - counting - 1);
@@ -112,18 +143,22 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 			.distinct()
 			.sorted()
 			.collect(Collectors.joining(", "));
-		return remaining.size() + " of " + statuses.size() + " nodes are in quarantine (" + reasons
-				+ ") and a lock needs " + quorum + ": no lock can be acquired for another "
-				+ (wait.toMillis() + 999) / 1000 + " s. A node that may have forgotten locks it granted (it started "
+		String counted = sharded ? " voters have nodes in quarantine (" : " nodes are in quarantine (";
+		return remaining.size() + " of " + voters.size() + counted + reasons + ") and a lock needs " + quorum
+				+ ": no lock can be acquired for another " + (wait.toMillis() + 999) / 1000
+				+ " s. A node that may have forgotten locks it granted (it started "
 				+ "less than redlock.restart-quarantine ago, its clock stepped, a replica replaced it, it lost data) "
 				+ "does not count until they have expired; for nodes created just now, which hold none, set "
 				+ "redlock.restart-quarantine=0s (and run Redis with appendfsync always)";
 	}
 
-	private static Map<String, Object> describe(NodeStatus status) {
+	private static Map<String, Object> describe(NodeStatus status, boolean sharded) {
 		Map<String, Object> node = new LinkedHashMap<>();
 		node.put("node", status.node());
 		node.put("kind", status.kind());
+		if (sharded) {
+			node.put("voter", status.voter());
+		}
 		putIfPresent(node, "master", status.master());
 		node.put("reachable", status.reachable());
 		node.put("latencyMs", millis(status.latency()));

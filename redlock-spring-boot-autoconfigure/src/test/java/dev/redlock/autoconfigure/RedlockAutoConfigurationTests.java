@@ -133,12 +133,12 @@ class RedlockAutoConfigurationTests {
 	}
 
 	@Test
-	void aClusterUriFailsNamingTheIndexAndWhatToListInstead() {
+	void aClusterUriWithAQueryFailsNamingTheIndex() {
 		assertFailure(
 				this.runner.withPropertyValues("redlock.nodes[0]=redis://127.0.0.1:7101",
-						"redlock.nodes[1]=redis-cluster://127.0.0.1:7000,127.0.0.1:7001",
+						"redlock.nodes[1]=redis-cluster://127.0.0.1:7000,127.0.0.1:7001?timeout=1",
 						"redlock.nodes[2]=redis://127.0.0.1:7103"),
-				"redlock.nodes[1]", "a Redis Cluster cannot be a voter yet");
+				"redlock.nodes[1]", "query parameters and fragments are not supported");
 	}
 
 	@Test
@@ -151,7 +151,7 @@ class RedlockAutoConfigurationTests {
 	@Test
 	void wrongSchemeFails() {
 		assertFailure(this.runner.withPropertyValues("redlock.nodes[0]=http://127.0.0.1:7101"), "redlock.nodes[0]",
-				"redis://, rediss://, redis-sentinel:// or rediss-sentinel://");
+				"redis://, rediss://, redis-sentinel://, rediss-sentinel://, redis-cluster:// or rediss-cluster://");
 	}
 
 	@Test

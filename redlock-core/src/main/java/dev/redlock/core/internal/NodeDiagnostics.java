@@ -62,13 +62,13 @@ public final class NodeDiagnostics {
 				String lockCommands = this.group.pools().get(reply.node()).commands().current().tag();
 				statuses.add(new NodeStatus(node, true, latency, version(fields), fields.get("role"), seconds(uptime),
 						quarantine.remaining(), quarantine.reason(), quarantine.clockOffSeen(), null, lockCommands,
-						kind(reply.node()), master(reply.node())));
+						kind(reply.node()), master(reply.node()), this.group.layout().voterOf(reply.node())));
 			}
 			else {
 				NodeQuarantine quarantine = this.group.quarantine(reply.node());
 				statuses.add(new NodeStatus(node, false, latency, null, null, null, quarantine.remaining(),
 						quarantine.reason(), quarantine.clockOffSeen(), reply.describeFailure(), null,
-						kind(reply.node()), master(reply.node())));
+						kind(reply.node()), master(reply.node()), this.group.layout().voterOf(reply.node())));
 			}
 		}
 		return statuses;
@@ -99,6 +99,7 @@ public final class NodeDiagnostics {
 		List<NodeFinding> warnings = new ArrayList<>();
 		// voters, not nodes: a voter of several shard nodes is one vote
 		int n = this.group.quorum().nodes();
+		int nodes = this.group.nodes().size();
 		if (n < 3 || n % 2 == 0) {
 			warnings.add(new NodeFinding(NodeFinding.Severity.WARNING, null,
 					n + " nodes: list an odd number of at " + "least 3 independent masters (3 or 5); with " + n
@@ -122,7 +123,7 @@ public final class NodeDiagnostics {
 				null);
 		Map<String, Integer> byRunId = new HashMap<>();
 		List<Integer> refusingCredentials = new ArrayList<>();
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < nodes; i++) {
 			String node = this.group.nodes().get(i).redacted();
 			NodeReply info = infos[i];
 			if (info.kind() == NodeReply.Kind.AUTH_FAILED) {
@@ -165,11 +166,11 @@ public final class NodeDiagnostics {
 								+ ", not a master: a replica can lose locks on failover and is not independent of its "
 								+ "master; list independent masters"));
 			}
-			if ("1".equals(fields.get("cluster_enabled"))) {
+			if ("1".equals(fields.get("cluster_enabled")) && this.group.nodes().get(i).cluster() == null) {
 				errors.add(new NodeFinding(NodeFinding.Severity.ERROR, i, node
 						+ " is a Redis Cluster node (cluster_enabled:1): as a voter it would answer MOVED for every "
-						+ "key its shard does not serve, and its shard's replicas may take over from it; cluster voters "
-						+ "are not supported yet, list standalone masters (cluster-enabled no)"));
+						+ "key its shard does not serve, and its shard's replicas may take over from it; list the "
+						+ "cluster as one voter, redis-cluster://host:port, or a standalone master (cluster-enabled no)"));
 			}
 			String roleRefusal = this.group.pools().get(i).master().roleRefusal();
 			if (roleRefusal != null) {
@@ -197,7 +198,17 @@ public final class NodeDiagnostics {
 		credentialFindings(refusingCredentials, infos, errors, warnings);
 		scriptFindings(infos, errors);
 		errors.addAll(warnings);
-		return errors;
+		return errors.stream().map(this::byVoter).toList();
+	}
+
+	/**
+	 * The finding with the index of its node's voter, as configured: a cluster voter's
+	 * shard nodes are one {@code nodes[i]}.
+	 */
+	private NodeFinding byVoter(NodeFinding finding) {
+		Integer node = finding.node();
+		return (node == null) ? finding
+				: new NodeFinding(finding.severity(), this.group.layout().voterOf(node), finding.message());
 	}
 
 	/**
@@ -262,7 +273,7 @@ public final class NodeDiagnostics {
 			for (int i : refusing) {
 				named.append((named.length() > 0) ? ", " : "")
 					.append("nodes[")
-					.append(i)
+					.append(this.group.layout().voterOf(i))
 					.append("] ")
 					.append(this.group.nodes().get(i).redacted())
 					.append(" (")

@@ -46,11 +46,17 @@ public final class NodeGroup implements AutoCloseable {
 
 	private final Quorum quorum;
 
-	private final VoterLayout layout;
+	/** Replaced when a cluster voter's slots move from shard to shard. */
+	private volatile VoterLayout layout;
 
 	private final WarmUp warmUp;
 
 	private final CounterReseed reseed;
+
+	/**
+	 * Follows the slot maps of cluster voters; {@code null} when no voter is a cluster.
+	 */
+	private final @Nullable SlotMapFollower slotMaps;
 
 	/** Reads the nodes now and then with the restart quarantine on; {@code null} off. */
 	private final @Nullable NodeProbe probe;
@@ -87,14 +93,14 @@ public final class NodeGroup implements AutoCloseable {
 		}
 		this.pools = List.copyOf(pools);
 		this.quarantines = List.copyOf(quarantines);
-		this.reseed = new CounterReseed(this.pools, layout, this.quorum, (int) Math.min(Integer.MAX_VALUE,
+		this.reseed = new CounterReseed(this.pools, this::layout, this.quorum, (int) Math.min(Integer.MAX_VALUE,
 				Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis())));
 		for (int i = 0; i < this.quarantines.size(); i++) {
 			int node = i;
 			this.quarantines.get(i).markers().reseedWith((marker) -> this.reseed.request(node, marker));
 		}
 		if (!settings.restartQuarantine().isZero()) {
-			QuarantineNotice notice = new QuarantineNotice(this.quarantines, layout, this.quorum,
+			QuarantineNotice notice = new QuarantineNotice(this.quarantines, this::layout, this.quorum,
 					settings.restartQuarantine(), "Redlock" + nodes.stream().map(RedisNodeUri::redacted).toList());
 			for (int i = 0; i < this.quarantines.size(); i++) {
 				int node = i;
@@ -109,6 +115,11 @@ public final class NodeGroup implements AutoCloseable {
 				scheduler, settings.nodeTimeout().toNanos());
 		this.probe = settings.restartQuarantine().isZero() ? null : new NodeProbe(this.quarantines, this.fanout,
 				layout.faultyNodesAtMost(this.quorum.size()), settings.clockTolerance().toNanos());
+		this.slotMaps = SlotMapFollower.of(this.nodes, this.pools, this::layout, this::replaceSlotMap, (int) Math
+			.min(Integer.MAX_VALUE, Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis())));
+		if (this.slotMaps != null) {
+			this.slotMaps.start();
+		}
 		if (this.probe != null) {
 			for (NodeQuarantine quarantine : this.quarantines) {
 				// a marker to write, or one found gone: the next probe writes it
@@ -157,9 +168,25 @@ public final class NodeGroup implements AutoCloseable {
 		return this.quorum;
 	}
 
-	/** Which nodes make up each voter. */
+	/** Which nodes make up each voter, and which slots each serves now. */
 	public VoterLayout layout() {
 		return this.layout;
+	}
+
+	/**
+	 * Gives a cluster voter's nodes the slots of a newer map, read from its cluster.
+	 * @param voter the voter
+	 * @param map which of its nodes serves each slot, from 0 in its node order
+	 */
+	synchronized void replaceSlotMap(int voter, short[] map) {
+		this.layout = this.layout.withSlotMap(voter, map);
+	}
+
+	/**
+	 * The follower of the cluster voters' slot maps, {@code null} when there are none.
+	 */
+	@Nullable SlotMapFollower slotMaps() {
+		return this.slotMaps;
 	}
 
 	/**
@@ -169,7 +196,8 @@ public final class NodeGroup implements AutoCloseable {
 	 * node)
 	 */
 	public boolean @Nullable [] select(RawArgument key) {
-		return this.layout.sharded() ? this.layout.select(key.getRaw()) : null;
+		VoterLayout current = this.layout;
+		return current.sharded() ? current.select(key.getRaw()) : null;
 	}
 
 	/** The rounds on every node at once. */
@@ -204,6 +232,9 @@ public final class NodeGroup implements AutoCloseable {
 
 	@Override
 	public void close() {
+		if (this.slotMaps != null) {
+			this.slotMaps.close();
+		}
 		if (this.probe != null) {
 			this.probe.close();
 		}

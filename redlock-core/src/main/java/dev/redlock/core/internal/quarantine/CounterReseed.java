@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +55,8 @@ public final class CounterReseed implements AutoCloseable {
 
 	private final List<NodeConnectionPool> pools;
 
-	private final VoterLayout layout;
+	/** Which nodes make up each voter, and which slots each serves now. */
+	private final Supplier<VoterLayout> layouts;
 
 	private final Quorum quorum;
 
@@ -70,13 +72,14 @@ public final class CounterReseed implements AutoCloseable {
 
 	/**
 	 * @param pools every node's pool, in node order
-	 * @param layout which nodes make up each voter, and which slots each serves
+	 * @param layouts which nodes make up each voter, and which slots each serves now
 	 * @param quorum the voters' quorum
 	 * @param timeoutMillis the bound for connecting and for each read
 	 */
-	public CounterReseed(List<NodeConnectionPool> pools, VoterLayout layout, Quorum quorum, int timeoutMillis) {
+	public CounterReseed(List<NodeConnectionPool> pools, Supplier<VoterLayout> layouts, Quorum quorum,
+			int timeoutMillis) {
 		this.pools = pools;
-		this.layout = layout;
+		this.layouts = layouts;
 		this.quorum = quorum;
 		this.timeoutMillis = timeoutMillis;
 	}
@@ -108,8 +111,8 @@ public final class CounterReseed implements AutoCloseable {
 		Map<String, Long> all = new HashMap<>();
 		int trustedRead = 0;
 		int forgetfulRead = 0;
-		int ownVoter = this.layout.voterOf(node);
-		for (int voter = 0; voter < this.layout.voters(); voter++) {
+		int ownVoter = layout().voterOf(node);
+		for (int voter = 0; voter < layout().voters(); voter++) {
 			if (voter != ownVoter) {
 				Map<String, Long> counters = new HashMap<>();
 				Source source = readVoter(voter, node, counters);
@@ -144,11 +147,11 @@ public final class CounterReseed implements AutoCloseable {
 			logger.info(
 					"Fencing counters of Redis node {} not re-seeded yet: {} of the {} other voters answered with "
 							+ "counters they trust, {} needed",
-					this.pools.get(node).uri().redacted(), trustedRead, this.layout.voters() - 1, needed);
+					this.pools.get(node).uri().redacted(), trustedRead, layout().voters() - 1, needed);
 			return false;
 		}
 		try (PipelinedConnection connection = this.pools.get(node).connect(this.timeoutMillis)) {
-			String markerKey = this.layout.markerKey(node);
+			String markerKey = layout().markerKey(node);
 			Object reseedScript = markerKey.equals(NodeMarker.KEY) ? LockScripts.RESEED_COUNTERS.source()
 					: LockScripts.markerNamed(LockScripts.RESEED_COUNTERS, "'" + markerKey + "'");
 			for (List<String> batch : inBatches(highest.keySet())) {
@@ -185,7 +188,7 @@ public final class CounterReseed implements AutoCloseable {
 	 */
 	private List<List<String>> inBatches(Collection<String> counters) {
 		List<List<String>> batches = new ArrayList<>();
-		Collection<List<String>> groups = this.layout.sharded() ? counters.stream()
+		Collection<List<String>> groups = layout().sharded() ? counters.stream()
 			.collect(Collectors.groupingBy(this::slotOfCounter, TreeMap::new, Collectors.toList()))
 			.values() : List.of(new ArrayList<>(counters));
 		for (List<String> group : groups) {
@@ -218,16 +221,16 @@ public final class CounterReseed implements AutoCloseable {
 	 */
 	private Source readVoter(int voter, int node, Map<String, Long> counters) {
 		Source worth = Source.TRUSTED;
-		int first = this.layout.firstNodeOf(voter);
-		for (int other = first; other < first + this.layout.nodeCountOf(voter); other++) {
-			if (this.layout.overlap(node, other)) {
+		int first = layout().firstNodeOf(voter);
+		for (int other = first; other < first + layout().nodeCountOf(voter); other++) {
+			if (layout().overlap(node, other)) {
 				Map<String, Long> read = new HashMap<>();
 				Source source = readCounters(other, read);
 				if (source.ordinal() > worth.ordinal()) {
 					worth = source;
 				}
 				read.forEach((key, count) -> {
-					if (!this.layout.sharded() || this.layout.serves(node, slotOfCounter(key))) {
+					if (!layout().sharded() || layout().serves(node, slotOfCounter(key))) {
 						counters.merge(key, count, Math::max);
 					}
 				});
@@ -238,7 +241,7 @@ public final class CounterReseed implements AutoCloseable {
 
 	/** The slot of the lock a counter counts for: its stored key's. */
 	private int slotOfCounter(String counterKey) {
-		return HashSlot.of(this.layout.keys().storedKeyOfCounter(counterKey).getBytes(StandardCharsets.UTF_8));
+		return HashSlot.of(layout().keys().storedKeyOfCounter(counterKey).getBytes(StandardCharsets.UTF_8));
 	}
 
 	/**
@@ -247,7 +250,7 @@ public final class CounterReseed implements AutoCloseable {
 	 */
 	private Source readCounters(int node, Map<String, Long> counters) {
 		try (PipelinedConnection connection = this.pools.get(node).connect(this.timeoutMillis)) {
-			String markerKey = this.layout.markerKey(node);
+			String markerKey = layout().markerKey(node);
 			Object before = call(connection, new CommandArguments(Command.GET).add(markerKey));
 			NodeMarker marker = NodeMarker.parse(before);
 			String cursor = "0";
@@ -255,7 +258,7 @@ public final class CounterReseed implements AutoCloseable {
 				Object reply = call(connection,
 						new CommandArguments(Command.SCAN).add(cursor)
 							.add("MATCH")
-							.add(this.layout.keys().counterPattern())
+							.add(layout().keys().counterPattern())
 							.add("COUNT")
 							.add(BATCH));
 				List<?> page = (List<?>) reply;
@@ -264,7 +267,7 @@ public final class CounterReseed implements AutoCloseable {
 				for (Object key : (List<?>) page.get(1)) {
 					String name = new String((byte[]) key, StandardCharsets.UTF_8);
 					// not the marker, nor a lock whose key looks like a counter's
-					if (this.layout.keys().storedKeyOfCounter(name) != null) {
+					if (layout().keys().storedKeyOfCounter(name) != null) {
 						keys.add(name);
 					}
 				}
@@ -314,6 +317,11 @@ public final class CounterReseed implements AutoCloseable {
 	@Override
 	public void close() {
 		this.thread.close();
+	}
+
+	/** The layout now: a cluster voter's slots may move from shard to shard. */
+	private VoterLayout layout() {
+		return this.layouts.get();
 	}
 
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -31,13 +32,12 @@ public final class QuarantineNotice {
 
 	private final List<NodeQuarantine> quarantines;
 
-	private final VoterLayout layout;
+	/** Which nodes make up each voter, and which slots each serves now. */
+	private final Supplier<VoterLayout> layouts;
 
 	/**
 	 * The nodes a lock's round goes to, by the slot of its key: one range unless sharded.
 	 */
-	private final List<VoterLayout.KeyRange> keyRanges;
-
 	private final Quorum quorum;
 
 	private final Duration quarantine;
@@ -54,16 +54,15 @@ public final class QuarantineNotice {
 
 	/**
 	 * @param quarantines every node's quarantine, in node order
-	 * @param layout which nodes make up each voter, and which slots each serves
+	 * @param layouts which nodes make up each voter, and which slots each serves now
 	 * @param quorum the voters' quorum
 	 * @param quarantine the restart quarantine
 	 * @param redlock the {@code Redlock} as a warning names it
 	 */
-	public QuarantineNotice(List<NodeQuarantine> quarantines, VoterLayout layout, Quorum quorum, Duration quarantine,
-			String redlock) {
+	public QuarantineNotice(List<NodeQuarantine> quarantines, Supplier<VoterLayout> layouts, Quorum quorum,
+			Duration quarantine, String redlock) {
 		this.quarantines = quarantines;
-		this.layout = layout;
-		this.keyRanges = layout.keyRanges();
+		this.layouts = layouts;
 		this.quorum = quorum;
 		this.quarantine = quarantine;
 		this.redlock = redlock;
@@ -81,7 +80,7 @@ public final class QuarantineNotice {
 		}
 		List<VoterLayout.KeyRange> blocked = new ArrayList<>();
 		long firstLockAt = now;
-		for (VoterLayout.KeyRange range : this.keyRanges) {
+		for (VoterLayout.KeyRange range : layout().keyRanges()) {
 			long at = firstLockAt(range, now);
 			if (at - now > 0) {
 				blocked.add(range);
@@ -95,9 +94,9 @@ public final class QuarantineNotice {
 		this.warnedUntilNanos = firstLockAt;
 		long waitMillis = TimeUnit.NANOSECONDS.toMillis(firstLockAt - now);
 		Instant at = Instant.now().plusMillis(waitMillis).truncatedTo(ChronoUnit.SECONDS);
-		String which = this.layout.sharded() ? "No lock whose key is in slots " + slots(blocked) : "No lock";
-		String needs = this.layout.sharded()
-				? " voters, each counted by its node that serves the key's slot (" + this.layout + ")" : "";
+		String which = layout().sharded() ? "No lock whose key is in slots " + slots(blocked) : "No lock";
+		String needs = layout().sharded()
+				? " voters, each counted by its node that serves the key's slot (" + layout() + ")" : "";
 		String warning = which + " can be acquired from " + this.redlock + " until about " + at + " (in "
 				+ (waitMillis + 999) / 1000 + " s): " + quarantined(now) + " of " + this.quarantines.size()
 				+ " nodes are in quarantine (" + reasons(now) + ") and a lock needs " + this.quorum.size() + needs
@@ -164,6 +163,11 @@ public final class QuarantineNotice {
 			}
 		}
 		return count;
+	}
+
+	/** The layout now: a cluster voter's slots may move from shard to shard. */
+	private VoterLayout layout() {
+		return this.layouts.get();
 	}
 
 }

@@ -40,6 +40,15 @@ public final class VoterLayout {
 	private final List<KeyRange> keyRanges;
 
 	private VoterLayout(int[] firstNode, short @Nullable [][] shardOfSlot) {
+		this(firstNode, shardOfSlot, null);
+	}
+
+	/**
+	 * @param markerKeys the nodes' marker keys, kept from the layout this one replaces
+	 * (where a node may now serve no slot), or {@code null} to derive them (where every
+	 * node must serve a slot)
+	 */
+	private VoterLayout(int[] firstNode, short @Nullable [][] shardOfSlot, String @Nullable [] markerKeys) {
 		this.firstNode = firstNode;
 		this.sharded = nodes() > voters();
 		this.shardOfSlot = shardOfSlot;
@@ -52,16 +61,54 @@ public final class VoterLayout {
 				this.slotsOf[nodeFor(voter, slot)].set(slot);
 			}
 		}
+		this.keyRanges = cutKeyRanges();
+		if (markerKeys != null) {
+			this.markerKeys = markerKeys;
+			return;
+		}
 		for (int node = 0; node < nodes(); node++) {
 			if (this.slotsOf[node].isEmpty()) {
 				throw new IllegalArgumentException("node " + node + " of voter " + voterOf(node) + " serves no slot");
 			}
 		}
-		this.keyRanges = cutKeyRanges();
 		this.markerKeys = new String[nodes()];
 		for (int node = 0; node < nodes(); node++) {
 			this.markerKeys[node] = keys().markerKey(this.slotsOf[node]);
 		}
+	}
+
+	/**
+	 * The same voters and nodes, one voter's nodes serving the slots of a newer map: its
+	 * cluster moved slots from shard to shard. Each node keeps its marker key, and a node
+	 * may now serve no slot (its slots all moved away).
+	 * @param voter the voter, a voter of several nodes
+	 * @param map which of its nodes serves each of the 16,384 slots, numbered from 0 in
+	 * the voter's node order
+	 * @return the layout
+	 */
+	public VoterLayout withSlotMap(int voter, short[] map) {
+		short[] current = this.shardOfSlot[voter];
+		if (current == null || map.length != HashSlot.SLOTS) {
+			throw new IllegalArgumentException("voter " + voter + " has no slot map of " + HashSlot.SLOTS + " slots");
+		}
+		for (short shard : map) {
+			if (shard < 0 || shard >= nodeCountOf(voter)) {
+				throw new IllegalArgumentException("voter " + voter + " has no node " + shard);
+			}
+		}
+		short[][] maps = this.shardOfSlot.clone();
+		maps[voter] = map.clone();
+		return new VoterLayout(this.firstNode, maps, this.markerKeys);
+	}
+
+	/**
+	 * Returns which node of a voter serves a slot.
+	 * @param voter the voter
+	 * @param slot the slot
+	 * @return the node's index
+	 */
+	public int nodeServing(int voter, int slot) {
+		return nodeFor(voter, slot);
 	}
 
 	/** The node of a voter that serves a slot. */

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntPredicate;
 
 import org.jspecify.annotations.Nullable;
 
@@ -86,20 +87,40 @@ public final class ClusterSlots {
 		List<String> failures = new ArrayList<>();
 		for (HostAndPort seed : seeds) {
 			try {
-				return parse(ask(seed, config), seed.getHost());
+				return readFrom(seed, config);
 			}
-			catch (JedisDataException ex) {
-				if (String.valueOf(ex.getMessage()).contains("cluster support disabled")) {
-					throw new NotAClusterNodeException(SentinelGroup.format(seed)
-							+ " is not a cluster node (it answered: " + ex.getMessage() + ")");
-				}
-				failures.add(SentinelGroup.format(seed) + ": " + ex.getMessage());
+			catch (NotAClusterNodeException ex) {
+				throw ex;
 			}
-			catch (JedisException | IllegalArgumentException ex) {
+			catch (JedisException ex) {
 				failures.add(SentinelGroup.format(seed) + ": " + ex.getMessage());
 			}
 		}
 		throw new JedisConnectionException("no seed of the cluster told its slots: " + String.join("; ", failures));
+	}
+
+	/**
+	 * Reads the map from one node.
+	 * @param node the node to ask
+	 * @param config how to connect to it
+	 * @return the map
+	 * @throws NotAClusterNodeException when the node says it is not a cluster node
+	 * @throws JedisException when it cannot be asked, refuses, or answers in another form
+	 */
+	public static ClusterSlots readFrom(HostAndPort node, JedisClientConfig config) {
+		try {
+			return parse(ask(node, config), node.getHost());
+		}
+		catch (JedisDataException ex) {
+			if (String.valueOf(ex.getMessage()).contains("cluster support disabled")) {
+				throw new NotAClusterNodeException(
+						SentinelGroup.format(node) + " is not a cluster node (it answered: " + ex.getMessage() + ")");
+			}
+			throw ex;
+		}
+		catch (IllegalArgumentException ex) {
+			throw new JedisDataException(ex.getMessage(), ex);
+		}
 	}
 
 	private static Object ask(HostAndPort seed, JedisClientConfig config) {
@@ -180,6 +201,33 @@ public final class ClusterSlots {
 	 */
 	public @Nullable Shard shardOf(int slot) {
 		return this.bySlot[slot];
+	}
+
+	/**
+	 * Returns the shard a node of a cluster voter follows: the one whose primary it
+	 * knows, or whose replica that primary is now (a failover that kept it), else the one
+	 * that serves most of the slots it serves (a failover of a primary that is gone: a
+	 * failed node is left out of the map).
+	 * @param known the primary the node knows, or {@code null}
+	 * @param served the slots the node serves
+	 * @return the shard, or {@code null} when no shard serves any of them
+	 */
+	public @Nullable Shard shardFollowing(@Nullable HostAndPort known, IntPredicate served) {
+		if (known != null) {
+			for (Shard shard : this.shards) {
+				if (shard.primary().equals(known) || shard.replicas().contains(known)) {
+					return shard;
+				}
+			}
+		}
+		Map<Shard, Integer> counts = new LinkedHashMap<>();
+		for (int slot = 0; slot < HashSlot.SLOTS; slot++) {
+			Shard serving = this.bySlot[slot];
+			if (serving != null && served.test(slot)) {
+				counts.merge(serving, 1, Integer::sum);
+			}
+		}
+		return counts.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null);
 	}
 
 	/**

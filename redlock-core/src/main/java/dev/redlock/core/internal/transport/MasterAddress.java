@@ -25,9 +25,11 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * voter's master is the one its sentinels name
  * ({@code SENTINEL GET-MASTER-ADDR-BY-NAME}), taken only once the server itself says it
  * is a master ({@code ROLE}): a sentinel can answer with, or announce, a master that is
- * out of date. Every move counts a new {@link #generation()}, so that connections to the
- * master left behind are closed rather than reused, and tells the voter's connections
- * ({@link #onMove}).
+ * out of date. A cluster voter's shard node follows its shard's primary in the cluster's
+ * map ({@code CLUSTER SLOTS}, asked of the primary known first, then of the other nodes
+ * and the seeds; see {@link ClusterSlots#shardFollowing}), with the same check. Every
+ * move counts a new {@link #generation()}, so that connections to the master left behind
+ * are closed rather than reused, and tells the voter's connections ({@link #onMove}).
  */
 final class MasterAddress {
 
@@ -41,11 +43,16 @@ final class MasterAddress {
 
 	private final TlsSettings tls;
 
-	/** The fixed address, or {@code null} for a Sentinel voter. */
+	/** The fixed address, or {@code null} for a Sentinel voter or a cluster's shard. */
 	private final @Nullable Current fixed;
 
 	/** The sentinels, the one that last answered first. */
 	private volatile List<HostAndPort> sentinels;
+
+	/**
+	 * A cluster shard's: the cluster's nodes that the last map named, then its seeds.
+	 */
+	private volatile List<HostAndPort> clusterNodes;
 
 	private volatile @Nullable Current current;
 
@@ -88,11 +95,20 @@ final class MasterAddress {
 		this.clientName = clientName;
 		this.tls = tls;
 		SentinelGroup group = uri.sentinel();
-		this.fixed = (group == null) ? new Current(new HostAndPort(uri.host(), uri.port()), 0) : null;
+		ClusterShard shard = uri.cluster();
+		HostAndPort configured = new HostAndPort(uri.host(), uri.port());
+		this.fixed = (group == null && shard == null) ? new Current(configured, 0) : null;
 		this.sentinels = (group != null) ? group.sentinels() : List.of();
+		this.clusterNodes = (shard != null) ? shard.seeds() : List.of();
+		if (shard != null) {
+			// the primary the slot map named when the Redlock was built
+			this.current = new Current(configured, 0);
+			this.lastGeneration = 0;
+			this.lastAddress = configured;
+		}
 	}
 
-	/** Whether the master can move: a Sentinel voter's. */
+	/** Whether the master can move: a Sentinel voter's, or a cluster shard's. */
 	boolean followsFailovers() {
 		return this.fixed == null;
 	}
@@ -174,6 +190,14 @@ final class MasterAddress {
 		}
 	}
 
+	/**
+	 * A cluster shard's: the nodes to ask for the slot map, the shard's own first, then
+	 * the cluster's others and the seeds.
+	 */
+	List<HostAndPort> clusterNodes() {
+		return this.clusterNodes;
+	}
+
 	/** The sentinels, in the order they are asked now. */
 	List<HostAndPort> sentinels() {
 		return this.sentinels;
@@ -186,6 +210,9 @@ final class MasterAddress {
 	 * master) does not take the voter back and forth while the sentinels' views converge.
 	 */
 	private Current resolve(int timeoutMillis) {
+		if (this.uri.cluster() != null) {
+			return resolveShard(this.uri.cluster(), timeoutMillis);
+		}
 		SentinelGroup group = this.uri.sentinel();
 		List<String> failures = new ArrayList<>();
 		Map<HostAndPort, Integer> votes = new LinkedHashMap<>();
@@ -249,6 +276,88 @@ final class MasterAddress {
 			throw new SentinelMasterUnknownException(message);
 		}
 		throw new JedisConnectionException(message);
+	}
+
+	/**
+	 * Asks the cluster's nodes, the primary known first, which primary serves the shard
+	 * now, and moves there once it says it is a master. A node whose map is out of date
+	 * may name a former primary: that one says it is a replica now, and the next node is
+	 * asked.
+	 */
+	private Current resolveShard(ClusterShard shard, int timeoutMillis) {
+		Current known = this.current;
+		List<HostAndPort> asked = new ArrayList<>();
+		if (known != null) {
+			asked.add(known.address());
+		}
+		this.clusterNodes.stream().filter((node) -> !asked.contains(node)).forEach(asked::add);
+		List<String> failures = new ArrayList<>();
+		for (HostAndPort node : asked) {
+			if (this.closed) {
+				throw new JedisConnectionException("Redlock has been closed");
+			}
+			ClusterSlots slots;
+			try {
+				slots = readSlots(node, timeoutMillis);
+			}
+			catch (RuntimeException ex) {
+				failures.add(SentinelGroup.format(node) + ": " + ex.getMessage());
+				continue;
+			}
+			ClusterSlots.Shard serving = slots.shardFollowing((known != null) ? known.address() : null, shard::serves);
+			if (serving == null) {
+				failures.add(SentinelGroup.format(node) + " names no primary for the slots " + shard.slotText());
+				continue;
+			}
+			Current followed = followTo(serving.primary(), "in the slot map of " + SentinelGroup.format(node),
+					timeoutMillis);
+			if (followed != null) {
+				return followed;
+			}
+			failures.add(SentinelGroup.format(serving.primary()) + ", named by " + SentinelGroup.format(node)
+					+ ", is not a master");
+		}
+		throw new JedisConnectionException(this.uri.redacted() + ": no cluster node named the shard's primary ["
+				+ String.join("; ", failures) + "]");
+	}
+
+	/**
+	 * Reads a cluster's slot map from one of its nodes, and remembers the nodes it names:
+	 * this shard's first, then the others, then the seeds, to ask next time.
+	 */
+	ClusterSlots readSlots(HostAndPort node, int timeoutMillis) {
+		ClusterSlots slots = ClusterSlots.readFrom(node,
+				this.uri.clientConfig(timeoutMillis, this.clientName, this.tls));
+		Current known = this.current;
+		ClusterShard shard = this.uri.cluster();
+		ClusterSlots.Shard own = slots.shardFollowing((known != null) ? known.address() : null, shard::serves);
+		List<HostAndPort> nodes = new ArrayList<>();
+		if (own != null) {
+			nodes.add(own.primary());
+			nodes.addAll(own.replicas());
+		}
+		for (ClusterSlots.Shard other : slots.shards()) {
+			nodes.add(other.primary());
+			nodes.addAll(other.replicas());
+		}
+		nodes.addAll(shard.seeds());
+		this.clusterNodes = nodes.stream().distinct().toList();
+		return slots;
+	}
+
+	/**
+	 * Moves a cluster shard to the primary a slot map names, once it says it is a master.
+	 * @param primary the primary named
+	 * @param how where it was named, for the log
+	 * @return where the shard's primary is now, or {@code null} when the server named
+	 * does not say it is a master (the shard stays where it was)
+	 */
+	@Nullable Current followTo(HostAndPort primary, String how, int timeoutMillis) {
+		Current known = this.current;
+		if (known != null && known.address().equals(primary)) {
+			return known;
+		}
+		return isMaster(primary, timeoutMillis) ? moveTo(primary, "the primary of its slots " + how) : null;
 	}
 
 	private Current moveTo(HostAndPort address, String how) {

@@ -106,4 +106,46 @@ public final class MasterMoves {
 		return this.connector.master().roleRefusal();
 	}
 
+	/**
+	 * Returns the address of the voter's master as known now.
+	 * @return the address, or {@code null} while a Sentinel voter's is not known
+	 */
+	public @Nullable HostAndPort primary() {
+		return this.connector.master().known();
+	}
+
+	/**
+	 * Reads the slot map of a cluster voter's shard node from one of the cluster's nodes,
+	 * with the node's credentials and TLS.
+	 * @param node the cluster node to ask
+	 * @param timeoutMillis the bound for connecting and for the answer
+	 * @return the map
+	 * @throws redis.clients.jedis.exceptions.JedisException when the node cannot be asked
+	 * or refuses
+	 */
+	public ClusterSlots readSlots(HostAndPort node, int timeoutMillis) {
+		return this.connector.master().readSlots(node, timeoutMillis);
+	}
+
+	/**
+	 * Returns the cluster nodes to ask for a shard node's slot map, its own shard's
+	 * first; empty for other voters.
+	 * @return the addresses
+	 */
+	public List<HostAndPort> clusterNodes() {
+		return this.connector.master().clusterNodes();
+	}
+
+	/**
+	 * Moves a cluster voter's shard node to the primary its cluster's slot map names now,
+	 * once that server says it is a master: a failover of its shard.
+	 * @param primary the primary named
+	 * @param how where it was named, for the log
+	 * @param timeoutMillis the bound for the check
+	 * @return whether the node follows that primary now
+	 */
+	public boolean followTo(HostAndPort primary, String how, int timeoutMillis) {
+		return this.connector.master().followTo(primary, how, timeoutMillis) != null;
+	}
+
 }

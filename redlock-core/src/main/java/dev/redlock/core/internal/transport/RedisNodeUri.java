@@ -29,8 +29,12 @@ import redis.clients.jedis.HostAndPort;
  * a master that a group of sentinels names and follows through failovers,
  * {@code redis-sentinel://[user:password@]host1[:port1][,host2[:port2]…][/database]#masterName}
  * ({@code rediss-sentinel://…} for TLS; {@code ?sentinelMasterId=masterName} names the
- * master as well). The user and password are the master's; the sentinels are asked
- * without credentials, over TLS when the master is.
+ * master as well), or a Redis or Valkey Cluster,
+ * {@code redis-cluster://[user:password@]seed1[:port1][,seed2[:port2]…]}
+ * ({@code rediss-cluster://…} for TLS), which becomes one node per shard when the
+ * {@code Redlock} is built ({@link ClusterVoters}). The user and password are the
+ * master's (every cluster node's); the sentinels are asked without credentials, over TLS
+ * when the master is.
  *
  * <p>
  * {@link #toString()} and {@link #redacted()} never show the user or password, so an
@@ -44,9 +48,13 @@ import redis.clients.jedis.HostAndPort;
  * @param database database index selected on every connection
  * @param sentinel the sentinels that name the master, or {@code null} for a master at a
  * fixed address ({@code host} and {@code port} are then the first sentinel's)
+ * @param cluster the seeds of a cluster voter, and for one of its shard nodes which shard
+ * it is; {@code null} for other voters ({@code host} and {@code port} are the first
+ * seed's for the voter as configured, the shard's primary when the {@code Redlock} was
+ * built for a shard node)
  */
 public record RedisNodeUri(boolean tls, String host, int port, @Nullable String user, @Nullable String password,
-		int database, @Nullable SentinelGroup sentinel) {
+		int database, @Nullable SentinelGroup sentinel, @Nullable ClusterShard cluster) {
 
 	/** The port used when a URI names none. */
 	public static final int DEFAULT_PORT = 6379;
@@ -68,6 +76,17 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		if (database < 0) {
 			throw new IllegalArgumentException("Redis database index must not be negative, was " + database);
 		}
+		if (sentinel != null && cluster != null) {
+			throw new IllegalArgumentException("a voter is a Sentinel group or a cluster, not both");
+		}
+	}
+
+	/**
+	 * A master at a fixed address, or one that sentinels name.
+	 */
+	public RedisNodeUri(boolean tls, String host, int port, @Nullable String user, @Nullable String password,
+			int database, @Nullable SentinelGroup sentinel) {
+		this(tls, host, port, user, password, database, sentinel, null);
 	}
 
 	/**
@@ -188,9 +207,13 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	 * What tells this voter's server apart: for a master at a fixed address that one
 	 * Redis process, whatever its database index or host alias; for a Sentinel voter its
 	 * master's name at each of its sentinels (two voters sharing a sentinel and a master
-	 * name are one master).
+	 * name are one master); for a cluster voter as configured each of its seeds, and for
+	 * one of its shard nodes the shard's primary.
 	 */
-	private List<String> serverIdentities() {
+	List<String> serverIdentities() {
+		if (this.cluster != null && !this.cluster.placed()) {
+			return this.cluster.seeds().stream().map((seed) -> address(seed.getHost()) + "|" + seed.getPort()).toList();
+		}
 		if (this.sentinel == null) {
 			return List.of(address(this.host) + "|" + this.port);
 		}
@@ -226,8 +249,7 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 			return parseSentinel(trimmed, lower.startsWith("rediss-"));
 		}
 		if (lower.startsWith("redis-cluster://") || lower.startsWith("rediss-cluster://")) {
-			throw invalid(trimmed, "a Redis Cluster cannot be a voter yet (see docs/cluster-voters.md); list three or "
-					+ "five standalone or Sentinel-managed masters instead");
+			return parseCluster(trimmed, lower.startsWith("rediss-"));
 		}
 		URI uri;
 		try {
@@ -240,7 +262,8 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		}
 		String scheme = (uri.getScheme() != null) ? uri.getScheme().toLowerCase(Locale.ROOT) : null;
 		if (!"redis".equals(scheme) && !"rediss".equals(scheme)) {
-			throw invalid(trimmed, "expected the scheme redis://, rediss://, redis-sentinel:// or rediss-sentinel://");
+			throw invalid(trimmed, "expected the scheme redis://, rediss://, redis-sentinel://, rediss-sentinel://, "
+					+ "redis-cluster:// or rediss-cluster://");
 		}
 		if (uri.getHost() == null) {
 			throw invalid(trimmed, "no valid host and port (expected redis://host:port)");
@@ -308,20 +331,59 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		if (hosts.isEmpty()) {
 			throw invalid(text, "no sentinels (expected redis-sentinel://host1:port1,host2:port2#masterName)");
 		}
-		List<HostAndPort> sentinels = new ArrayList<>();
-		for (String address : hosts.split(",", -1)) {
-			HostAndPort sentinel = sentinelAddress(text, address);
-			if (sentinels.contains(sentinel)) {
-				throw invalid(text, "the sentinel " + SentinelGroup.format(sentinel) + " is listed twice");
-			}
-			sentinels.add(sentinel);
-		}
+		List<HostAndPort> sentinels = addresses(text, hosts, "sentinel", SentinelGroup.DEFAULT_PORT);
 		String masterName = masterName(text, fragment, query);
 		int database = parseDatabase(text, path);
 		String[] credentials = credentials(userInfo);
 		HostAndPort first = sentinels.get(0);
 		return new RedisNodeUri(tls, first.getHost(), first.getPort(), credentials[0], credentials[1], database,
 				new SentinelGroup(masterName, sentinels));
+	}
+
+	/**
+	 * Parses a cluster voter's URI by hand: {@link URI} takes no list of hosts. A cluster
+	 * has database 0 only, so a path names no other; queries and fragments are refused.
+	 */
+	private static RedisNodeUri parseCluster(String text, boolean tls) {
+		String rest = text.substring(text.indexOf("://") + 3);
+		int at = rest.lastIndexOf('@');
+		String userInfo = (at >= 0) ? decode(text, rest.substring(0, at)) : null;
+		rest = rest.substring(at + 1);
+		int authorityEnd = rest.length();
+		for (int i = 0; i < rest.length(); i++) {
+			char c = rest.charAt(i);
+			if (c == '/' || c == '?' || c == '#') {
+				authorityEnd = i;
+				break;
+			}
+		}
+		String hosts = rest.substring(0, authorityEnd);
+		String tail = rest.substring(authorityEnd);
+		if (hosts.isEmpty()) {
+			throw invalid(text, "no seed nodes (expected redis-cluster://host1:port1,host2:port2)");
+		}
+		if (tail.indexOf('?') >= 0 || tail.indexOf('#') >= 0) {
+			throw invalid(text, "query parameters and fragments are not supported");
+		}
+		if (parseDatabase(text, tail) != 0) {
+			throw invalid(text, "a cluster has database 0 only");
+		}
+		List<HostAndPort> seeds = addresses(text, hosts, "seed", ClusterShard.DEFAULT_PORT);
+		String[] credentials = credentials(userInfo);
+		HostAndPort first = seeds.get(0);
+		return new RedisNodeUri(tls, first.getHost(), first.getPort(), credentials[0], credentials[1], 0, null,
+				new ClusterShard(seeds));
+	}
+
+	/**
+	 * Returns one shard node of this cluster voter, at the address of its primary now.
+	 * @param primary where the shard's primary answers
+	 * @param shard which shard it is, and the slots it serves
+	 * @return the shard node
+	 */
+	RedisNodeUri inShard(HostAndPort primary, ClusterShard shard) {
+		return new RedisNodeUri(this.tls, primary.getHost(), primary.getPort(), this.user, this.password, 0, null,
+				shard);
 	}
 
 	/**
@@ -355,21 +417,37 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		return (h < 0 || l < 0) ? -1 : (h << 4) | l;
 	}
 
-	private static HostAndPort sentinelAddress(String text, String address) {
+	/**
+	 * Parses a list of {@code host[:port]}, refusing one listed twice.
+	 * @param what what the addresses are, for messages: {@code sentinel} or {@code seed}
+	 */
+	private static List<HostAndPort> addresses(String text, String hosts, String what, int defaultPort) {
+		List<HostAndPort> addresses = new ArrayList<>();
+		for (String address : hosts.split(",", -1)) {
+			HostAndPort parsed = address(text, address, what, defaultPort);
+			if (addresses.contains(parsed)) {
+				throw invalid(text, "the " + what + " " + SentinelGroup.format(parsed) + " is listed twice");
+			}
+			addresses.add(parsed);
+		}
+		return addresses;
+	}
+
+	private static HostAndPort address(String text, String address, String what, int defaultPort) {
 		if (address.isBlank()) {
-			throw invalid(text, "an empty sentinel address in the list");
+			throw invalid(text, "an empty " + what + " address in the list");
 		}
 		URI parsed;
 		try {
 			parsed = new URI("redis://" + address);
 		}
 		catch (URISyntaxException ex) {
-			throw invalid(text, "the sentinel address '" + address + "' is not host[:port]");
+			throw invalid(text, "the " + what + " address '" + address + "' is not host[:port]");
 		}
 		if (parsed.getHost() == null || parsed.getRawPath() != null && !parsed.getRawPath().isEmpty()) {
-			throw invalid(text, "the sentinel address '" + address + "' is not host[:port]");
+			throw invalid(text, "the " + what + " address '" + address + "' is not host[:port]");
 		}
-		int port = (parsed.getPort() != -1) ? parsed.getPort() : SentinelGroup.DEFAULT_PORT;
+		int port = (parsed.getPort() != -1) ? parsed.getPort() : defaultPort;
 		if (port < 1 || port > 65535) {
 			throw invalid(text, "port must be between 1 and 65535");
 		}
@@ -428,20 +506,26 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	/**
 	 * Returns the voter's name in metrics, events and thread names: {@code host:port} for
 	 * a master at a fixed address, {@code masterName@sentinelHost:port} (its first
-	 * sentinel) for a Sentinel voter.
+	 * sentinel) for a Sentinel voter, {@code shard<i>@seedHost:port} (its first seed) for
+	 * a cluster voter's shard node.
 	 * @return the name, without credentials
 	 */
 	public String name() {
+		if (this.cluster != null) {
+			HostAndPort seed = this.cluster.seeds().get(0);
+			return (this.cluster.placed() ? "shard" + this.cluster.index() : "cluster") + "@"
+					+ SentinelGroup.format(seed);
+		}
 		return (this.sentinel != null) ? this.sentinel.masterName() + "@" + hostAndPort() : hostAndPort();
 	}
 
 	/**
 	 * Returns what kind of voter this is: {@code standalone} (a master at a fixed
-	 * address) or {@code sentinel}.
+	 * address), {@code sentinel} or {@code cluster}.
 	 * @return the kind, as health and the endpoint show it
 	 */
 	public String kind() {
-		return (this.sentinel != null) ? "sentinel" : "standalone";
+		return (this.cluster != null) ? "cluster" : (this.sentinel != null) ? "sentinel" : "standalone";
 	}
 
 	/**
@@ -455,10 +539,17 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	}
 
 	/**
-	 * Returns the URI without credentials, e.g. {@code rediss://10.0.0.5:6380/2}.
+	 * Returns the URI without credentials, e.g. {@code rediss://10.0.0.5:6380/2}; for a
+	 * cluster voter's shard node, the voter's URI followed by the shard and its slots,
+	 * {@code redis-cluster://10.0.0.5:6379 [shard 0 of 3, slots 0-5460]}.
 	 * @return a form safe for logs, exceptions and endpoints
 	 */
 	public String redacted() {
+		if (this.cluster != null) {
+			String voter = (this.tls ? "rediss-cluster://" : "redis-cluster://") + this.cluster.addresses();
+			return this.cluster.placed() ? voter + " [shard " + this.cluster.index() + " of " + this.cluster.count()
+					+ ", slots " + this.cluster.slotText() + "]" : voter;
+		}
 		String database = (this.database != 0) ? "/" + this.database : "";
 		if (this.sentinel != null) {
 			return (this.tls ? "rediss-sentinel://" : "redis-sentinel://") + this.sentinel.addresses() + database + "#"

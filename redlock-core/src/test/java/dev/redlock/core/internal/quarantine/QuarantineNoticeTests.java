@@ -22,8 +22,9 @@ class QuarantineNoticeTests {
 
 	private final List<NodeQuarantine> nodes = List.of(quarantine(7001), quarantine(7002), quarantine(7003));
 
-	private final QuarantineNotice notice = new QuarantineNotice(this.nodes, VoterLayout.oneNodeEach(3), new Quorum(3),
-			QUARANTINE, "Redlock[redis://127.0.0.1:7001, redis://127.0.0.1:7002, redis://127.0.0.1:7003]");
+	private final QuarantineNotice notice = new QuarantineNotice(this.nodes, () -> VoterLayout.oneNodeEach(3),
+			new Quorum(3), QUARANTINE,
+			"Redlock[redis://127.0.0.1:7001, redis://127.0.0.1:7002, redis://127.0.0.1:7003]");
 
 	@Test
 	void aMinorityInQuarantineIsNoNews() {
@@ -66,12 +67,11 @@ class QuarantineNoticeTests {
 		long now = System.nanoTime();
 		shards.get(0).observe("run-a", 1L, now);
 		shards.get(3).observe("run-b", 1L, now);
-		assertThat(new QuarantineNotice(shards, layout, new Quorum(3), QUARANTINE, "Redlock[shards]").nodeQuarantined())
-			.as("shard 0 of voter 0 and shard 1 of voter 1: every slot has two voters")
-			.isNull();
+		assertThat(new QuarantineNotice(shards, () -> layout, new Quorum(3), QUARANTINE, "Redlock[shards]")
+			.nodeQuarantined()).as("shard 0 of voter 0 and shard 1 of voter 1: every slot has two voters").isNull();
 
 		shards.get(2).observe("run-c", 1L, now);
-		String warning = new QuarantineNotice(shards, layout, new Quorum(3), QUARANTINE, "Redlock[shards]")
+		String warning = new QuarantineNotice(shards, () -> layout, new Quorum(3), QUARANTINE, "Redlock[shards]")
 			.nodeQuarantined();
 		assertThat(warning).startsWith("No lock whose key is in slots 0-8191 can be acquired from Redlock[shards]")
 			.contains("3 of 6 nodes are in quarantine (restart) and a lock needs 2 voters",

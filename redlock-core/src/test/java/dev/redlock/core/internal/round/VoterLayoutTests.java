@@ -166,6 +166,30 @@ class VoterLayoutTests {
 	}
 
 	@Test
+	void aNewerSlotMapMovesSlotsAndKeepsEveryNodesMarker() {
+		VoterLayout layout = VoterLayout.ofSlotMaps(Arrays.asList(null, VoterLayout.equalRanges(2)));
+		String[] markers = { layout.markerKey(0), layout.markerKey(1), layout.markerKey(2) };
+		int markerSlot = HashSlot.of(markers[1]);
+		// every slot to voter 1's second node, the first node's marker slot included
+		short[] allToTheSecond = new short[HashSlot.SLOTS];
+		Arrays.fill(allToTheSecond, (short) 1);
+
+		VoterLayout moved = layout.withSlotMap(1, allToTheSecond);
+
+		assertThat(moved.serves(1, markerSlot)).isFalse();
+		assertThat(moved.serves(2, markerSlot)).isTrue();
+		assertThat(moved.nodeServing(1, 0)).isEqualTo(2);
+		assertThat(new String[] { moved.markerKey(0), moved.markerKey(1), moved.markerKey(2) }).isEqualTo(markers);
+		assertThat(moved.keyRanges()).hasSize(1);
+		assertThat(moved.select(key("redlock:orders:1"))).containsExactly(true, false, true);
+		assertThat(layout.nodeServing(1, 0)).as("the layout replaced is unchanged").isEqualTo(1);
+		assertThatIllegalArgumentException().isThrownBy(() -> layout.withSlotMap(0, allToTheSecond));
+		short[] noSuchNode = allToTheSecond.clone();
+		noSuchNode[5] = 2;
+		assertThatIllegalArgumentException().isThrownBy(() -> layout.withSlotMap(1, noSuchNode));
+	}
+
+	@Test
 	void aSlotMapServesEverySlotAndEachShardSome() {
 		short[] unserved = VoterLayout.equalRanges(2);
 		unserved[7] = -1;

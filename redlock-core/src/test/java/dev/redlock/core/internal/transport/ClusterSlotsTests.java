@@ -119,6 +119,28 @@ class ClusterSlotsTests {
 		assertThat(slots.unserved()).extracting(ClusterSlots.SlotRange::toString).containsExactly("100-199", "201-299");
 	}
 
+	@Test
+	void aShardNodeFollowsItsPrimaryItsPrimaryAsAReplicaOrElseMostOfItsSlots() {
+		// after a failover of shard a (its replica b promoted, a gone) and a migration
+		// of slots 0-99 to shard c
+		List<Object> reply = List.of(List.of(0L, 99L, node("10.0.0.3", 7003, "c")),
+				List.of(100L, 8191L, node("10.0.0.2", 7002, "b"), node("10.0.0.1", 7001, "a")),
+				List.of(8192L, 16383L, node("10.0.0.3", 7003, "c")));
+		ClusterSlots slots = ClusterSlots.parse(reply, "db.internal");
+		HostAndPort formerPrimary = new HostAndPort("10.0.0.1", 7001);
+		HostAndPort promoted = new HostAndPort("10.0.0.2", 7002);
+		HostAndPort other = new HostAndPort("10.0.0.3", 7003);
+
+		assertThat(slots.shardFollowing(promoted, (slot) -> false).primary()).isEqualTo(promoted);
+		assertThat(slots.shardFollowing(formerPrimary, (slot) -> false).primary()).as("a replica of b now")
+			.isEqualTo(promoted);
+		// gone from the map: the shard that serves most of slots 0-8191
+		assertThat(slots.shardFollowing(new HostAndPort("10.0.0.9", 7009), (slot) -> slot < 8192).primary())
+			.isEqualTo(promoted);
+		assertThat(slots.shardFollowing(null, (slot) -> slot >= 8192).primary()).isEqualTo(other);
+		assertThat(slots.shardFollowing(null, (slot) -> false)).isNull();
+	}
+
 	private static List<Object> node(String host, long port, String id) {
 		return List.of(host.getBytes(StandardCharsets.UTF_8), port, id.getBytes(StandardCharsets.UTF_8));
 	}

@@ -8,9 +8,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.redlock.core.InvalidRedlockConfigurationException;
 import dev.redlock.core.TlsSettings;
+import redis.clients.jedis.HostAndPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class RedisNodeUriTests {
 
@@ -84,13 +86,48 @@ class RedisNodeUriTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> RedisNodeUri.parse(text));
 	}
 
+	@Test
+	void parsesAClusterVoterWithSeveralSeedsAndTheNodesCredentials() {
+		RedisNodeUri uri = RedisNodeUri.parse("rediss-cluster://app:s3cret@10.0.0.1:7000,[::1],c3.example:7002/0");
+		assertThat(uri.cluster()).isNotNull();
+		assertThat(uri.cluster().seeds()).extracting(SentinelGroup::format)
+			.containsExactly("10.0.0.1:7000", "[::1]:6379", "c3.example:7002");
+		assertThat(uri.tls()).isTrue();
+		assertThat(uri.user()).isEqualTo("app");
+		assertThat(uri.password()).isEqualTo("s3cret");
+		assertThat(uri.kind()).isEqualTo("cluster");
+		assertThat(uri.name()).isEqualTo("cluster@10.0.0.1:7000");
+		assertThat(uri.redacted()).isEqualTo("rediss-cluster://10.0.0.1:7000,[::1]:6379,c3.example:7002");
+		assertThat(uri.toString()).doesNotContain("s3cret");
+	}
+
+	@Test
+	void aClusterVotersShardNodeSaysWhichShardAndSlots() {
+		RedisNodeUri voter = RedisNodeUri.parse("redis-cluster://:s3cret@10.0.0.1:7000,10.0.0.2:7000");
+		RedisNodeUri shard = voter.inShard(new HostAndPort("10.0.0.2", 7000), voter.cluster()
+			.shard(1, 3, List.of(new ClusterSlots.SlotRange(5461, 10922), new ClusterSlots.SlotRange(12000, 12000))));
+		assertThat(shard.hostAndPort()).isEqualTo("10.0.0.2:7000");
+		assertThat(shard.password()).isEqualTo("s3cret");
+		assertThat(shard.name()).isEqualTo("shard1@10.0.0.1:7000");
+		assertThat(shard.redacted())
+			.isEqualTo("redis-cluster://10.0.0.1:7000,10.0.0.2:7000 [shard 1 of 3, slots 5461-10922,12000]");
+	}
+
 	@ParameterizedTest
-	@ValueSource(strings = { "redis-cluster://10.0.0.1:7000,10.0.0.2:7000", "rediss-cluster://u:s3cret@10.0.0.1:7000" })
-	void aClusterVoterIsRefusedSayingWhatToListInstead(String text) {
+	@ValueSource(strings = { "redis-cluster://", "redis-cluster://u:s3cret@h:1/2", "redis-cluster://u:s3cret@h:1?x=1",
+			"redis-cluster://u:s3cret@h:1#m", "redis-cluster://u:s3cret@h:1,,h:2", "redis-cluster://u:s3cret@h:1,h:1",
+			"redis-cluster://u:s3cret@h:99999", "rediss-cluster://u:s3cret@bad host:1" })
+	void rejectsMalformedClusterUrisWithoutShowingThePassword(String text) {
 		assertThatIllegalArgumentException().isThrownBy(() -> RedisNodeUri.parse(text))
-			.withMessageContaining("a Redis Cluster cannot be a voter yet")
-			.withMessageContaining("docs/cluster-voters.md")
 			.satisfies((ex) -> assertThat(ex.getMessage()).doesNotContain("s3cret"));
+	}
+
+	@Test
+	void oneSeedInTwoClusterVotersIsRefused() {
+		assertThatThrownBy(() -> RedisNodeUri.parseAll(List.of("redis-cluster://127.0.0.1:7000,127.0.0.1:7001",
+				"redis://127.0.0.1:6379", "redis-cluster://localhost:7001")))
+			.isInstanceOfSatisfying(InvalidRedlockConfigurationException.class,
+					(ex) -> assertThat(ex.setting()).isEqualTo("nodes[2]"));
 	}
 
 	@ParameterizedTest

@@ -1,0 +1,216 @@
+package dev.redlock.core.internal.transport;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.redlock.core.InvalidRedlockConfigurationException;
+import dev.redlock.core.TlsSettings;
+import dev.redlock.core.internal.protocol.HashSlot;
+import dev.redlock.core.internal.transport.ClusterSlots.Shard;
+import dev.redlock.core.internal.transport.ClusterSlots.SlotRange;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * Turns each cluster voter ({@code redis-cluster://}) into one node per shard, from the
+ * slot map its seeds tell when the {@code Redlock} is built, and checks what a wrong
+ * configuration would make unsafe: a seed that is not a cluster node, seeds of two
+ * clusters, slots no primary serves, and one cluster (or one of its servers) listed as
+ * two voters, which would fake a quorum. Every error names the voter's {@code nodes[i]}.
+ */
+public final class ClusterVoters {
+
+	private ClusterVoters() {
+	}
+
+	/**
+	 * The nodes of every voter once each cluster voter became its shards, and each
+	 * voter's slot map.
+	 *
+	 * @param nodes every voter's nodes, in voter order
+	 * @param slotMaps by voter: which of its nodes serves each slot, {@code null} for a
+	 * voter of one node
+	 */
+	public record Expanded(List<RedisNodeUri> nodes, List<short @Nullable []> slotMaps) {
+	}
+
+	/**
+	 * Reads the slot map of every cluster voter and puts its shards in its place.
+	 * @param nodes the configured nodes, in order
+	 * @param slotMaps by voter: {@code null} for a voter of one configured node, else the
+	 * map of a voter of several nodes (tests)
+	 * @param timeoutMillis the bound for connecting to a seed and for its answer
+	 * @param clientName the name given to connections, empty for none
+	 * @param tls how {@code rediss-cluster://} seeds are reached
+	 * @return the nodes and maps, cluster voters expanded
+	 * @throws InvalidRedlockConfigurationException naming {@code nodes[i]} of a cluster
+	 * voter that cannot be used
+	 */
+	public static Expanded expand(List<RedisNodeUri> nodes, List<short @Nullable []> slotMaps, int timeoutMillis,
+			String clientName, TlsSettings tls) {
+		if (nodes.stream().noneMatch((node) -> node.cluster() != null)) {
+			return new Expanded(nodes, slotMaps);
+		}
+		List<RedisNodeUri> expanded = new ArrayList<>();
+		List<short @Nullable []> maps = new ArrayList<>();
+		List<List<String>> identities = new ArrayList<>();
+		List<Integer> configured = new ArrayList<>();
+		int next = 0;
+		for (short[] map : slotMaps) {
+			int count = (map == null) ? 1 : shardCount(map);
+			if (map == null && nodes.get(next).cluster() != null) {
+				RedisNodeUri voter = nodes.get(next);
+				ClusterSlots slots = read(voter, next, voter.clientConfig(timeoutMillis, clientName, tls));
+				List<Shard> shards = new ArrayList<>(slots.shards());
+				shards.sort(Comparator.comparingInt(ClusterVoters::firstSlot));
+				short[] shardOfSlot = new short[HashSlot.SLOTS];
+				for (int i = 0; i < shards.size(); i++) {
+					for (SlotRange range : shards.get(i).ranges()) {
+						for (int slot = range.first(); slot <= range.last(); slot++) {
+							shardOfSlot[slot] = (short) i;
+						}
+					}
+					List<SlotRange> served = new ArrayList<>(shards.get(i).ranges());
+					served.sort(Comparator.comparingInt(SlotRange::first));
+					expanded
+						.add(voter.inShard(shards.get(i).primary(), voter.cluster().shard(i, shards.size(), served)));
+				}
+				maps.add((shards.size() == 1) ? null : shardOfSlot);
+				identities.add(identities(slots));
+			}
+			else {
+				for (int i = 0; i < count; i++) {
+					expanded.add(nodes.get(next + i));
+				}
+				maps.add(map);
+				List<String> ids = new ArrayList<>();
+				for (int i = 0; i < count; i++) {
+					ids.addAll(nodes.get(next + i).serverIdentities());
+				}
+				identities.add(ids);
+			}
+			configured.add(next);
+			next += count;
+		}
+		refuseSharedServers(nodes, identities, configured);
+		return new Expanded(List.copyOf(expanded), maps);
+	}
+
+	private static int shardCount(short[] map) {
+		int count = 1;
+		for (short shard : map) {
+			count = Math.max(count, shard + 1);
+		}
+		return count;
+	}
+
+	private static int firstSlot(Shard shard) {
+		return shard.ranges().stream().mapToInt(SlotRange::first).min().orElse(HashSlot.SLOTS);
+	}
+
+	/**
+	 * Asks every seed for the slot map, so that a standalone server or another cluster's
+	 * node listed among the seeds is found whichever answers first.
+	 */
+	private static ClusterSlots read(RedisNodeUri voter, int index, JedisClientConfig config) {
+		String setting = "nodes[" + index + "]";
+		ClusterSlots first = null;
+		HostAndPort firstSeed = null;
+		List<String> failures = new ArrayList<>();
+		for (HostAndPort seed : voter.cluster().seeds()) {
+			ClusterSlots slots;
+			try {
+				slots = ClusterSlots.readFrom(seed, config);
+			}
+			catch (ClusterSlots.NotAClusterNodeException ex) {
+				throw new InvalidRedlockConfigurationException(setting, voter.redacted() + ": the seed "
+						+ ex.getMessage() + "; list the nodes of a cluster, or list a standalone master as redis://");
+			}
+			catch (JedisException ex) {
+				failures.add(SentinelGroup.format(seed) + ": " + ex.getMessage());
+				continue;
+			}
+			if (first == null) {
+				first = slots;
+				firstSeed = seed;
+			}
+			else if (!sharesAPrimary(first, slots)) {
+				throw new InvalidRedlockConfigurationException(setting,
+						voter.redacted() + ": the seeds " + SentinelGroup.format(firstSeed) + " and "
+								+ SentinelGroup.format(seed) + " belong to two clusters (no primary in common); a "
+								+ "cluster voter lists the nodes of one cluster");
+			}
+		}
+		if (first == null) {
+			throw new InvalidRedlockConfigurationException(setting,
+					voter.redacted() + ": no seed told the cluster's slots (" + String.join("; ", failures)
+							+ "); a cluster voter "
+							+ "reads its slot map when the application starts, so one of its seeds must answer then");
+		}
+		List<SlotRange> unserved = first.unserved();
+		if (!unserved.isEmpty()) {
+			throw new InvalidRedlockConfigurationException(setting,
+					voter.redacted() + ": no primary serves the slots "
+							+ unserved.stream().map(SlotRange::toString).collect(Collectors.joining(",")) + " (as "
+							+ SentinelGroup.format(firstSeed) + " tells); a lock whose key is in them could "
+							+ "never be acquired on this voter: assign every slot before starting");
+		}
+		return first;
+	}
+
+	private static boolean sharesAPrimary(ClusterSlots one, ClusterSlots other) {
+		Set<String> ids = one.shards().stream().map(Shard::primaryId).collect(Collectors.toSet());
+		return other.shards().stream().map(Shard::primaryId).anyMatch(ids::contains);
+	}
+
+	/** Every server of a cluster, primaries and replicas, by address. */
+	private static List<String> identities(ClusterSlots slots) {
+		List<String> identities = new ArrayList<>();
+		for (Shard shard : slots.shards()) {
+			identities.add("cluster-node|" + shard.primaryId());
+			identities.addAll(addressIdentities(shard.primary()));
+			shard.replicas().forEach((replica) -> identities.addAll(addressIdentities(replica)));
+		}
+		return identities;
+	}
+
+	private static List<String> addressIdentities(HostAndPort address) {
+		return new RedisNodeUri(false, address.getHost(), address.getPort(), null, null, 0, null).serverIdentities();
+	}
+
+	/**
+	 * Refuses two voters that share a server: a cluster listed twice (under other seeds),
+	 * or a cluster's primary or replica also listed as a voter of its own.
+	 */
+	private static void refuseSharedServers(List<RedisNodeUri> nodes, List<List<String>> identities,
+			List<Integer> configured) {
+		Map<String, Integer> seen = new HashMap<>();
+		for (int voter = 0; voter < identities.size(); voter++) {
+			Integer earlier = null;
+			for (String identity : new HashSet<>(identities.get(voter))) {
+				Integer first = seen.putIfAbsent(identity, voter);
+				if (earlier == null && first != null && first != voter) {
+					earlier = first;
+				}
+			}
+			if (earlier != null) {
+				int index = configured.get(voter);
+				int earlierIndex = configured.get(earlier);
+				throw new InvalidRedlockConfigurationException("nodes[" + index + "]",
+						nodes.get(index).redacted() + " shares a server with nodes[" + earlierIndex + "] ("
+								+ nodes.get(earlierIndex).redacted() + "): a server counted in two voters would fake "
+								+ "a quorum, list independent voters");
+			}
+		}
+	}
+
+}
