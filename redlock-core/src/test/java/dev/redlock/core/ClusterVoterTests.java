@@ -162,7 +162,8 @@ class ClusterVoterTests {
 			assertThat(source.command("EXISTS", key)).isEqualTo("1");
 
 			// mid-migration: the key moved, the slot not yet; the source answers ASK for
-			// it, the target MOVED without ASKING: a refusal, never a grant
+			// it, and B's rounds go on to the target, whose SET NX finds the key moved
+			// there: a refusal, never a grant
 			cluster.beginSlotMigration(slot, to);
 			cluster.moveKeys(slot, to, key);
 			assertThatThrownBy(() -> source.command("PTTL", key)).hasMessageContaining("ASK " + slot);

@@ -50,12 +50,20 @@ public record AcquireAttempt(NodeGroup group, boolean won, RawArgument value, lo
 
 	/**
 	 * Whether the node may hold the value an acquisition wrote, with nothing sent yet to
-	 * remove it: it was written, not refused (nor answered {@code NOSCRIPT}: nothing
-	 * ran), and no follow-up went behind it.
+	 * remove it: it was written, not refused (nor answered {@code NOSCRIPT} or a
+	 * redirection: nothing ran), and no follow-up went behind it.
 	 * @return {@code true} if a clean-up must still reach the node
 	 */
 	public static boolean mayHoldValue(NodeReply reply) {
-		return reply.written() && !reply.followedUp() && !isRefusal(reply) && !reply.isNoScript();
+		return reply.written() && !reply.followedUp() && !isRefusal(reply) && !ranNothing(reply);
+	}
+
+	/**
+	 * Whether the reply says nothing ran on the node: it lacked the script called by its
+	 * digest, or, a cluster node, redirected the command to another.
+	 */
+	public static boolean ranNothing(NodeReply reply) {
+		return reply.isNoScript() || reply.redirection() != null;
 	}
 
 	/**

@@ -151,7 +151,7 @@ public final class AcquireRound {
 			// this node comes after our key left, so its count exceeds ours
 			if (this.judged && this.ownMarkers != null) {
 				RawArgument[] markers = this.ownMarkers;
-				return perVoter(voters, (node) -> RoundCommand
+				return perNode((node) -> RoundCommand
 					.of(fencingScript(LockScripts.ACQUIRE_FENCED_OWN_MARKER, key, value, ttl).add(markers[node])));
 			}
 			Script script = this.judged ? LockScripts.ACQUIRE_FENCED : LockScripts.ACQUIRE_COUNTED;
@@ -168,22 +168,21 @@ public final class AcquireRound {
 		// distrusts the node, and a restart breaks the connection
 		if (this.judged && this.readOwnMarkers != null) {
 			CommandArguments[] readMarkers = this.readOwnMarkers;
-			return perVoter(voters, (node) -> RoundCommand.pipelined(set, READ_TIME, readMarkers[node]));
+			return perNode((node) -> RoundCommand.pipelined(set, READ_TIME, readMarkers[node]));
 		}
 		return this.judged ? RoundCommand.pipelined(set, READ_TIME, READ_MARKER) : RoundCommand.of(set);
 	}
 
 	/**
-	 * A command for each node a round asks: for nodes whose marker is a key of their own.
-	 * @param voters the nodes the round asks, {@code null} for every node
+	 * A command for each node: for nodes whose marker is a key of their own. Every node
+	 * has its own, not only those the round asks: a cluster node that redirects the round
+	 * sends it to another node of its voter.
 	 * @param forNode the command of a node, given its index
 	 */
-	private RoundCommand perVoter(boolean @Nullable [] voters, IntFunction<RoundCommand> forNode) {
+	private RoundCommand perNode(IntFunction<RoundCommand> forNode) {
 		RoundCommand[] byNode = new RoundCommand[this.group.layout().nodes()];
 		for (int node = 0; node < byNode.length; node++) {
-			if (voters == null || voters[node]) {
-				byNode[node] = forNode.apply(node);
-			}
+			byNode[node] = forNode.apply(node);
 		}
 		return RoundCommand.perNode(byNode);
 	}
@@ -332,9 +331,8 @@ public final class AcquireRound {
 		RawArgument token = RawArgument.of(candidate);
 		RawArgument[] markers = this.ownMarkers;
 		RoundCommand raise = (this.judged && markers != null)
-				? perVoter(voters,
-						(node) -> RoundCommand.of(fencingScript(LockScripts.RAISE_FENCE_OWN_MARKER, key, value, token)
-							.add(markers[node])))
+				? perNode((node) -> RoundCommand
+					.of(fencingScript(LockScripts.RAISE_FENCE_OWN_MARKER, key, value, token).add(markers[node])))
 				: RoundCommand.of(fencingScript(LockScripts.RAISE_FENCE, key, value, token));
 		NodeReply[] replies = fanout.execute(raise, voters, this.rounds.quorumExit(NodeCommand.FENCE));
 		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isConfirmed);
@@ -448,9 +446,9 @@ public final class AcquireRound {
 		 */
 		@Override
 		public byte of(NodeReply reply) {
-			if (reply.isNoScript()) {
-				// a node that lost the fencing script is asked again by its source: its
-				// answer is still to come
+			if (reply.isNoScript() || reply.redirection() != null) {
+				// a node that lost the fencing script is asked again by its source, one
+				// that redirected is followed: its voter's answer is still to come
 				return NOT_YET;
 			}
 			byte verdict = verdict(reply);
@@ -472,7 +470,8 @@ public final class AcquireRound {
 		public void lateReply(NodeReply reply, @Nullable NodeReply followUp) {
 			AcquireRound.this.group.events()
 				.nodeReplies(NodeCommand.ACQUIRE, new NodeReply[] { reply }, grants(this.fenced));
-			if (followUp != null && !AcquireAttempt.isRefusal(reply) && !reply.isNoScript() && !followUp.isDefinite()) {
+			if (followUp != null && !AcquireAttempt.isRefusal(reply) && !AcquireAttempt.ranNothing(reply)
+					&& !followUp.isDefinite()) {
 				// a lost round's release did not reach a node that may hold our value (a
 				// won round's lease releases on every node itself)
 				AcquireRound.this.group.cleanup().remove(reply.node(), this.key, this.value, this.expiresAt);

@@ -16,6 +16,7 @@ import dev.redlock.core.internal.quarantine.QuarantineGreeting;
 import dev.redlock.core.internal.quarantine.QuarantineNotice;
 import dev.redlock.core.internal.round.Fanout;
 import dev.redlock.core.internal.round.Quorum;
+import dev.redlock.core.internal.round.Redirections;
 import dev.redlock.core.internal.round.VoterLayout;
 import dev.redlock.core.internal.thread.RenewalScheduler;
 import dev.redlock.core.internal.transport.NodeConnectionPool;
@@ -110,7 +111,8 @@ public final class NodeGroup implements AutoCloseable {
 				});
 			}
 		}
-		this.fanout = new Fanout(this.pools, settings.nodeTimeout().toNanos());
+		this.fanout = new Fanout(this.pools, settings.nodeTimeout().toNanos(), layout.sharded()
+				? new ClusterRedirections(this.pools, this::layout, this::readSlotMapsSoon) : Redirections.NONE);
 		this.cleanup = new ValueCleanup(new Fanout(this.pools, settings.nodeTimeout().toNanos(), true), this.pools,
 				scheduler, settings.nodeTimeout().toNanos());
 		this.probe = settings.restartQuarantine().isZero() ? null : new NodeProbe(this.quarantines, this.fanout,
@@ -180,6 +182,16 @@ public final class NodeGroup implements AutoCloseable {
 	 */
 	synchronized void replaceSlotMap(int voter, short[] map) {
 		this.layout = this.layout.withSlotMap(voter, map);
+	}
+
+	/**
+	 * Asks for the cluster voters' slot maps to be read again soon: a node redirected.
+	 */
+	private void readSlotMapsSoon() {
+		SlotMapFollower follower = this.slotMaps;
+		if (follower != null) {
+			follower.readSoon();
+		}
 	}
 
 	/**

@@ -314,6 +314,10 @@ public final class ScriptRounds {
 			}
 			NodeReply reply = calls.answer(replies[i], call);
 			answers[i] = reply;
+			if (reply.redirection() != null) {
+				// a cluster node that redirected: nothing ran, and the key is elsewhere
+				continue;
+			}
 			boolean failed = !reply.written() || (reply.kind() != NodeReply.Kind.NOT_AWAITED && !reply.isDefinite());
 			boolean read = reply.kind() == NodeReply.Kind.REPLIED;
 			if (failed ? held.mayBeOn(reply.node()) : (read && ours.mayRemainAfter(reply))) {

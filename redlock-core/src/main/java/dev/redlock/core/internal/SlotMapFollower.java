@@ -44,6 +44,12 @@ final class SlotMapFollower implements AutoCloseable {
 	/** How often each cluster voter's map is read. */
 	static final long REFRESH_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+	/**
+	 * How soon after one reading another may follow when rounds meet redirections: a
+	 * burst of them reads the maps once.
+	 */
+	static final long SOONEST_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
 	private static final Logger logger = LoggerFactory.getLogger(SlotMapFollower.class);
 
 	private final List<RedisNodeUri> nodes;
@@ -108,10 +114,25 @@ final class SlotMapFollower implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Asks for the maps to be read now rather than at the next second, though not sooner
+	 * than {@link #SOONEST_NANOS} after the last reading: a round met a redirection.
+	 * Never blocks.
+	 */
+	void readSoon() {
+		LockSupport.unpark(this.thread);
+	}
+
 	private void watch() {
+		long readAt = System.nanoTime();
 		while (!this.closed) {
-			// close() wakes the thread early
+			// close() and readSoon() wake the thread early
 			LockSupport.parkNanos(this, REFRESH_NANOS);
+			long sinceRead = System.nanoTime() - readAt;
+			if (sinceRead < SOONEST_NANOS) {
+				LockSupport.parkNanos(this, SOONEST_NANOS - sinceRead);
+			}
+			readAt = System.nanoTime();
 			for (int voter : this.clusterVoters) {
 				if (this.closed) {
 					return;

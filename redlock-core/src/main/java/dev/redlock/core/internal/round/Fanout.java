@@ -13,8 +13,10 @@ import dev.redlock.core.internal.transport.PipelinedConnection;
 import dev.redlock.core.internal.transport.SharedConnection;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol.Command;
+import redis.clients.jedis.exceptions.JedisAskDataException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 /**
  * Sends one command to many nodes at once: it is written and flushed to every node's
@@ -29,7 +31,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * waiting as soon as the replies read settle it, so a slow or frozen minority costs the
  * caller nothing: what is left is read by each node's late-reply thread. A node that
  * answers a lock script's digest with {@code NOSCRIPT} is sent the same calls again by
- * the script's source, in a second round (see {@link RoundCommand}).
+ * the script's source, in a second round (see {@link RoundCommand}). A cluster node that
+ * answers {@code MOVED} or {@code ASK} (after a slot moved, or while it moves) is sent
+ * the same command at the node its voter follows there, in a second round ending by the
+ * first's deadline ({@link Redirections}); batches are not sent again.
  *
  * @param pools the nodes' connection pools, in configuration order
  * @param timeoutNanos the deadline of a round, from its start
@@ -39,9 +44,11 @@ import redis.clients.jedis.exceptions.JedisException;
  * @param bounded whether the rounds end by a deadline set by the caller ({@link #until}),
  * the second round to the nodes that lost a script included
  * @param deadline that deadline, a {@link System#nanoTime()} reading, when bounded
+ * @param underway the rounds underway, shared by every fanout of the nodes
+ * @param redirections where a cluster's redirections lead
  */
 public record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient, boolean bounded, long deadline,
-		RoundsUnderway underway) implements LateReader {
+		RoundsUnderway underway, Redirections redirections) implements LateReader {
 
 	private static final Logger logger = LoggerFactory.getLogger(Fanout.class);
 
@@ -53,7 +60,15 @@ public record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean 
 	}
 
 	public Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean patient) {
-		this(pools, timeoutNanos, patient, false, 0, new RoundsUnderway());
+		this(pools, timeoutNanos, patient, false, 0, new RoundsUnderway(), Redirections.NONE);
+	}
+
+	/**
+	 * A fanout that follows a cluster's redirections.
+	 * @param redirections where they lead
+	 */
+	public Fanout(List<NodeConnectionPool> pools, long timeoutNanos, Redirections redirections) {
+		this(pools, timeoutNanos, false, false, 0, new RoundsUnderway(), redirections);
 	}
 
 	/**
@@ -68,7 +83,8 @@ public record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean 
 		if (left <= 0) {
 			return null;
 		}
-		return new Fanout(this.pools, Math.min(left, this.timeoutNanos), this.patient, true, deadline, this.underway);
+		return new Fanout(this.pools, Math.min(left, this.timeoutNanos), this.patient, true, deadline, this.underway,
+				this.redirections);
 	}
 
 	/**
@@ -110,9 +126,12 @@ public record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean 
 	 * digest go again by source to the nodes that answered {@code NOSCRIPT}, waiting for
 	 * each of them (they just answered), even when the others settled the round: the call
 	 * by source caches the script there again, else that node would refuse every call
-	 * after. Their replies take the place of the refusals.
+	 * after. Their replies take the place of the refusals. Then the cluster's
+	 * redirections are followed ({@link #followRedirections}).
 	 */
 	public NodeReply[] execute(RoundCommand command, boolean @Nullable [] selected, @Nullable EarlyExit exit) {
+		boolean follows = this.redirections != Redirections.NONE;
+		long roundDeadline = follows ? System.nanoTime() + this.timeoutNanos : 0;
 		NodeReply[] replies = round(this.timeoutNanos, command, selected, exit);
 		boolean[] lacking = lackingScript(command, replies);
 		RoundCommand retry = (lacking != null) ? command.bySource() : null;
@@ -125,7 +144,75 @@ public record Fanout(List<NodeConnectionPool> pools, long timeoutNanos, boolean 
 				}
 			}
 		}
+		if (follows) {
+			followRedirections(command, replies, roundDeadline);
+		}
 		return replies;
+	}
+
+	/**
+	 * Sends the command again to where the nodes that answered {@code MOVED} or
+	 * {@code ASK} redirect it: the node of the same voter that follows the named cluster
+	 * node (behind {@code ASKING} for {@code ASK}), in one more round that ends by the
+	 * first round's deadline and follows no further redirection. Each reply goes in its
+	 * node's place, beside the redirection, which stays as what the first node answered
+	 * (nothing ran there). Batches are not sent again: a redirected call in one stays
+	 * that node's refusal, until the voter's slot map is read again.
+	 * @param replies the round's replies, completed in place
+	 * @param roundDeadline when the first round's time is up
+	 */
+	private void followRedirections(RoundCommand command, NodeReply[] replies, long roundDeadline) {
+		boolean[] targets = null;
+		RoundCommand[] byTarget = null;
+		for (int node = 0; node < replies.length; node++) {
+			NodeReply reply = replies[node];
+			JedisRedirectionException redirection = (reply != null) ? reply.redirection() : null;
+			if (redirection == null) {
+				if (reply != null && redirectsSomeCall(reply)) {
+					this.redirections.met(node);
+				}
+				continue;
+			}
+			this.redirections.met(node);
+			int target = this.redirections.nodeAt(node, redirection.getTargetNode());
+			RoundCommand own = (target >= 0 && command.followsRedirections()) ? command.forNodeIfAny(target) : null;
+			if (own == null || replies[target] != null) {
+				continue;
+			}
+			if (targets == null) {
+				targets = new boolean[replies.length];
+				byTarget = new RoundCommand[replies.length];
+			}
+			targets[target] = true;
+			byTarget[target] = (redirection instanceof JedisAskDataException) ? own.asking() : own;
+		}
+		Fanout within = (targets == null) ? null
+				: new Fanout(this.pools, this.timeoutNanos, this.patient, false, 0, this.underway, Redirections.NONE)
+					.until(this.bounded ? Math.min(roundDeadline, this.deadline) : roundDeadline);
+		if (within == null) {
+			return;
+		}
+		NodeReply[] redirected = within.execute(RoundCommand.perNode(byTarget), targets, null);
+		for (int node = 0; node < replies.length; node++) {
+			if (targets[node]) {
+				replies[node] = redirected[node];
+			}
+		}
+	}
+
+	/**
+	 * Whether a call of a batch or compound was redirected, though the reply as a whole
+	 * was not (a batch's call, or a marker read behind the lock's command).
+	 */
+	private static boolean redirectsSomeCall(NodeReply reply) {
+		if (reply.value() instanceof List<?> answers) {
+			for (Object answer : answers) {
+				if (answer instanceof JedisRedirectionException) {
+					return true;
+				}
+			}
+		}
+		return false;
 	}
 
 	/**

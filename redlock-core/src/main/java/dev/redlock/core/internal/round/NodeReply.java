@@ -8,6 +8,7 @@ import dev.redlock.core.internal.transport.AuthenticationFailedException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 /**
  * What one node answered in one round. A round makes one per node, so it is kept to three
@@ -223,6 +224,16 @@ public final class NodeReply {
 
 	public boolean isNoScript() {
 		return error() instanceof JedisNoScriptException;
+	}
+
+	/**
+	 * The cluster's redirection, when the node answered {@code MOVED} (it does not serve
+	 * the key's slot) or {@code ASK} (the key went to the node importing its slot):
+	 * nothing ran on the node.
+	 * @return the redirection, or {@code null} for any other reply
+	 */
+	public @Nullable JedisRedirectionException redirection() {
+		return (error() instanceof JedisRedirectionException redirection) ? redirection : null;
 	}
 
 	/**

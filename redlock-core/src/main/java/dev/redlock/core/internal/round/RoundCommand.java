@@ -20,9 +20,13 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * one list. A compound costs the round no extra round trip. A node that answers a call of
  * one of our lock scripts by its digest ({@code EVALSHA}) with {@code NOSCRIPT} lost its
  * script cache after the connection loaded it, nothing ran there, and the {@link Fanout}
- * sends it the same calls again by the script's source ({@link #bySource()}).
+ * sends it the same calls again by the script's source ({@link #bySource()}). A cluster
+ * node that answers {@code ASK} is sent the same calls behind {@code ASKING}
+ * ({@link #asking()}).
  */
 public final class RoundCommand {
+
+	private static final CommandArguments ASKING = new CommandArguments(Command.ASKING);
 
 	/** The command, when there is one: most rounds send one, with no array around it. */
 	private final @Nullable CommandArguments single;
@@ -44,12 +48,24 @@ public final class RoundCommand {
 	/** Each node's own command, by node index, for a command that differs by node. */
 	private final RoundCommand @Nullable [] byNode;
 
+	/**
+	 * Whether {@code ASKING} goes first: the node imports the slot of the key from the
+	 * node that answered {@code ASK}.
+	 */
+	private final boolean asking;
+
 	private RoundCommand(@Nullable CommandArguments single, CommandArguments @Nullable [] parts, Shape shape) {
+		this(single, parts, shape, false);
+	}
+
+	private RoundCommand(@Nullable CommandArguments single, CommandArguments @Nullable [] parts, Shape shape,
+			boolean asking) {
 		this.single = single;
 		this.parts = parts;
 		this.shape = shape;
 		this.mayGoNatively = (single != null) ? isScriptCall(single) : anyScriptCall(parts);
 		this.byNode = null;
+		this.asking = asking;
 	}
 
 	private RoundCommand(RoundCommand[] byNode, RoundCommand first) {
@@ -58,6 +74,7 @@ public final class RoundCommand {
 		this.shape = first.shape;
 		this.mayGoNatively = false;
 		this.byNode = byNode;
+		this.asking = false;
 	}
 
 	private static boolean anyScriptCall(CommandArguments[] parts) {
@@ -132,6 +149,33 @@ public final class RoundCommand {
 		return own;
 	}
 
+	/**
+	 * The command a node gets, as {@link #forNode}, or {@code null} when the command
+	 * differs by node and has none for it.
+	 * @param node the node's index
+	 */
+	@Nullable RoundCommand forNodeIfAny(int node) {
+		return (this.byNode == null) ? this : this.byNode[node];
+	}
+
+	/**
+	 * The same calls behind {@code ASKING}, for the node a cluster's {@code ASK}
+	 * redirection names: that node imports the key's slot, and takes a command on its
+	 * keys only right after {@code ASKING}. Its reply is read and left out.
+	 * @throws IllegalStateException for a batch or a command that differs by node
+	 */
+	RoundCommand asking() {
+		if (this.byNode != null || this.shape == Shape.BATCH) {
+			throw new IllegalStateException("ASKING goes before one node's single command or compound");
+		}
+		return new RoundCommand(this.single, this.parts, this.shape, true);
+	}
+
+	/** Whether a round may send the command again where a cluster redirects it. */
+	boolean followsRedirections() {
+		return this.shape != Shape.BATCH;
+	}
+
 	/** The calls written, in order. */
 	List<CommandArguments> calls() {
 		return (this.single != null) ? List.of(this.single) : List.of(this.parts);
@@ -185,7 +229,7 @@ public final class RoundCommand {
 		}
 		if (this.single != null) {
 			CommandArguments call = bySource(this.single);
-			return (call != null) ? new RoundCommand(call, null, this.shape) : null;
+			return (call != null) ? new RoundCommand(call, null, this.shape, this.asking) : null;
 		}
 		CommandArguments[] calls = new CommandArguments[this.parts.length];
 		boolean any = false;
@@ -194,7 +238,7 @@ public final class RoundCommand {
 			any |= call != null;
 			calls[i] = (call != null) ? call : this.parts[i];
 		}
-		return any ? new RoundCommand(null, calls, this.shape) : null;
+		return any ? new RoundCommand(null, calls, this.shape, this.asking) : null;
 	}
 
 	/**
@@ -269,6 +313,9 @@ public final class RoundCommand {
 		if (this.byNode != null) {
 			throw new IllegalStateException("a command that differs by node: write the node's own");
 		}
+		if (this.asking) {
+			connection.send(ASKING);
+		}
 		if (this.mayGoNatively && connection.runsNativeCommands()) {
 			for (NativeForm form : nativeForms()) {
 				connection.send(form);
@@ -310,6 +357,9 @@ public final class RoundCommand {
 		if (this.byNode != null) {
 			throw new IllegalStateException("a command that differs by node: read the node's own");
 		}
+		if (this.asking) {
+			readAskingReply(connection);
+		}
 		if (this.single != null) {
 			return connection.readReply();
 		}
@@ -330,6 +380,20 @@ public final class RoundCommand {
 			throw first;
 		}
 		return replies;
+	}
+
+	/**
+	 * Reads the reply to {@code ASKING} and leaves it out: refused (by a node not in
+	 * cluster mode), the command behind it runs as if sent alone, and its own reply says
+	 * so.
+	 */
+	private static void readAskingReply(PipelinedConnection connection) {
+		try {
+			connection.readReply();
+		}
+		catch (JedisDataException refused) {
+			// the reply was read: nothing is owed
+		}
 	}
 
 	/** How a compound's replies are read. */

@@ -61,6 +61,20 @@ class RoundCommandTests {
 	}
 
 	@Test
+	void onlyOneNodesCommandGoesAgainWhereAClusterRedirectsIt() {
+		RoundCommand release = RoundCommand
+			.of(LockScripts.call(Command.EVALSHA, LockScripts.RELEASE.sha1(), KEY, VALUE));
+		assertThat(release.followsRedirections()).isTrue();
+		assertThat(release.forNodeIfAny(3)).isSameAs(release);
+		RoundCommand batch = RoundCommand.batch(List.of(new CommandArguments(Command.PING)));
+		assertThat(batch.followsRedirections()).as("a batch's calls stay refusals").isFalse();
+		assertThatIllegalStateException().isThrownBy(batch::asking);
+		RoundCommand perNode = RoundCommand.perNode(new RoundCommand[] { release, null });
+		assertThat(perNode.forNodeIfAny(1)).as("a node it has no command for").isNull();
+		assertThatIllegalStateException().isThrownBy(perNode::asking);
+	}
+
+	@Test
 	void aBatchKeepsTheAnswersOfTheCallsThatRan() {
 		JedisNoScriptException noScript = new JedisNoScriptException("NOSCRIPT No matching script");
 		NodeReply byDigest = NodeReply.replied(2, Arrays.asList(1L, noScript, noScript), 10);
