@@ -5,8 +5,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.internal.protocol.ClusterKeys;
@@ -16,6 +14,7 @@ import dev.redlock.test.LatencyProxy;
 import dev.redlock.test.RedisCluster;
 import dev.redlock.test.RedisNode;
 import dev.redlock.test.RedisNodes;
+import dev.redlock.test.WithRedisCluster;
 import dev.redlock.test.WithRedisNodes;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -33,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * cluster's answer decides each of A's rounds.
  */
 @WithRedisNodes(count = 2)
+@WithRedisCluster(shards = 3, replicasPerShard = 0)
 class ClusterRedirectionTests {
 
 	private static final Duration QUARANTINE = Duration.ofSeconds(6);
@@ -41,33 +41,19 @@ class ClusterRedirectionTests {
 
 	private static final Duration TTL = Duration.ofSeconds(5);
 
-	private static RedisCluster cluster;
-
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start(3, 0);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		cluster.close();
-	}
-
 	@Test
-	void aRoundOnASlotThatMovedGoesWhereTheSlotWentWithinTheRound(RedisNodes nodes) {
-		String resource = "moved";
-		String key = lockKey(resource);
-		int slot = cluster.slotOf(key);
-		int from = cluster.shardOf(key);
-		int to = (from + 1) % 3;
-		RedisNode target = cluster.primaryOf(to);
+	void aRoundOnASlotThatMovedGoesWhereTheSlotWentWithinTheRound(RedisNodes nodes, RedisCluster cluster) {
+		Moving moving = Moving.of(cluster, "moved");
+		String resource = moving.resource();
+		String key = moving.key();
+		RedisNode target = cluster.primaryOf(moving.to());
 		try (LatencyProxy yForA = LatencyProxy.to(nodes.node(1), Duration.ZERO);
-				Redlock a = redlock(nodes.node(0).uri(), yForA.uri());
-				Redlock b = redlock(nodes.node(0).uri(), nodes.node(1).uri())) {
+				Redlock a = redlock(cluster, nodes.node(0).uri(), yForA.uri());
+				Redlock b = redlock(cluster, nodes.node(0).uri(), nodes.node(1).uri())) {
 			ForgetfulNodes.awaitCounting(a, b);
 			yForA.close();
-			cluster.migrateSlot(slot, to);
-			assertThat(servingShard(a, key)).as("the voter's map, as at the start").isEqualTo(from);
+			cluster.migrateSlot(moving.slot(), moving.to());
+			assertThat(servingShard(a, key)).as("the voter's map, as at the start").isEqualTo(moving.from());
 
 			Lease lease = a.acquire(resource, TTL, Duration.ZERO);
 			assertThat(target.command("EXISTS", key)).as("the lock where its slot went").isEqualTo("1");
@@ -87,18 +73,18 @@ class ClusterRedirectionTests {
 	}
 
 	@Test
-	void aRoundOnAKeyThatMovedMidMigrationIsAskedOfTheImportingShard(RedisNodes nodes) {
-		String resource = "asked";
-		String key = lockKey(resource);
-		int slot = cluster.slotOf(key);
-		int from = cluster.shardOf(key);
-		int to = (from + 1) % 3;
-		RedisNode source = cluster.primaryOf(from);
+	void aRoundOnAKeyThatMovedMidMigrationIsAskedOfTheImportingShard(RedisNodes nodes, RedisCluster cluster) {
+		Moving moving = Moving.of(cluster, "asked");
+		String resource = moving.resource();
+		String key = moving.key();
+		int slot = moving.slot();
+		int to = moving.to();
+		RedisNode source = cluster.primaryOf(moving.from());
 		RedisNode target = cluster.primaryOf(to);
 		String fresh = resourceInSlot(slot);
 		try (LatencyProxy yForA = LatencyProxy.to(nodes.node(1), Duration.ZERO);
-				Redlock a = redlock(nodes.node(0).uri(), yForA.uri());
-				Redlock b = redlock(nodes.node(0).uri(), nodes.node(1).uri())) {
+				Redlock a = redlock(cluster, nodes.node(0).uri(), yForA.uri());
+				Redlock b = redlock(cluster, nodes.node(0).uri(), nodes.node(1).uri())) {
 			ForgetfulNodes.awaitCounting(a, b);
 			yForA.close();
 			Lease lease = a.acquire(resource, TTL, Duration.ZERO);
@@ -130,6 +116,25 @@ class ClusterRedirectionTests {
 				cluster.finishSlotMigration(slot, to);
 			}
 		}
+	}
+
+	/**
+	 * A lock whose slot the test moves from the shard that serves it to the next.
+	 *
+	 * @param resource the lock's name
+	 * @param key its key as stored
+	 * @param slot the key's slot
+	 * @param from the shard serving it at the start
+	 * @param to the shard it moves to
+	 */
+	private record Moving(String resource, String key, int slot, int from, int to) {
+
+		static Moving of(RedisCluster cluster, String resource) {
+			String key = lockKey(resource);
+			int from = cluster.shardOf(key);
+			return new Moving(resource, key, cluster.slotOf(key), from, (from + 1) % 3);
+		}
+
 	}
 
 	/** A resource whose lock key is in the slot, other than the resources above. */
@@ -169,7 +174,7 @@ class ClusterRedirectionTests {
 	 * A client whose first voter is the cluster's three primaries with the slot map of a
 	 * new cluster, as this one started, then two standalone voters.
 	 */
-	private static Redlock redlock(String x, String y) {
+	private static Redlock redlock(RedisCluster cluster, String x, String y) {
 		List<String> primaries = List.of(cluster.primaryOf(0).uri(), cluster.primaryOf(1).uri(),
 				cluster.primaryOf(2).uri());
 		return Redlock.builder().shardedVoter(primaries).nodes(List.of(x, y)).settings(SETTINGS).build();

@@ -187,6 +187,47 @@ class ClusterVoterTests {
 		}
 	}
 
+	/**
+	 * A shard node keeps its restart marker in a slot it served at startup; once that
+	 * slot is served by another shard, the node cannot read its marker, and its grants
+	 * must not count: unjudged, it could have forgotten a lock unseen. (A marker the node
+	 * could not read was taken for one an ACL user may not read, whose grants count.)
+	 */
+	@Test
+	void aShardNodeWhoseMarkerSlotMovedAwayCountsForNoGrant(RedisNodes nodes) {
+		RedisNode x = nodes.node(0);
+		String resource = "marker-away";
+		String key = ClusterKeys.lockKey(TestSupport.PREFIX + resource);
+		try (LatencyProxy yForA = LatencyProxy.to(nodes.node(1), Duration.ZERO);
+				Redlock a = redlock(cluster.uri(), x.uri(), yForA.uri())) {
+			ForgetfulNodes.awaitCounting(a);
+			// A's rounds are decided by the cluster's answer: X alone is no quorum
+			yForA.close();
+			int shard = cluster.shardOf(key);
+			String marker = a.internals().group().layout().markerKey(shard);
+			int markerSlot = cluster.slotOf(marker);
+			assertThat(cluster.shardOf(marker)).isEqualTo(shard);
+			assertThat(markerSlot).isNotEqualTo(cluster.slotOf(key));
+			a.acquire(resource, Duration.ofSeconds(5), Duration.ofSeconds(10)).release();
+
+			cluster.migrateSlot(markerSlot, (shard + 1) % 3);
+			try {
+				TestSupport.awaitTrue("A follows the marker's slot", Duration.ofSeconds(10),
+						() -> servingShard(a, marker) != shard);
+				assertThat(a.tryAcquire(resource, Duration.ofSeconds(5))).as("a grant of a node not judged").isEmpty();
+				assertThatThrownBy(
+						() -> a.acquire(LockRequest.of(resource, Duration.ofSeconds(5)).fenced(), Duration.ZERO))
+					.isInstanceOf(LockNotAcquiredException.class);
+				assertThat(a.internals().group().quarantine(shard).markers().foundUnreadable())
+					.as("taken for a marker an ACL user may not read")
+					.isFalse();
+			}
+			finally {
+				cluster.migrateSlot(markerSlot, shard);
+			}
+		}
+	}
+
 	@Test
 	void aSeedThatIsAStandaloneServerFailsTheBuildNamingTheVoter(RedisNodes nodes) {
 		String standaloneSeed = "redis-cluster://127.0.0.1:" + nodes.node(0).port();

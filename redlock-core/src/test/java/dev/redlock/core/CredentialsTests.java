@@ -74,6 +74,29 @@ class CredentialsTests {
 	}
 
 	/**
+	 * With the restart quarantine on, an ACL user who may not read the nodes' markers
+	 * ({@code ~{fence}*} missing) still locks, with the marker guard off and a warning:
+	 * the denial ({@code NOPERM}) is told from a marker the node could not read, whose
+	 * grants count for nothing.
+	 */
+	@Test
+	void aclUserWithoutTheMarkersLocksWithTheMarkerGuardOff(RedisNodes nodes) {
+		this.nodes = nodes;
+		TestSupport.createAclUser(nodes, PASSWORD, "~redlock:*", "+@all");
+		try (Redlock redlock = TestSupport.loggingInAs(nodes, TestSupport.ACL_USER + ":" + PASSWORD,
+				TestSupport.withQuarantine(Duration.ofSeconds(5)))) {
+			ForgetfulNodes.awaitCounting(redlock);
+			assertThat(redlock.acquire("no-markers", Duration.ofSeconds(5), Duration.ofSeconds(5)).release())
+				.isEqualTo(ReleaseOutcome.RELEASED);
+			for (int node = 0; node < nodes.size(); node++) {
+				assertThat(redlock.internals().group().quarantine(node).markers().foundUnreadable())
+					.as("node " + node + "'s marker unreadable")
+					.isTrue();
+			}
+		}
+	}
+
+	/**
 	 * An ACL user may not publish or subscribe (from Redis 7 on, a new user has no
 	 * channels): releases still delete the key and say so, and a waiter still gets the
 	 * lock, by polling instead of the release notice.

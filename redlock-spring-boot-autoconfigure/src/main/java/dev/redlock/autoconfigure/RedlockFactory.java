@@ -196,7 +196,7 @@ final class RedlockFactory {
 
 	/**
 	 * Whether an element is a Sentinel voter cut off before its master's name, which ends
-	 * the URI, or a cluster voter, whose seeds nothing ends.
+	 * the URI, or a cluster voter, whose seeds only its query ({@code ?shards=k}) ends.
 	 */
 	private static boolean awaitsMoreAddresses(@Nullable String element) {
 		if (element == null) {
@@ -204,7 +204,7 @@ final class RedlockFactory {
 		}
 		String uri = element.trim().toLowerCase(Locale.ROOT);
 		if (uri.startsWith("redis-cluster://") || uri.startsWith("rediss-cluster://")) {
-			return true;
+			return !uri.contains("?");
 		}
 		return (uri.startsWith("redis-sentinel://") || uri.startsWith("rediss-sentinel://")) && !uri.contains("#")
 				&& !uri.contains("sentinelmasterid=");

@@ -138,7 +138,7 @@ class RedlockAutoConfigurationTests {
 				this.runner.withPropertyValues("redlock.nodes[0]=redis://127.0.0.1:7101",
 						"redlock.nodes[1]=redis-cluster://127.0.0.1:7000,127.0.0.1:7001?timeout=1",
 						"redlock.nodes[2]=redis://127.0.0.1:7103"),
-				"redlock.nodes[1]", "query parameters and fragments are not supported");
+				"redlock.nodes[1]", "the only query parameter supported is shards");
 	}
 
 	@Test

@@ -21,10 +21,12 @@ class RedlockFactoryTests {
 	void putsBackTogetherTheSeedsOfAClusterVoterThatBindingSplit() {
 		assertThat(RedlockFactory.voters(List.of("redis://10.0.0.1:6379", "redis-cluster://10.0.0.2:7000",
 				"10.0.0.3:7000", " 10.0.0.4:7000", "rediss-cluster://u:p@10.0.1.2:7000", "10.0.1.3:7000",
-				"redis-sentinel://10.0.0.5:26379", "10.0.0.6:26379#orders", "redis://10.0.0.7:6379")))
+				"redis-sentinel://10.0.0.5:26379", "10.0.0.6:26379#orders", "redis-cluster://10.0.2.1:7000",
+				"10.0.2.2:7000?shards=3", "10.0.2.3:7000", "redis://10.0.0.7:6379")))
 			.containsExactly("redis://10.0.0.1:6379", "redis-cluster://10.0.0.2:7000,10.0.0.3:7000,10.0.0.4:7000",
 					"rediss-cluster://u:p@10.0.1.2:7000,10.0.1.3:7000",
-					"redis-sentinel://10.0.0.5:26379,10.0.0.6:26379#orders", "redis://10.0.0.7:6379");
+					"redis-sentinel://10.0.0.5:26379,10.0.0.6:26379#orders",
+					"redis-cluster://10.0.2.1:7000,10.0.2.2:7000?shards=3", "10.0.2.3:7000", "redis://10.0.0.7:6379");
 	}
 
 }

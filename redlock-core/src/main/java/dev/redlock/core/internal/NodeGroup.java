@@ -117,8 +117,10 @@ public final class NodeGroup implements AutoCloseable {
 				scheduler, settings.nodeTimeout().toNanos());
 		this.probe = settings.restartQuarantine().isZero() ? null : new NodeProbe(this.quarantines, this.fanout,
 				layout.faultyNodesAtMost(this.quorum.size()), settings.clockTolerance().toNanos());
-		this.slotMaps = SlotMapFollower.of(this.nodes, this.pools, this::layout, this::replaceSlotMap, (int) Math
-			.min(Integer.MAX_VALUE, Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis())));
+		this.slotMaps = SlotMapFollower.of(this.nodes, this.pools, this::layout, this::replaceSlotMap,
+				(int) Math.min(Integer.MAX_VALUE,
+						Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis())),
+				!settings.restartQuarantine().isZero());
 		if (this.slotMaps != null) {
 			this.slotMaps.start();
 		}

@@ -1,5 +1,6 @@
 package dev.redlock.core.internal;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -71,11 +72,19 @@ final class SlotMapFollower implements AutoCloseable {
 	/** The primaries of shards added after startup that a warning named already. */
 	private final Set<String> unfollowedShards = ConcurrentHashMap.newKeySet();
 
+	/** Whether the nodes keep restart markers (the restart quarantine is on). */
+	private final boolean markers;
+
+	/** The nodes whose marker a warning said is in a slot their shard does not serve. */
+	private final Set<Integer> markersAway = ConcurrentHashMap.newKeySet();
+
 	private volatile boolean closed;
 
 	private SlotMapFollower(List<RedisNodeUri> nodes, List<NodeConnectionPool> pools, Supplier<VoterLayout> layouts,
-			BiConsumer<Integer, short[]> replaceSlotMap, List<Integer> clusterVoters, int timeoutMillis) {
+			BiConsumer<Integer, short[]> replaceSlotMap, List<Integer> clusterVoters, int timeoutMillis,
+			boolean markers) {
 		this.nodes = nodes;
+		this.markers = markers;
 		this.pools = pools;
 		this.layouts = layouts;
 		this.replaceSlotMap = replaceSlotMap;
@@ -92,10 +101,13 @@ final class SlotMapFollower implements AutoCloseable {
 	 * @param layouts the layout now
 	 * @param replaceSlotMap gives a voter's nodes the slots of a newer map
 	 * @param timeoutMillis the bound for each node's answer and each new primary's check
+	 * @param markers whether the nodes keep restart markers (the restart quarantine is
+	 * on)
 	 * @return the follower, or {@code null} when no voter is a cluster
 	 */
 	static @Nullable SlotMapFollower of(List<RedisNodeUri> nodes, List<NodeConnectionPool> pools,
-			Supplier<VoterLayout> layouts, BiConsumer<Integer, short[]> replaceSlotMap, int timeoutMillis) {
+			Supplier<VoterLayout> layouts, BiConsumer<Integer, short[]> replaceSlotMap, int timeoutMillis,
+			boolean markers) {
 		VoterLayout layout = layouts.get();
 		List<Integer> clusterVoters = new ArrayList<>();
 		for (int voter = 0; voter < layout.voters(); voter++) {
@@ -104,7 +116,7 @@ final class SlotMapFollower implements AutoCloseable {
 			}
 		}
 		return clusterVoters.isEmpty() ? null
-				: new SlotMapFollower(nodes, pools, layouts, replaceSlotMap, clusterVoters, timeoutMillis);
+				: new SlotMapFollower(nodes, pools, layouts, replaceSlotMap, clusterVoters, timeoutMillis, markers);
 	}
 
 	/** Starts the thread, once. */
@@ -162,7 +174,9 @@ final class SlotMapFollower implements AutoCloseable {
 		for (int node = first; node < first + count; node++) {
 			MasterMoves moves = this.pools.get(node).master();
 			int served = node;
-			ClusterSlots.Shard shard = map.shardFollowing(moves.primary(), (slot) -> layout.serves(served, slot));
+			ClusterSlots.Shard shard = this.nodes.get(node)
+				.cluster()
+				.followedIn(map, moves.primary(), (slot) -> layout.serves(served, slot));
 			if (shard != null && !shard.primary().equals(moves.primary())) {
 				moves.followTo(shard.primary(), source, this.timeoutMillis);
 			}
@@ -173,6 +187,29 @@ final class SlotMapFollower implements AutoCloseable {
 		}
 		if (count > 1) {
 			followSlots(voter, layout, map, followed);
+			if (this.markers) {
+				warnOfMarkersAway(voter);
+			}
+		}
+	}
+
+	/**
+	 * Warns, once per node, of a shard node whose restart marker is in a slot its shard
+	 * no longer serves (the slot moved, or the node was placed before its cluster's map
+	 * was read): the node cannot read a marker of its own until the application restarts.
+	 */
+	private void warnOfMarkersAway(int voter) {
+		VoterLayout layout = this.layouts.get();
+		int first = layout.firstNodeOf(voter);
+		for (int node = first; node < first + layout.nodeCountOf(voter); node++) {
+			String marker = layout.markerKey(node);
+			int slot = HashSlot.of(marker.getBytes(StandardCharsets.UTF_8));
+			if (!layout.serves(node, slot) && this.markersAway.add(node)) {
+				logger.warn(
+						"Redlock voter {}: {} keeps its restart marker {} in slot {}, which its shard does not "
+								+ "serve now; the node cannot read its marker until the application restarts",
+						voterName(voter), this.nodes.get(node).redacted(), marker, slot);
+			}
 		}
 	}
 

@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
@@ -19,8 +20,15 @@ import redis.clients.jedis.exceptions.JedisDataException;
  */
 public final class AcquireReply {
 
-	/** The marker as read by a client that may not read it. */
+	/** The marker as read by a client that may not read it (an ACL denial). */
 	public static final byte[] UNREADABLE = { '-' };
+
+	/**
+	 * The marker as read when the node could not read it for another reason: a cluster
+	 * node whose marker's slot is served elsewhere ({@code MOVED}), or a cluster that is
+	 * down. Nothing is known of the node's marker then.
+	 */
+	public static final byte[] NOT_READ = { '?' };
 
 	private static final byte[] OK = { 'O', 'K' };
 
@@ -171,7 +179,8 @@ public final class AcquireReply {
 
 	/**
 	 * The node's marker as read with the grant: its value, {@code null} when it was gone,
-	 * {@link #UNREADABLE} when this client may not read it.
+	 * {@link #UNREADABLE} when this client may not read it, {@link #NOT_READ} when the
+	 * node could not read it.
 	 */
 	public static @Nullable Object marker(@Nullable Object value) {
 		if (isScriptReply(value)) {
@@ -179,9 +188,31 @@ public final class AcquireReply {
 		}
 		if (isPipelinedReply(value)) {
 			Object marker = ((List<?>) value).get(2);
-			return (marker instanceof JedisDataException) ? UNREADABLE : marker;
+			return markerRead(marker);
 		}
 		return null;
+	}
+
+	/**
+	 * A marker as a command read it: its value or {@code null}; for an error reply,
+	 * {@link #UNREADABLE} if the client may not read it, else {@link #NOT_READ}.
+	 * @param read the reply to {@code GET}, an exception standing for an error reply
+	 */
+	public static @Nullable Object markerRead(@Nullable Object read) {
+		if (read instanceof JedisAccessControlException) {
+			return UNREADABLE;
+		}
+		return (read instanceof Exception) ? NOT_READ : read;
+	}
+
+	/** Whether a marker as read says this client may not read it. */
+	public static boolean isUnreadable(@Nullable Object marker) {
+		return marker instanceof byte[] bytes && bytes.length == 1 && bytes[0] == UNREADABLE[0];
+	}
+
+	/** Whether a marker as read says the node could not read it. */
+	public static boolean isNotRead(@Nullable Object marker) {
+		return marker instanceof byte[] bytes && bytes.length == 1 && bytes[0] == NOT_READ[0];
 	}
 
 	/**

@@ -14,6 +14,17 @@ public final class HashSlot {
 	/** How many hash slots a cluster has. */
 	public static final int SLOTS = 16384;
 
+	/**
+	 * The first slot of one of so many equal ranges of the slots, as a new cluster's
+	 * primaries serve them; the range of {@code shard} ends before that of
+	 * {@code shard + 1}.
+	 * @param shard the range, from 0; {@code shards} for the end of the last
+	 * @param shards how many ranges
+	 */
+	public static int equalRangeStart(int shard, int shards) {
+		return (int) ((long) SLOTS * shard / shards);
+	}
+
 	private static final int[] TABLE = crcTable();
 
 	private HashSlot() {

@@ -105,16 +105,22 @@ public final class LockScripts {
 	 * {@link #ACQUIRE_COUNTED} does): {@code SET KEYS[1] ARGV[1] NX PX ARGV[2]}, with the
 	 * node's clock and its marker read in the same step (they judge whether this very
 	 * grant may count; the marker by name, with {@code pcall}, so that an ACL user who
-	 * may not read it still locks: it then reads {@code -}), and, if the lock was set,
-	 * the increment of the resource's counter KEYS[2] (no TTL), whose value is
-	 * {@code <count>} or {@code <count> <generation>}: the generation of the node's
-	 * marker when a quorum last confirmed it. Returns {@code {count or 0, seconds,
-	 * microseconds, marker or nil, generation or ''}}.
+	 * may not read it still locks: it then reads {@code -} (Redis 7 and later say
+	 * {@code NOPERM}, 6.2 that the user "can't access" the key), and {@code ?} when the
+	 * node could not read it for another reason, a cluster's slot served elsewhere), and,
+	 * if the lock was set, the increment of the resource's counter KEYS[2] (no TTL),
+	 * whose value is {@code <count>} or {@code <count> <generation>}: the generation of
+	 * the node's marker when a quorum last confirmed it. Returns {@code {count or 0,
+	 * seconds, microseconds, marker or nil, generation or ''}}.
 	 */
 	public static final Script ACQUIRE_FENCED = new Script("""
 			local time = redis.call('time')
 			local marker = redis.pcall('get', '{fence}')
-			if type(marker) == 'table' then marker = '-' end
+			if type(marker) == 'table' then
+			  local err = marker['err'] or ''
+			  local denied = string.find(err, 'NOPERM', 1, true) or string.find(err, "can't access", 1, true)
+			  marker = denied and '-' or '?'
+			end
 			if not redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 			  return {0, time[1], time[2], marker}
 			end

@@ -9,6 +9,7 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 import dev.redlock.core.QuarantineReason;
+import dev.redlock.core.internal.protocol.AcquireReply;
 import dev.redlock.core.internal.protocol.LockScripts;
 
 /**
@@ -46,6 +47,9 @@ public final class MarkerWatch {
 	private volatile @Nullable QuarantineCause toRecord;
 
 	private volatile boolean unreadableLogged;
+
+	/** Whether a warning said the node could not read its marker. */
+	private volatile boolean notReadLogged;
 
 	private volatile Runnable repair = () -> {
 	};
@@ -96,9 +100,13 @@ public final class MarkerWatch {
 		if (!this.quarantine.isOn()) {
 			return true;
 		}
-		if (isUnreadable(raw)) {
+		if (AcquireReply.isUnreadable(raw)) {
 			unreadable();
 			return true;
+		}
+		if (AcquireReply.isNotRead(raw)) {
+			notRead();
+			return false;
 		}
 		NodeMarker marker = parse(raw);
 		QuarantineCause cause = (marker != null) ? judge(marker, before) : gone(before);
@@ -189,8 +197,13 @@ public final class MarkerWatch {
 			// without the node's clock, no marker is written: the rounds still judge it
 			return null;
 		}
-		if (isUnreadable(report.marker())) {
+		if (AcquireReply.isUnreadable(report.marker())) {
 			unreadable();
+			return null;
+		}
+		if (AcquireReply.isNotRead(report.marker())) {
+			// nothing learned, nothing to write: the rounds count none of its grants
+			notRead();
 			return null;
 		}
 		long nodeMillis = report.nodeMicros() / 1_000;
@@ -344,10 +357,6 @@ public final class MarkerWatch {
 		this.memory = new Memory(marker.epoch(), marker.nonce());
 	}
 
-	private static boolean isUnreadable(@Nullable Object raw) {
-		return raw instanceof byte[] bytes && bytes.length == 1 && bytes[0] == '-';
-	}
-
 	/**
 	 * Whether this client found the marker unreadable: refused to its user, or, on a node
 	 * of a cluster, asked of a slot the node does not serve.
@@ -368,6 +377,21 @@ public final class MarkerWatch {
 						+ "eviction), rollbacks and failovers there cannot be detected; allow the user ~{}* (as "
 						+ "fencing needs)", this.quarantine.node(), this.quarantine.markerKey(),
 						this.quarantine.markerKey());
+		}
+	}
+
+	/**
+	 * The node could not read the marker (a cluster node whose marker's slot is served
+	 * elsewhere, or a cluster that is down): its grants count for no quorum while so,
+	 * which is said once.
+	 */
+	private void notRead() {
+		if (!this.notReadLogged) {
+			this.notReadLogged = true;
+			this.quarantine.logger()
+				.warn("Redis node {} could not read its marker key {} (its slot is served by another cluster node, "
+						+ "or the cluster is down): its grants count towards no quorum while it cannot",
+						this.quarantine.node(), this.quarantine.markerKey());
 		}
 	}
 

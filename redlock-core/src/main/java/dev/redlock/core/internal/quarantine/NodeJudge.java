@@ -126,7 +126,7 @@ public final class NodeJudge {
 			return true;
 		}
 		Object raw = AcquireReply.marker(reply.value());
-		if (raw instanceof byte[] bytes && bytes.length == 1 && bytes[0] == '-') {
+		if (AcquireReply.isUnreadable(raw)) {
 			// a marker this client may not read: counters are taken as they are
 			return true;
 		}

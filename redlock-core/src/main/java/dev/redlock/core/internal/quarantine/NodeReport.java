@@ -72,8 +72,7 @@ record NodeReport(@Nullable String runId, @Nullable Long uptimeSeconds, @Nullabl
 				promoted ? promotedFrom : null,
 				commands.isEmpty() ? -1 : calls(commands, "flushall", "flushdb", "swapdb"),
 				commands.isEmpty() ? -1 : calls(commands, "debug"), orMinusOne(number(stats.get("evicted_keys"))),
-				evictionPolicy(memory), AcquireReply.timeMicros(replies.get(5)),
-				(marker instanceof Exception) ? AcquireReply.UNREADABLE : marker);
+				evictionPolicy(memory), AcquireReply.timeMicros(replies.get(5)), AcquireReply.markerRead(marker));
 	}
 
 	private static Map<String, String> info(@Nullable Object reply) {

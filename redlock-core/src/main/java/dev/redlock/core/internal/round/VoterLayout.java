@@ -393,7 +393,7 @@ public final class VoterLayout {
 	 */
 	static int shardOf(int slot, int shards) {
 		for (int shard = shards - 1; shard > 0; shard--) {
-			if ((long) HashSlot.SLOTS * shard / shards <= slot) {
+			if (HashSlot.equalRangeStart(shard, shards) <= slot) {
 				return shard;
 			}
 		}

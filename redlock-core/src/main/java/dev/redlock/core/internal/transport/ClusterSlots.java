@@ -2,6 +2,7 @@ package dev.redlock.core.internal.transport;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -228,6 +229,21 @@ public final class ClusterSlots {
 			}
 		}
 		return counts.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null);
+	}
+
+	/**
+	 * Returns the shards in the order of their first slot: a cluster voter's shard nodes'
+	 * order.
+	 * @return the shards, sorted
+	 */
+	public List<Shard> inSlotOrder() {
+		List<Shard> ordered = new ArrayList<>(this.shards);
+		ordered.sort(Comparator.comparingInt(ClusterSlots::firstSlot));
+		return ordered;
+	}
+
+	private static int firstSlot(Shard shard) {
+		return shard.ranges().stream().mapToInt(SlotRange::first).min().orElse(HashSlot.SLOTS);
 	}
 
 	/**

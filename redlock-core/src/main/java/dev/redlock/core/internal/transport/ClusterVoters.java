@@ -1,6 +1,7 @@
 package dev.redlock.core.internal.transport;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -10,6 +11,8 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import dev.redlock.core.InvalidRedlockConfigurationException;
 import dev.redlock.core.TlsSettings;
@@ -28,6 +31,8 @@ import redis.clients.jedis.exceptions.JedisException;
  * two voters, which would fake a quorum. Every error names the voter's {@code nodes[i]}.
  */
 public final class ClusterVoters {
+
+	private static final Logger logger = LoggerFactory.getLogger(ClusterVoters.class);
 
 	private ClusterVoters() {
 	}
@@ -70,22 +75,9 @@ public final class ClusterVoters {
 			if (map == null && nodes.get(next).cluster() != null) {
 				RedisNodeUri voter = nodes.get(next);
 				ClusterSlots slots = read(voter, next, voter.clientConfig(timeoutMillis, clientName, tls));
-				List<Shard> shards = new ArrayList<>(slots.shards());
-				shards.sort(Comparator.comparingInt(ClusterVoters::firstSlot));
-				short[] shardOfSlot = new short[HashSlot.SLOTS];
-				for (int i = 0; i < shards.size(); i++) {
-					for (SlotRange range : shards.get(i).ranges()) {
-						for (int slot = range.first(); slot <= range.last(); slot++) {
-							shardOfSlot[slot] = (short) i;
-						}
-					}
-					List<SlotRange> served = new ArrayList<>(shards.get(i).ranges());
-					served.sort(Comparator.comparingInt(SlotRange::first));
-					expanded
-						.add(voter.inShard(shards.get(i).primary(), voter.cluster().shard(i, shards.size(), served)));
-				}
-				maps.add((shards.size() == 1) ? null : shardOfSlot);
-				identities.add(identities(slots));
+				maps.add((slots != null) ? placedShards(voter, next, slots, expanded)
+						: provisionalShards(voter, expanded));
+				identities.add((slots != null) ? identities(slots) : seedIdentities(voter.cluster()));
 			}
 			else {
 				for (int i = 0; i < count; i++) {
@@ -105,6 +97,33 @@ public final class ClusterVoters {
 		return new Expanded(List.copyOf(expanded), maps);
 	}
 
+	/**
+	 * Puts the shard nodes of a cluster voter in its place, one per shard of the map its
+	 * seeds told, in the order of their first slot.
+	 * @return the voter's slot map, {@code null} for one shard
+	 */
+	private static short @Nullable [] placedShards(RedisNodeUri voter, int index, ClusterSlots slots,
+			List<RedisNodeUri> expanded) {
+		List<Shard> shards = slots.inSlotOrder();
+		int declared = voter.cluster().declaredShards();
+		if (declared > 0 && declared != shards.size()) {
+			logger.warn(
+					"Redlock voter nodes[{}] ({}): the cluster has {} shards, not the {} its URI says; its {} "
+							+ "shards are used (the count is used only when no seed answers at startup)",
+					index, voter.redacted(), shards.size(), declared, shards.size());
+		}
+		short[] shardOfSlot = new short[HashSlot.SLOTS];
+		for (int i = 0; i < shards.size(); i++) {
+			for (SlotRange range : shards.get(i).ranges()) {
+				Arrays.fill(shardOfSlot, range.first(), range.last() + 1, (short) i);
+			}
+			List<SlotRange> served = new ArrayList<>(shards.get(i).ranges());
+			served.sort(Comparator.comparingInt(SlotRange::first));
+			expanded.add(voter.inShard(shards.get(i).primary(), voter.cluster().shard(i, shards.size(), served)));
+		}
+		return (shards.size() == 1) ? null : shardOfSlot;
+	}
+
 	private static int shardCount(short[] map) {
 		int count = 1;
 		for (short shard : map) {
@@ -113,15 +132,41 @@ public final class ClusterVoters {
 		return count;
 	}
 
-	private static int firstSlot(Shard shard) {
-		return shard.ranges().stream().mapToInt(SlotRange::first).min().orElse(HashSlot.SLOTS);
+	/**
+	 * Puts the shard nodes of a cluster voter none of whose seeds answered in its place,
+	 * as many as its URI says it has, each standing for an equal share of the slots until
+	 * its cluster answers: they follow no primary until then, so the voter counts as
+	 * down.
+	 * @return the voter's slot map, {@code null} for one shard
+	 */
+	private static short @Nullable [] provisionalShards(RedisNodeUri voter, List<RedisNodeUri> expanded) {
+		int shards = voter.cluster().declaredShards();
+		short[] shardOfSlot = new short[HashSlot.SLOTS];
+		HostAndPort seed = voter.cluster().seeds().get(0);
+		for (int i = 0; i < shards; i++) {
+			int first = HashSlot.equalRangeStart(i, shards);
+			int end = HashSlot.equalRangeStart(i + 1, shards);
+			Arrays.fill(shardOfSlot, first, end, (short) i);
+			expanded
+				.add(voter.inShard(seed, voter.cluster().provisionalShard(i, List.of(new SlotRange(first, end - 1)))));
+		}
+		return (shards == 1) ? null : shardOfSlot;
+	}
+
+	/** A cluster voter's seeds, by address: all that is known of its servers yet. */
+	private static List<String> seedIdentities(ClusterShard cluster) {
+		List<String> identities = new ArrayList<>();
+		cluster.seeds().forEach((seed) -> identities.addAll(addressIdentities(seed)));
+		return identities;
 	}
 
 	/**
 	 * Asks every seed for the slot map, so that a standalone server or another cluster's
 	 * node listed among the seeds is found whichever answers first.
+	 * @return the map, or {@code null} when no seed answered and the URI says how many
+	 * shards the cluster has
 	 */
-	private static ClusterSlots read(RedisNodeUri voter, int index, JedisClientConfig config) {
+	private static @Nullable ClusterSlots read(RedisNodeUri voter, int index, JedisClientConfig config) {
 		String setting = "nodes[" + index + "]";
 		ClusterSlots first = null;
 		HostAndPort firstSeed = null;
@@ -150,11 +195,19 @@ public final class ClusterVoters {
 								+ "cluster voter lists the nodes of one cluster");
 			}
 		}
+		if (first == null && voter.cluster().declaredShards() > 0) {
+			logger.warn(
+					"Redlock voter {} ({}): no seed told the cluster's slots ({}); it counts as down until one "
+							+ "does, then its {} shards are followed in the order of their first slot",
+					setting, voter.redacted(), String.join("; ", failures), voter.cluster().declaredShards());
+			return null;
+		}
 		if (first == null) {
 			throw new InvalidRedlockConfigurationException(setting,
 					voter.redacted() + ": no seed told the cluster's slots (" + String.join("; ", failures)
-							+ "); a cluster voter "
-							+ "reads its slot map when the application starts, so one of its seeds must answer then");
+							+ "); a cluster voter reads its slot map when the application starts, so one of its "
+							+ "seeds must answer then, unless its URI says how many shards the cluster has "
+							+ "(redis-cluster://seed1,seed2?shards=3): it then starts counting as down");
 		}
 		List<SlotRange> unserved = first.unserved();
 		if (!unserved.isEmpty()) {

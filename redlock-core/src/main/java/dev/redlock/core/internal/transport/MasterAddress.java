@@ -100,7 +100,7 @@ final class MasterAddress {
 		this.fixed = (group == null && shard == null) ? new Current(configured, 0) : null;
 		this.sentinels = (group != null) ? group.sentinels() : List.of();
 		this.clusterNodes = (shard != null) ? shard.seeds() : List.of();
-		if (shard != null) {
+		if (shard != null && !shard.provisional()) {
 			// the primary the slot map named when the Redlock was built
 			this.current = new Current(configured, 0);
 			this.lastGeneration = 0;
@@ -304,9 +304,12 @@ final class MasterAddress {
 				failures.add(SentinelGroup.format(node) + ": " + ex.getMessage());
 				continue;
 			}
-			ClusterSlots.Shard serving = slots.shardFollowing((known != null) ? known.address() : null, shard::serves);
+			ClusterSlots.Shard serving = shard.followedIn(slots, (known != null) ? known.address() : null,
+					shard::serves);
 			if (serving == null) {
-				failures.add(SentinelGroup.format(node) + " names no primary for the slots " + shard.slotText());
+				failures.add(SentinelGroup.format(node) + ((known == null && shard.provisional())
+						? " tells fewer than " + (shard.index() + 1) + " shards"
+						: " names no primary for the slots " + shard.slotText()));
 				continue;
 			}
 			Current followed = followTo(serving.primary(), "in the slot map of " + SentinelGroup.format(node),
@@ -330,7 +333,7 @@ final class MasterAddress {
 				this.uri.clientConfig(timeoutMillis, this.clientName, this.tls));
 		Current known = this.current;
 		ClusterShard shard = this.uri.cluster();
-		ClusterSlots.Shard own = slots.shardFollowing((known != null) ? known.address() : null, shard::serves);
+		ClusterSlots.Shard own = shard.followedIn(slots, (known != null) ? known.address() : null, shard::serves);
 		List<HostAndPort> nodes = new ArrayList<>();
 		if (own != null) {
 			nodes.add(own.primary());

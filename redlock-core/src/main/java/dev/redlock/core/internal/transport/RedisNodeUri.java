@@ -30,11 +30,11 @@ import redis.clients.jedis.HostAndPort;
  * {@code redis-sentinel://[user:password@]host1[:port1][,host2[:port2]…][/database]#masterName}
  * ({@code rediss-sentinel://…} for TLS; {@code ?sentinelMasterId=masterName} names the
  * master as well), or a Redis or Valkey Cluster,
- * {@code redis-cluster://[user:password@]seed1[:port1][,seed2[:port2]…]}
+ * {@code redis-cluster://[user:password@]seed1[:port1][,seed2[:port2]…][?shards=k]}
  * ({@code rediss-cluster://…} for TLS), which becomes one node per shard when the
- * {@code Redlock} is built ({@link ClusterVoters}). The user and password are the
- * master's (every cluster node's); the sentinels are asked without credentials, over TLS
- * when the master is.
+ * {@code Redlock} is built ({@link ClusterVoters}); {@code shards} lets it start while no
+ * seed answers. The user and password are the master's (every cluster node's); the
+ * sentinels are asked without credentials, over TLS when the master is.
  *
  * <p>
  * {@link #toString()} and {@link #redacted()} never show the user or password, so an
@@ -62,6 +62,11 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	private static final Pattern USER_INFO = Pattern.compile("(?<=://).*@");
 
 	private static final String SENTINEL_MASTER_PARAMETER = "sentinelMasterId=";
+
+	private static final String SHARDS_PARAMETER = "shards=";
+
+	/** The most shards a cluster voter's URI may say it has: one per slot. */
+	private static final int MAX_DECLARED_SHARDS = 16_384;
 
 	/**
 	 * Checks the components.
@@ -342,7 +347,8 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 
 	/**
 	 * Parses a cluster voter's URI by hand: {@link URI} takes no list of hosts. A cluster
-	 * has database 0 only, so a path names no other; queries and fragments are refused.
+	 * has database 0 only, so a path names no other; a query other than {@code shards=k},
+	 * and a fragment, are refused.
 	 */
 	private static RedisNodeUri parseCluster(String text, boolean tls) {
 		String rest = text.substring(text.indexOf("://") + 3);
@@ -362,17 +368,41 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		if (hosts.isEmpty()) {
 			throw invalid(text, "no seed nodes (expected redis-cluster://host1:port1,host2:port2)");
 		}
-		if (tail.indexOf('?') >= 0 || tail.indexOf('#') >= 0) {
-			throw invalid(text, "query parameters and fragments are not supported");
+		if (tail.indexOf('#') >= 0) {
+			throw invalid(text, "fragments are not supported");
 		}
-		if (parseDatabase(text, tail) != 0) {
+		int queryAt = tail.indexOf('?');
+		int shards = (queryAt >= 0) ? declaredShards(text, tail.substring(queryAt + 1)) : 0;
+		if (parseDatabase(text, (queryAt >= 0) ? tail.substring(0, queryAt) : tail) != 0) {
 			throw invalid(text, "a cluster has database 0 only");
 		}
 		List<HostAndPort> seeds = addresses(text, hosts, "seed", ClusterShard.DEFAULT_PORT);
 		String[] credentials = credentials(userInfo);
 		HostAndPort first = seeds.get(0);
 		return new RedisNodeUri(tls, first.getHost(), first.getPort(), credentials[0], credentials[1], 0, null,
-				new ClusterShard(seeds));
+				new ClusterShard(seeds, shards));
+	}
+
+	/**
+	 * The cluster's shard count a cluster voter's query gives, {@code shards=k}: how many
+	 * shard nodes to make when no seed answers at startup.
+	 */
+	private static int declaredShards(String text, String query) {
+		if (!query.startsWith(SHARDS_PARAMETER) || query.indexOf('&') >= 0) {
+			throw invalid(text, "the only query parameter supported is shards (how many shards the cluster has)");
+		}
+		String count = query.substring(SHARDS_PARAMETER.length());
+		try {
+			int shards = Integer.parseInt(count);
+			if (shards >= 1 && shards <= MAX_DECLARED_SHARDS) {
+				return shards;
+			}
+		}
+		catch (NumberFormatException ex) {
+			// refused below
+		}
+		throw invalid(text,
+				"shards must be a number of shards from 1 to " + MAX_DECLARED_SHARDS + ", not '" + count + "'");
 	}
 
 	/**
@@ -546,9 +576,15 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	 */
 	public String redacted() {
 		if (this.cluster != null) {
-			String voter = (this.tls ? "rediss-cluster://" : "redis-cluster://") + this.cluster.addresses();
-			return this.cluster.placed() ? voter + " [shard " + this.cluster.index() + " of " + this.cluster.count()
-					+ ", slots " + this.cluster.slotText() + "]" : voter;
+			String voter = (this.tls ? "rediss-cluster://" : "redis-cluster://") + this.cluster.addresses()
+					+ ((this.cluster.declaredShards() > 0) ? "?" + SHARDS_PARAMETER + this.cluster.declaredShards()
+							: "");
+			if (!this.cluster.placed()) {
+				return voter;
+			}
+			// a provisional shard's slots are known once its cluster answers
+			String slots = this.cluster.provisional() ? "" : ", slots " + this.cluster.slotText();
+			return voter + " [shard " + this.cluster.index() + " of " + this.cluster.count() + slots + "]";
 		}
 		String database = (this.database != 0) ? "/" + this.database : "";
 		if (this.sentinel != null) {

@@ -8,7 +8,10 @@ import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.internal.AcquireAttempt;
 import dev.redlock.core.internal.round.NodeReply;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
+import redis.clients.jedis.exceptions.JedisClusterException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisMovedDataException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,11 +44,23 @@ class AcquireReplyTests {
 
 	@Test
 	void aClockOrMarkerTheClientMayNotReadIsUnknown() {
-		JedisDataException denied = new JedisDataException("NOPERM");
+		JedisDataException denied = new JedisAccessControlException("NOPERM No permissions to access a key");
 		Object reply = pipelined(bytes("OK"), denied, denied);
 		assertThat(AcquireReply.grant(reply)).isEqualTo(1);
 		assertThat(AcquireReply.nodeMicros(reply)).isEqualTo(-1);
 		assertThat(AcquireReply.marker(reply)).isSameAs(AcquireReply.UNREADABLE);
+		assertThat(AcquireReply.isUnreadable(AcquireReply.marker(reply))).isTrue();
+	}
+
+	@Test
+	void aMarkerTheNodeCouldNotReadIsNotTakenForOneTheClientMayNotRead() {
+		for (JedisDataException failed : List.of(new JedisMovedDataException("MOVED 7040 127.0.0.1:7001", null, 7040),
+				new JedisClusterException("CLUSTERDOWN The cluster is down"),
+				new JedisDataException("ERR Script attempted to access a slot not served"))) {
+			Object marker = AcquireReply.marker(pipelined(bytes("OK"), List.of(bytes("1"), bytes("0")), failed));
+			assertThat(AcquireReply.isNotRead(marker)).as(failed.getMessage()).isTrue();
+			assertThat(AcquireReply.isUnreadable(marker)).as(failed.getMessage()).isFalse();
+		}
 	}
 
 	@Test

@@ -141,6 +141,23 @@ class ClusterSlotsTests {
 		assertThat(slots.shardFollowing(null, (slot) -> false)).isNull();
 	}
 
+	@Test
+	void aProvisionalShardNodeTakesTheShardOfItsPlaceInTheOrderOfFirstSlots() {
+		List<Object> reply = List.of(List.of(10923L, 16383L, node("10.0.0.3", 7003, "c")),
+				List.of(0L, 5460L, node("10.0.0.1", 7001, "a")), List.of(5461L, 10922L, node("10.0.0.2", 7002, "b")));
+		ClusterSlots slots = ClusterSlots.parse(reply, "db.internal");
+		ClusterShard voter = RedisNodeUri.parse("redis-cluster://10.0.0.9:7000?shards=3").cluster();
+		// each stands for an equal share, all of it served by the first shard here
+		ClusterShard third = voter.provisionalShard(2, List.of(new ClusterSlots.SlotRange(0, 99)));
+		assertThat(third.followedIn(slots, null, third::serves).primary()).isEqualTo(new HostAndPort("10.0.0.3", 7003));
+		assertThat(voter.provisionalShard(3, List.of()).followedIn(slots, null, (slot) -> false))
+			.as("a place past the cluster's shards")
+			.isNull();
+		// once it follows a primary, it follows it as any shard node does
+		HostAndPort followed = new HostAndPort("10.0.0.2", 7002);
+		assertThat(third.followedIn(slots, followed, third::serves).primary()).isEqualTo(followed);
+	}
+
 	private static List<Object> node(String host, long port, String id) {
 		return List.of(host.getBytes(StandardCharsets.UTF_8), port, id.getBytes(StandardCharsets.UTF_8));
 	}

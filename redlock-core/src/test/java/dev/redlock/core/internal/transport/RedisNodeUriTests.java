@@ -113,10 +113,26 @@ class RedisNodeUriTests {
 			.isEqualTo("redis-cluster://10.0.0.1:7000,10.0.0.2:7000 [shard 1 of 3, slots 5461-10922,12000]");
 	}
 
+	@Test
+	void aClusterVoterMaySayHowManyShardsItHasForAStartWithoutIt() {
+		RedisNodeUri voter = RedisNodeUri.parse("redis-cluster://:s3cret@10.0.0.1:7000,10.0.0.2:7000/0?shards=3");
+		assertThat(voter.cluster().declaredShards()).isEqualTo(3);
+		assertThat(voter.redacted()).isEqualTo("redis-cluster://10.0.0.1:7000,10.0.0.2:7000?shards=3");
+		assertThat(RedisNodeUri.parse("redis-cluster://10.0.0.1:7000").cluster().declaredShards()).isZero();
+		RedisNodeUri provisional = voter.inShard(new HostAndPort("10.0.0.1", 7000),
+				voter.cluster().provisionalShard(2, List.of(new ClusterSlots.SlotRange(10922, 16383))));
+		assertThat(provisional.cluster().provisional()).isTrue();
+		assertThat(provisional.redacted()).as("the slots it stands for are not yet its cluster's")
+			.isEqualTo("redis-cluster://10.0.0.1:7000,10.0.0.2:7000?shards=3 [shard 2 of 3]");
+	}
+
 	@ParameterizedTest
 	@ValueSource(strings = { "redis-cluster://", "redis-cluster://u:s3cret@h:1/2", "redis-cluster://u:s3cret@h:1?x=1",
 			"redis-cluster://u:s3cret@h:1#m", "redis-cluster://u:s3cret@h:1,,h:2", "redis-cluster://u:s3cret@h:1,h:1",
-			"redis-cluster://u:s3cret@h:99999", "rediss-cluster://u:s3cret@bad host:1" })
+			"redis-cluster://u:s3cret@h:99999", "rediss-cluster://u:s3cret@bad host:1",
+			"redis-cluster://u:s3cret@h:1?shards=0", "redis-cluster://u:s3cret@h:1?shards=16385",
+			"redis-cluster://u:s3cret@h:1?shards=three", "redis-cluster://u:s3cret@h:1?shards=3&x=1",
+			"redis-cluster://u:s3cret@h:1/1?shards=3" })
 	void rejectsMalformedClusterUrisWithoutShowingThePassword(String text) {
 		assertThatIllegalArgumentException().isThrownBy(() -> RedisNodeUri.parse(text))
 			.satisfies((ex) -> assertThat(ex.getMessage()).doesNotContain("s3cret"));
