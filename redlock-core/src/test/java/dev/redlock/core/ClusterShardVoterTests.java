@@ -159,7 +159,8 @@ class ClusterShardVoterTests {
 				a.acquire(resource + ":plain", Duration.ofSeconds(2), Duration.ofSeconds(10)).release();
 			}
 			// every grant read its node's own marker: one asked of another shard's slot
-			// reads as unreadable
+			// would count for nothing (the acquisitions above would fail), and none was
+			// taken for an ACL denial
 			for (int node = 0; node < CLUSTERS * SHARDS; node++) {
 				assertThat(a.internals().group().quarantine(node).markers().foundUnreadable())
 					.as("node " + node + "'s marker unreadable")

@@ -358,8 +358,9 @@ public final class MarkerWatch {
 	}
 
 	/**
-	 * Whether this client found the marker unreadable: refused to its user, or, on a node
-	 * of a cluster, asked of a slot the node does not serve.
+	 * Whether this client found the marker unreadable: refused to its user (an ACL
+	 * denial). A marker the node could not read (a cluster's slot served elsewhere) is
+	 * not this: its grants count for nothing.
 	 */
 	public boolean foundUnreadable() {
 		return this.unreadableLogged;

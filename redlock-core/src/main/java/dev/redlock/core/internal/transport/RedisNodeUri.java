@@ -1,17 +1,14 @@
 package dev.redlock.core.internal.transport;
 
-import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 import javax.net.ssl.SSLParameters;
 
@@ -58,8 +55,6 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 
 	/** The port used when a URI names none. */
 	public static final int DEFAULT_PORT = 6379;
-
-	private static final Pattern USER_INFO = Pattern.compile("(?<=://).*@");
 
 	private static final String SENTINEL_MASTER_PARAMETER = "sentinelMasterId=";
 
@@ -263,49 +258,28 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		catch (URISyntaxException ex) {
 			// the exception's own message repeats the input, password included: leave it
 			// out
-			throw invalid(trimmed, "not a valid URI");
+			throw UriText.invalid(trimmed, "not a valid URI");
 		}
 		String scheme = (uri.getScheme() != null) ? uri.getScheme().toLowerCase(Locale.ROOT) : null;
 		if (!"redis".equals(scheme) && !"rediss".equals(scheme)) {
-			throw invalid(trimmed, "expected the scheme redis://, rediss://, redis-sentinel://, rediss-sentinel://, "
-					+ "redis-cluster:// or rediss-cluster://");
+			throw UriText.invalid(trimmed,
+					"expected the scheme redis://, rediss://, redis-sentinel://, rediss-sentinel://, "
+							+ "redis-cluster:// or rediss-cluster://");
 		}
 		if (uri.getHost() == null) {
-			throw invalid(trimmed, "no valid host and port (expected redis://host:port)");
+			throw UriText.invalid(trimmed, "no valid host and port (expected redis://host:port)");
 		}
 		if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
-			throw invalid(trimmed, "query parameters and fragments are not supported");
+			throw UriText.invalid(trimmed, "query parameters and fragments are not supported");
 		}
 		int port = (uri.getPort() != -1) ? uri.getPort() : DEFAULT_PORT;
 		if (port < 1 || port > 65535) {
-			throw invalid(trimmed, "port must be between 1 and 65535");
+			throw UriText.invalid(trimmed, "port must be between 1 and 65535");
 		}
-		int database = parseDatabase(trimmed, uri.getPath());
-		String[] credentials = credentials(uri.getUserInfo());
+		int database = UriText.database(trimmed, uri.getPath());
+		String[] credentials = UriText.credentials(uri.getUserInfo());
 		return new RedisNodeUri("rediss".equals(scheme), uri.getHost(), port, credentials[0], credentials[1], database,
 				null);
-	}
-
-	/**
-	 * The user and password of a URI's user information, each {@code null} when absent.
-	 */
-	private static @Nullable String[] credentials(@Nullable String userInfo) {
-		String user = null;
-		String password = null;
-		if (userInfo != null && !userInfo.isEmpty()) {
-			int colon = userInfo.indexOf(':');
-			if (colon < 0) {
-				password = userInfo;
-			}
-			else {
-				user = (colon > 0) ? userInfo.substring(0, colon) : null;
-				password = userInfo.substring(colon + 1);
-				if (password.isEmpty()) {
-					password = null;
-				}
-			}
-		}
-		return new @Nullable String[] { user, password };
 	}
 
 	/**
@@ -316,7 +290,7 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		// the user information ends at the last '@': a password's reserved characters
 		// never end up in a sentinel's address or the master's name
 		int at = rest.lastIndexOf('@');
-		String userInfo = (at >= 0) ? decode(text, rest.substring(0, at)) : null;
+		String userInfo = (at >= 0) ? UriText.decode(text, rest.substring(0, at)) : null;
 		rest = rest.substring(at + 1);
 		int fragmentAt = rest.indexOf('#');
 		String fragment = (fragmentAt >= 0) ? rest.substring(fragmentAt + 1) : null;
@@ -334,12 +308,12 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		String path = (queryAt >= 0) ? pathAndQuery.substring(0, queryAt) : pathAndQuery;
 		String query = (queryAt >= 0) ? pathAndQuery.substring(queryAt + 1) : null;
 		if (hosts.isEmpty()) {
-			throw invalid(text, "no sentinels (expected redis-sentinel://host1:port1,host2:port2#masterName)");
+			throw UriText.invalid(text, "no sentinels (expected redis-sentinel://host1:port1,host2:port2#masterName)");
 		}
-		List<HostAndPort> sentinels = addresses(text, hosts, "sentinel", SentinelGroup.DEFAULT_PORT);
+		List<HostAndPort> sentinels = UriText.addresses(text, hosts, "sentinel", SentinelGroup.DEFAULT_PORT);
 		String masterName = masterName(text, fragment, query);
-		int database = parseDatabase(text, path);
-		String[] credentials = credentials(userInfo);
+		int database = UriText.database(text, path);
+		String[] credentials = UriText.credentials(userInfo);
 		HostAndPort first = sentinels.get(0);
 		return new RedisNodeUri(tls, first.getHost(), first.getPort(), credentials[0], credentials[1], database,
 				new SentinelGroup(masterName, sentinels));
@@ -353,7 +327,7 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	private static RedisNodeUri parseCluster(String text, boolean tls) {
 		String rest = text.substring(text.indexOf("://") + 3);
 		int at = rest.lastIndexOf('@');
-		String userInfo = (at >= 0) ? decode(text, rest.substring(0, at)) : null;
+		String userInfo = (at >= 0) ? UriText.decode(text, rest.substring(0, at)) : null;
 		rest = rest.substring(at + 1);
 		int authorityEnd = rest.length();
 		for (int i = 0; i < rest.length(); i++) {
@@ -366,18 +340,18 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		String hosts = rest.substring(0, authorityEnd);
 		String tail = rest.substring(authorityEnd);
 		if (hosts.isEmpty()) {
-			throw invalid(text, "no seed nodes (expected redis-cluster://host1:port1,host2:port2)");
+			throw UriText.invalid(text, "no seed nodes (expected redis-cluster://host1:port1,host2:port2)");
 		}
 		if (tail.indexOf('#') >= 0) {
-			throw invalid(text, "fragments are not supported");
+			throw UriText.invalid(text, "fragments are not supported");
 		}
 		int queryAt = tail.indexOf('?');
 		int shards = (queryAt >= 0) ? declaredShards(text, tail.substring(queryAt + 1)) : 0;
-		if (parseDatabase(text, (queryAt >= 0) ? tail.substring(0, queryAt) : tail) != 0) {
-			throw invalid(text, "a cluster has database 0 only");
+		if (UriText.database(text, (queryAt >= 0) ? tail.substring(0, queryAt) : tail) != 0) {
+			throw UriText.invalid(text, "a cluster has database 0 only");
 		}
-		List<HostAndPort> seeds = addresses(text, hosts, "seed", ClusterShard.DEFAULT_PORT);
-		String[] credentials = credentials(userInfo);
+		List<HostAndPort> seeds = UriText.addresses(text, hosts, "seed", ClusterShard.DEFAULT_PORT);
+		String[] credentials = UriText.credentials(userInfo);
 		HostAndPort first = seeds.get(0);
 		return new RedisNodeUri(tls, first.getHost(), first.getPort(), credentials[0], credentials[1], 0, null,
 				new ClusterShard(seeds, shards));
@@ -389,7 +363,8 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	 */
 	private static int declaredShards(String text, String query) {
 		if (!query.startsWith(SHARDS_PARAMETER) || query.indexOf('&') >= 0) {
-			throw invalid(text, "the only query parameter supported is shards (how many shards the cluster has)");
+			throw UriText.invalid(text,
+					"the only query parameter supported is shards (how many shards the cluster has)");
 		}
 		String count = query.substring(SHARDS_PARAMETER.length());
 		try {
@@ -401,7 +376,7 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		catch (NumberFormatException ex) {
 			// refused below
 		}
-		throw invalid(text,
+		throw UriText.invalid(text,
 				"shards must be a number of shards from 1 to " + MAX_DECLARED_SHARDS + ", not '" + count + "'");
 	}
 
@@ -417,75 +392,6 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	}
 
 	/**
-	 * Decodes the percent-encoding of a URI's user information ({@code %40} for
-	 * {@code @}); a {@code +} stays a {@code +}.
-	 */
-	private static String decode(String text, String raw) {
-		ByteArrayOutputStream bytes = new ByteArrayOutputStream(raw.length());
-		int i = 0;
-		while (i < raw.length()) {
-			int percent = raw.indexOf('%', i);
-			int plainEnd = (percent >= 0) ? percent : raw.length();
-			byte[] plain = raw.substring(i, plainEnd).getBytes(StandardCharsets.UTF_8);
-			bytes.write(plain, 0, plain.length);
-			if (percent < 0) {
-				break;
-			}
-			int value = (percent + 2 < raw.length()) ? hexByte(raw.charAt(percent + 1), raw.charAt(percent + 2)) : -1;
-			if (value < 0) {
-				throw invalid(text, "the user information has a malformed percent-encoding");
-			}
-			bytes.write(value);
-			i = percent + 3;
-		}
-		return bytes.toString(StandardCharsets.UTF_8);
-	}
-
-	private static int hexByte(char high, char low) {
-		int h = Character.digit(high, 16);
-		int l = Character.digit(low, 16);
-		return (h < 0 || l < 0) ? -1 : (h << 4) | l;
-	}
-
-	/**
-	 * Parses a list of {@code host[:port]}, refusing one listed twice.
-	 * @param what what the addresses are, for messages: {@code sentinel} or {@code seed}
-	 */
-	private static List<HostAndPort> addresses(String text, String hosts, String what, int defaultPort) {
-		List<HostAndPort> addresses = new ArrayList<>();
-		for (String address : hosts.split(",", -1)) {
-			HostAndPort parsed = address(text, address, what, defaultPort);
-			if (addresses.contains(parsed)) {
-				throw invalid(text, "the " + what + " " + SentinelGroup.format(parsed) + " is listed twice");
-			}
-			addresses.add(parsed);
-		}
-		return addresses;
-	}
-
-	private static HostAndPort address(String text, String address, String what, int defaultPort) {
-		if (address.isBlank()) {
-			throw invalid(text, "an empty " + what + " address in the list");
-		}
-		URI parsed;
-		try {
-			parsed = new URI("redis://" + address);
-		}
-		catch (URISyntaxException ex) {
-			throw invalid(text, "the " + what + " address '" + address + "' is not host[:port]");
-		}
-		if (parsed.getHost() == null || parsed.getRawPath() != null && !parsed.getRawPath().isEmpty()) {
-			throw invalid(text, "the " + what + " address '" + address + "' is not host[:port]");
-		}
-		int port = (parsed.getPort() != -1) ? parsed.getPort() : defaultPort;
-		if (port < 1 || port > 65535) {
-			throw invalid(text, "port must be between 1 and 65535");
-		}
-		String host = parsed.getHost();
-		return new HostAndPort(host.startsWith("[") ? host.substring(1, host.length() - 1) : host, port);
-	}
-
-	/**
 	 * The master's name: the fragment, or the query parameter {@code sentinelMasterId}.
 	 */
 	private static String masterName(String text, @Nullable String fragment, @Nullable String query) {
@@ -493,44 +399,19 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		String fromQuery = null;
 		if (query != null) {
 			if (!query.startsWith(SENTINEL_MASTER_PARAMETER) || query.indexOf('&') >= 0) {
-				throw invalid(text, "the only query parameter supported is sentinelMasterId");
+				throw UriText.invalid(text, "the only query parameter supported is sentinelMasterId");
 			}
 			fromQuery = query.substring(SENTINEL_MASTER_PARAMETER.length());
 		}
 		if (fromFragment != null && fromQuery != null && !fromFragment.equals(fromQuery)) {
-			throw invalid(text, "two master names ('" + fromFragment + "' and '" + fromQuery + "')");
+			throw UriText.invalid(text, "two master names ('" + fromFragment + "' and '" + fromQuery + "')");
 		}
 		String name = (fromFragment != null) ? fromFragment : fromQuery;
 		if (name == null || name.isBlank()) {
-			throw invalid(text, "no master name (expected redis-sentinel://host1:port1,host2:port2#masterName)");
+			throw UriText.invalid(text,
+					"no master name (expected redis-sentinel://host1:port1,host2:port2#masterName)");
 		}
 		return name;
-	}
-
-	private static int parseDatabase(String text, @Nullable String path) {
-		if (path == null || path.isEmpty() || path.equals("/")) {
-			return 0;
-		}
-		String digits = path.substring(1);
-		if (!digits.chars().allMatch(Character::isDigit) || digits.length() > 9) {
-			throw invalid(text, "the path must be a database index such as /0");
-		}
-		return Integer.parseInt(digits);
-	}
-
-	private static IllegalArgumentException invalid(String text, String reason) {
-		return new IllegalArgumentException("Invalid Redis node URI '" + mask(text) + "': " + reason);
-	}
-
-	/**
-	 * Masks the user information of a URI-like text, for messages about input that could
-	 * not be parsed.
-	 * @param text any text, usually a node URI
-	 * @return the text with everything between {@code ://} and the last {@code @}
-	 * replaced by {@code ****}
-	 */
-	public static String mask(String text) {
-		return USER_INFO.matcher(text).replaceFirst("****@");
 	}
 
 	/**
