@@ -195,8 +195,9 @@ final class RedlockFactory {
 	}
 
 	/**
-	 * Whether an element is a Sentinel voter cut off before its master's name, which ends
-	 * the URI, or a cluster voter, whose seeds only its query ({@code ?shards=k}) ends.
+	 * Whether an element is a Sentinel voter cut off before its query or its master's
+	 * name, which end its sentinels, or a cluster voter, whose seeds only its query
+	 * ({@code ?shards=k}) ends.
 	 */
 	private static boolean awaitsMoreAddresses(@Nullable String element) {
 		if (element == null) {
@@ -206,8 +207,9 @@ final class RedlockFactory {
 		if (uri.startsWith("redis-cluster://") || uri.startsWith("rediss-cluster://")) {
 			return !uri.contains("?");
 		}
+		// a query (sentinelMasterId, waitReplicas) ends the sentinels as well
 		return (uri.startsWith("redis-sentinel://") || uri.startsWith("rediss-sentinel://")) && !uri.contains("#")
-				&& !uri.contains("sentinelmasterid=");
+				&& !uri.contains("?");
 	}
 
 }

@@ -19,12 +19,13 @@ import dev.redlock.core.RedlockSettings;
  * Sentinel group and followed through its failovers,
  * "redis-sentinel://[user:password@]sentinel1:port,sentinel2:port[/database]#masterName"
  * ("rediss-sentinel://..." for TLS; the credentials are the master's, and the sentinels'
- * if they ask for a password and redlock.sentinel.password is not set), or a whole Redis
- * or Valkey Cluster, "redis-cluster://[user:password@]seed1:port,seed2:port"
- * ("rediss-cluster://..." for TLS), one voter whose shards are read from its slot map at
- * startup; "?shards=k" after the seeds says how many shards it has, so that it starts,
- * counting as down, when no seed answers then. List 3 or 5: a lock needs a majority of
- * them.
+ * if they ask for a password and redlock.sentinel.password is not set; "?waitReplicas=n"
+ * before the master's name counts a write there only once n replicas acknowledged it, so
+ * that a promotion costs that voter no quarantine), or a whole Redis or Valkey Cluster,
+ * "redis-cluster://[user:password@]seed1:port,seed2:port" ("rediss-cluster://..." for
+ * TLS), one voter whose shards are read from its slot map at startup; "?shards=k" after
+ * the seeds says how many shards it has, so that it starts, counting as down, when no
+ * seed answers then. List 3 or 5: a lock needs a majority of them.
  * @param keyPrefix Prefix put in front of every lock key in Redis.
  * @param defaultTtl Lock time-to-live used when @DistributedLock or the caller gives
  * none.

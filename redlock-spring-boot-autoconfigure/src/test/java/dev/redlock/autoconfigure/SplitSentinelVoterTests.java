@@ -21,6 +21,16 @@ class SplitSentinelVoterTests {
 	}
 
 	@Test
+	void aSentinelVotersQueryEndsItsSentinels() {
+		assertThat(RedlockFactory
+			.voters(List.of("redis-sentinel://s1", "s2?waitReplicas=1#orders", "redis://x:6379", "redis-sentinel://t1",
+					"t2?sentinelMasterId=m&waitReplicas=2", "redis-sentinel://u1?waitReplicas=1", "u2#m")))
+			.containsExactly("redis-sentinel://s1,s2?waitReplicas=1#orders", "redis://x:6379",
+					"redis-sentinel://t1,t2?sentinelMasterId=m&waitReplicas=2", "redis-sentinel://u1?waitReplicas=1",
+					"u2#m");
+	}
+
+	@Test
 	void anElementWithoutASchemeAfterACompleteVoterIsLeftForTheParserToRefuse() {
 		assertThat(RedlockFactory.voters(List.of("redis-sentinel://s1#orders", "s2:26379", "redis://x:6379", "y:1")))
 			.containsExactly("redis-sentinel://s1#orders", "s2:26379", "redis://x:6379", "y:1");

@@ -131,7 +131,9 @@ public final class AcquireRound {
 		AcquireExit exit = new AcquireExit(key, value, fenced, expiresAt);
 		// a fencing script a node lost goes again by source, within the attempt's bound
 		Fanout bounded = fenced ? this.group.fanout().until(deadline) : null;
-		NodeReply[] replies = ((bounded != null) ? bounded : this.group.fanout()).execute(acquire, voters, exit);
+		Fanout fanout = (bounded != null) ? bounded : this.group.fanout();
+		// a grant counts where it reached the replicas waited for
+		NodeReply[] replies = fanout.execute(this.group.replicaWaits().counted(acquire, fanout), voters, exit);
 		try {
 			return settle(key, value, ttl, fenced, replies, voters, start, expiresAt, exit, deadline);
 		}
@@ -334,7 +336,8 @@ public final class AcquireRound {
 				? perNode((node) -> RoundCommand
 					.of(fencingScript(LockScripts.RAISE_FENCE_OWN_MARKER, key, value, token).add(markers[node])))
 				: RoundCommand.of(fencingScript(LockScripts.RAISE_FENCE, key, value, token));
-		NodeReply[] replies = fanout.execute(raise, voters, this.rounds.quorumExit(NodeCommand.FENCE));
+		NodeReply[] replies = fanout.execute(this.group.replicaWaits().counted(raise, fanout), voters,
+				this.rounds.quorumExit(NodeCommand.FENCE));
 		this.group.events().nodeReplies(NodeCommand.FENCE, replies, NodeReply::isConfirmed);
 		return this.group.quorum().reached(this.rounds.countingConfirmations(replies)) ? candidate : 0;
 	}

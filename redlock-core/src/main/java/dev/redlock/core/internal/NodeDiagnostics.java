@@ -48,6 +48,7 @@ public final class NodeDiagnostics {
 	 * @return one status per node, in configuration order
 	 */
 	public List<NodeStatus> checkNodes() {
+		long askedAt = System.nanoTime();
 		NodeReply[] replies = this.group.fanout().execute(new CommandArguments(Command.INFO), null);
 		this.group.events().nodeReplies(NodeCommand.PING, replies, (reply) -> true);
 		List<NodeStatus> statuses = new ArrayList<>(replies.length);
@@ -57,7 +58,7 @@ public final class NodeDiagnostics {
 			if (reply.kind() == NodeReply.Kind.REPLIED && reply.value() instanceof byte[] info) {
 				Map<String, String> fields = InfoReply.parse(info);
 				NodeQuarantine quarantine = this.group.quarantine(reply.node());
-				quarantine.observe(fields);
+				quarantine.observe(fields, askedAt);
 				String uptime = fields.get("uptime_in_seconds");
 				String lockCommands = this.group.pools().get(reply.node()).commands().current().tag();
 				statuses.add(new NodeStatus(node, true, latency, version(fields), fields.get("role"), seconds(uptime),

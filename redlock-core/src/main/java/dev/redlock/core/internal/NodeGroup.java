@@ -17,6 +17,7 @@ import dev.redlock.core.internal.quarantine.QuarantineNotice;
 import dev.redlock.core.internal.round.Fanout;
 import dev.redlock.core.internal.round.Quorum;
 import dev.redlock.core.internal.round.Redirections;
+import dev.redlock.core.internal.round.ReplicaWaits;
 import dev.redlock.core.internal.round.VoterLayout;
 import dev.redlock.core.internal.thread.RenewalScheduler;
 import dev.redlock.core.internal.transport.NodeConnectionPool;
@@ -62,6 +63,9 @@ public final class NodeGroup implements AutoCloseable {
 	/** Reads the nodes now and then with the restart quarantine on; {@code null} off. */
 	private final @Nullable NodeProbe probe;
 
+	/** The nodes that count a write once their replicas acknowledged it. */
+	private final ReplicaWaits replicaWaits;
+
 	public NodeGroup(List<RedisNodeUri> nodes, RedlockSettings settings, List<RedlockListener> listeners,
 			TlsSettings tls, RenewalScheduler scheduler) {
 		this(nodes, VoterLayout.oneNodeEach(nodes.size()), settings, listeners, tls, scheduler);
@@ -94,6 +98,7 @@ public final class NodeGroup implements AutoCloseable {
 		}
 		this.pools = List.copyOf(pools);
 		this.quarantines = List.copyOf(quarantines);
+		this.replicaWaits = ReplicaWaits.of(this.nodes.stream().mapToInt(RedisNodeUri::waitReplicas).toArray());
 		this.reseed = new CounterReseed(this.pools, this::layout, this.quorum, (int) Math.min(Integer.MAX_VALUE,
 				Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, settings.nodeTimeout().toMillis())));
 		for (int i = 0; i < this.quarantines.size(); i++) {
@@ -222,6 +227,11 @@ public final class NodeGroup implements AutoCloseable {
 	/** The listeners and per-node counters. */
 	public LockEvents events() {
 		return this.events;
+	}
+
+	/** The nodes that count a write once some of their replicas acknowledged it. */
+	public ReplicaWaits replicaWaits() {
+		return this.replicaWaits;
 	}
 
 	/** The clean-up of values that rounds could not remove in time. */

@@ -89,8 +89,12 @@ public final class ScriptRounds {
 
 	private NodeReply[] runScript(Fanout fanout, NodeCommand command, Script script, RawArgument key,
 			boolean @Nullable [] selected, @Nullable EarlyExit exit, RawArgument... args) {
-		NodeReply[] replies = fanout
-			.execute(RoundCommand.of(LockScripts.call(Command.EVALSHA, script.sha1(), key, args)), selected, exit);
+		RoundCommand call = RoundCommand.of(LockScripts.call(Command.EVALSHA, script.sha1(), key, args));
+		if (command == NodeCommand.EXTEND) {
+			// an extension counts where it reached the replicas waited for
+			call = this.group.replicaWaits().counted(call, fanout);
+		}
+		NodeReply[] replies = fanout.execute(call, selected, exit);
 		this.events.nodeReplies(command, replies, NodeReply::isConfirmed);
 		return replies;
 	}
@@ -167,7 +171,8 @@ public final class ScriptRounds {
 			batch.add(LockScripts.call(Command.EVALSHA, LockScripts.EXTEND.sha1(), request.held().key(),
 					request.held().value(), request.ttlArgument()));
 		}
-		NodeReply[] replies = this.fanout.execute(RoundCommand.batch(batch), selected,
+		NodeReply[] replies = this.fanout.execute(
+				this.group.replicaWaits().counted(RoundCommand.batch(batch), this.fanout), selected,
 				new QuorumExit(NodeCommand.EXTEND, calls, true, null));
 		reports.add(() -> calls.report(this.events, NodeCommand.EXTEND, replies));
 		long end = this.ticker.getAsLong();

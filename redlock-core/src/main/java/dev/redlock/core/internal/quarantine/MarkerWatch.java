@@ -134,6 +134,11 @@ public final class MarkerWatch {
 					"its marker went back from epoch " + highest + " to " + marker.epoch() + ": it runs on an older "
 							+ "state (a restored snapshot, a reload of an older dump)");
 		}
+		return lost(marker, before);
+	}
+
+	/** What a marker replaced by a clean one shows: that the one it had was lost. */
+	private static @Nullable QuarantineCause lost(NodeMarker marker, Memory before) {
 		String known = before.generation();
 		if (known != null && !known.equals(marker.nonce()) && marker.clean()) {
 			return new QuarantineCause(QuarantineReason.DATA_LOSS,
@@ -189,10 +194,13 @@ public final class MarkerWatch {
 	 * @param nowNanos a local monotonic reading from after it was read
 	 * @param heartbeatMillis how old an epoch may grow before it is raised
 	 * @param before what this client knew of the marker before it was read
+	 * @param promoted whether the node is a promoted replica of the server this client
+	 * knew, verified and trusted ({@link RestartDetector}): its promotion is written down
+	 * without a quarantine
 	 * @return the write, or {@code null} for none (the marker read is then taken note
 	 * of); after a write, {@link #written} takes note of the marker in place
 	 */
-	@Nullable MarkerWrite inspect(NodeReport report, long nowNanos, long heartbeatMillis, Memory before) {
+	@Nullable MarkerWrite inspect(NodeReport report, long nowNanos, long heartbeatMillis, Memory before, boolean promoted) {
 		if (!this.quarantine.isOn() || report.nodeMicros() < 0) {
 			// without the node's clock, no marker is written: the rounds still judge it
 			return null;
@@ -209,7 +217,7 @@ public final class MarkerWatch {
 		long nodeMillis = report.nodeMicros() / 1_000;
 		long quarantineMillis = TimeUnit.NANOSECONDS.toMillis(this.quarantine.quarantineNanos());
 		NodeMarker marker = NodeMarker.parse(report.marker());
-		QuarantineCause cause = (marker != null) ? judge(marker, report, before)
+		QuarantineCause cause = (marker != null) ? judge(marker, report, before, promoted)
 				: gone(report, before, quarantineMillis);
 		if (cause == null) {
 			cause = this.toRecord;
@@ -230,6 +238,11 @@ public final class MarkerWatch {
 				return new MarkerWrite(expected, recorded(marker, cause, report, nodeMillis + quarantineMillis), cause);
 			}
 		}
+		if (cause == null && isNewPromotion(marker, report)) {
+			// verified and trusted: written down, so that no client takes it for a
+			// failover
+			return new MarkerWrite(expected, marker.afterPromotion(report.promotedFrom(), report.evidence()), null);
+		}
 		if (marker.countsFromMillis() - nodeMillis > quarantineMillis) {
 			// the node's clock went back since the marker was written: a quarantine from
 			// now ends later than the one recorded, and does not wait for the clock
@@ -248,14 +261,25 @@ public final class MarkerWatch {
 	 * A marker that is there, against what the node says of itself. A promotion comes
 	 * first: it explains a marker that went back too (the replica had an older one).
 	 */
-	private static @Nullable QuarantineCause judge(NodeMarker marker, NodeReport report, Memory before) {
-		String promotedFrom = report.promotedFrom();
-		if (promotedFrom != null && !promotedFrom.equals(marker.promotedFrom())) {
-			return new QuarantineCause(QuarantineReason.FAILOVER,
-					"a replica was promoted in its place (it replaced the master " + promotedFrom + ")");
+	private static @Nullable QuarantineCause judge(NodeMarker marker, NodeReport report, Memory before,
+			boolean promoted) {
+		if (isNewPromotion(marker, report)) {
+			if (!promoted) {
+				return new QuarantineCause(QuarantineReason.FAILOVER,
+						"a replica was promoted in its place (it replaced the master " + report.promotedFrom() + ")");
+			}
+			// the replica had an older marker, not older locks: only a marker replaced
+			// by a clean one still tells a loss
+			return lost(marker, before);
 		}
 		QuarantineCause cause = judge(marker, before);
 		return (cause != null) ? cause : Evidence.compare(marker.evidence(), report.evidence());
+	}
+
+	/** Whether the node replaced a master since its marker was written. */
+	private static boolean isNewPromotion(NodeMarker marker, NodeReport report) {
+		String promotedFrom = report.promotedFrom();
+		return promotedFrom != null && !promotedFrom.equals(marker.promotedFrom());
 	}
 
 	/** The marker to write where there is none. */

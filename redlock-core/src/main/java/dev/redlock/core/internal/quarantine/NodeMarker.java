@@ -135,6 +135,14 @@ public record NodeMarker(long countsFromMillis, String reason, String nonce, Str
 				this.epoch, evidence);
 	}
 
+	/**
+	 * The same marker, on a node that replaced the master of the given replication id.
+	 */
+	NodeMarker afterPromotion(String replicationId, String evidence) {
+		return new NodeMarker(this.countsFromMillis, this.reason, this.nonce, replicationId, this.countersOk,
+				this.epoch, evidence);
+	}
+
 	/** The same marker counting from another time, with other evidence. */
 	NodeMarker countingFrom(long countsFromMillis, String evidence) {
 		return new NodeMarker(countsFromMillis, this.reason, this.nonce, this.promotedFrom, this.countersOk, this.epoch,

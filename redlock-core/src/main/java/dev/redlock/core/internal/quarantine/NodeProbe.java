@@ -136,6 +136,7 @@ public final class NodeProbe implements AutoCloseable {
 		}
 		ClockReadings clocks = new ClockReadings(this.quarantines, this.faultyAtMost, this.toleranceNanos,
 				NodeProbe::clockOf, System::nanoTime);
+		long askedAt = System.nanoTime();
 		NodeReply[] replies = this.fanout.execute(this.probe, null, null);
 		clocks.read(replies);
 		for (NodeReply reply : replies) {
@@ -144,7 +145,8 @@ public final class NodeProbe implements AutoCloseable {
 			}
 			NodeReport report = NodeReport.of(values);
 			NodeQuarantine quarantine = this.quarantines.get(reply.node());
-			MarkerWatch.MarkerWrite write = quarantine.inspect(report, System.nanoTime(), before[reply.node()]);
+			MarkerWatch.MarkerWrite write = quarantine.inspect(report, System.nanoTime(), before[reply.node()],
+					askedAt);
 			if (write != null) {
 				write(reply.node(), write, report.nodeMicros() / 1_000);
 			}

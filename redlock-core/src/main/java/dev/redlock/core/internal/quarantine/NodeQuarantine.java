@@ -103,7 +103,9 @@ public final class NodeQuarantine implements Quarantining {
 		this.ticker = ticker;
 		this.logger = logger;
 		this.quarantineNanos = quarantine.toNanos();
-		this.restarts = new RestartDetector(this, this.quarantineNanos);
+		// a voter that waits for its replicas keeps every write that counted through a
+		// promotion, so a promotion it can verify costs it no quarantine
+		this.restarts = new RestartDetector(this, this.quarantineNanos, node.waitReplicas() > 0);
 		this.markers = new MarkerWatch(this);
 	}
 
@@ -141,11 +143,15 @@ public final class NodeQuarantine implements Quarantining {
 	 * @param report what the node said
 	 * @param nowNanos this client's monotonic clock after it was read
 	 * @param before what this client knew of the marker before it was read
+	 * @param askedAtNanos this client's monotonic clock before the node was asked
 	 * @return the write of the marker, or {@code null} for none
 	 */
-	MarkerWatch.@Nullable MarkerWrite inspect(NodeReport report, long nowNanos, MarkerWatch.Memory before) {
-		this.restarts.observe(report.runId(), report.uptimeSeconds(), nowNanos);
-		if (!isOn()) {
+	MarkerWatch.@Nullable MarkerWrite inspect(NodeReport report, long nowNanos, MarkerWatch.Memory before,
+			long askedAtNanos) {
+		RestartDetector.Seen seen = this.restarts.observe(report.runId(), report.uptimeSeconds(), nowNanos,
+				new RestartDetector.Asked(askedAtNanos, report.replicationId(), report.promotedFrom()));
+		if (!isOn() || seen == RestartDetector.Seen.FORMER) {
+			// the former master seen late: its marker is the one the promotion replaced
 			return null;
 		}
 		String policy = report.evictionPolicy();
@@ -153,7 +159,8 @@ public final class NodeQuarantine implements Quarantining {
 			quarantine(QuarantineReason.EVICTION, nowNanos + this.quarantineNanos, "its maxmemory-policy " + policy
 					+ " may evict lock keys (they carry a TTL) when it reaches its maxmemory; set noeviction");
 		}
-		return this.markers.inspect(report, nowNanos, TimeUnit.NANOSECONDS.toMillis(probePeriodNanos()), before);
+		return this.markers.inspect(report, nowNanos, TimeUnit.NANOSECONDS.toMillis(probePeriodNanos()), before,
+				seen == RestartDetector.Seen.PROMOTION);
 	}
 
 	/**
@@ -224,6 +231,17 @@ public final class NodeQuarantine implements Quarantining {
 	 */
 	public void observe(Map<String, String> info) {
 		this.restarts.observe(info);
+	}
+
+	/**
+	 * Takes note of what the node said about itself in an {@code INFO} reply with its
+	 * {@code server} and {@code replication} sections: its uptime and {@code run_id} tell
+	 * restarts, its replication ids a promotion.
+	 * @param info the fields of the reply
+	 * @param askedAtNanos this client's monotonic clock before the node was asked
+	 */
+	public void observe(Map<String, String> info, long askedAtNanos) {
+		this.restarts.observe(info, askedAtNanos);
 	}
 
 	/** See {@link RestartDetector#observe(String, Long, long)}. */

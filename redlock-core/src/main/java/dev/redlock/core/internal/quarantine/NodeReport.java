@@ -30,9 +30,18 @@ import redis.clients.jedis.Protocol.Command;
  * @param nodeMicros its {@code TIME}, or -1 when refused
  * @param marker its marker as read: the value, {@code null} when gone,
  * {@link AcquireReply#UNREADABLE} when this client may not read it
+ * @param replicationId its replication id ({@code master_replid}), or {@code null}
  */
 record NodeReport(@Nullable String runId, @Nullable Long uptimeSeconds, @Nullable String promotedFrom, long flushes,
-		long debugs, long evictedKeys, @Nullable String evictionPolicy, long nodeMicros, @Nullable Object marker) {
+		long debugs, long evictedKeys, @Nullable String evictionPolicy, long nodeMicros, @Nullable Object marker,
+		@Nullable String replicationId) {
+
+	/** A report that does not tell the node's replication id. */
+	NodeReport(@Nullable String runId, @Nullable Long uptimeSeconds, @Nullable String promotedFrom, long flushes,
+			long debugs, long evictedKeys, @Nullable String evictionPolicy, long nodeMicros, @Nullable Object marker) {
+		this(runId, uptimeSeconds, promotedFrom, flushes, debugs, evictedKeys, evictionPolicy, nodeMicros, marker,
+				null);
+	}
 
 	/**
 	 * What a greeting or a probe sends, in this order: {@code INFO} server, replication,
@@ -65,14 +74,24 @@ record NodeReport(@Nullable String runId, @Nullable Long uptimeSeconds, @Nullabl
 		Map<String, String> stats = info(replies.get(2));
 		Map<String, String> commands = info(replies.get(3));
 		Map<String, String> memory = info(replies.get(4));
-		String promotedFrom = replication.get("master_replid2");
-		boolean promoted = promotedFrom != null && !promotedFrom.isBlank() && !NO_PROMOTION.equals(promotedFrom);
 		Object marker = replies.get(6);
-		return new NodeReport(server.get("run_id"), number(server.get("uptime_in_seconds")),
-				promoted ? promotedFrom : null,
+		return new NodeReport(server.get("run_id"), number(server.get("uptime_in_seconds")), promotedFrom(replication),
 				commands.isEmpty() ? -1 : calls(commands, "flushall", "flushdb", "swapdb"),
 				commands.isEmpty() ? -1 : calls(commands, "debug"), orMinusOne(number(stats.get("evicted_keys"))),
-				evictionPolicy(memory), AcquireReply.timeMicros(replies.get(5)), AcquireReply.markerRead(marker));
+				evictionPolicy(memory), AcquireReply.timeMicros(replies.get(5)), AcquireReply.markerRead(marker),
+				replication.get("master_replid"));
+	}
+
+	/**
+	 * The replication id of the master a node replaced, from its
+	 * {@code INFO replication}.
+	 * @param replication the fields of the section
+	 * @return its {@code master_replid2}, or {@code null} when it replaced none
+	 */
+	static @Nullable String promotedFrom(Map<String, String> replication) {
+		String promotedFrom = replication.get("master_replid2");
+		boolean promoted = promotedFrom != null && !promotedFrom.isBlank() && !NO_PROMOTION.equals(promotedFrom);
+		return promoted ? promotedFrom : null;
 	}
 
 	private static Map<String, String> info(@Nullable Object reply) {

@@ -78,6 +78,9 @@ public final class QuarantineGreeting implements GreetingListener {
 
 		private final MarkerWatch.Memory before;
 
+		/** When the greeting started, before its questions were sent. */
+		private final long startedAtNanos = System.nanoTime();
+
 		private MarkerWatch.@Nullable MarkerWrite write;
 
 		private long nodeMillis;
@@ -95,7 +98,8 @@ public final class QuarantineGreeting implements GreetingListener {
 		public @Nullable CommandArguments answered(List<@Nullable Object> replies) {
 			NodeReport report = NodeReport.of(replies);
 			this.nodeMillis = report.nodeMicros() / 1_000;
-			this.write = QuarantineGreeting.this.quarantine.inspect(report, System.nanoTime(), this.before);
+			this.write = QuarantineGreeting.this.quarantine.inspect(report, System.nanoTime(), this.before,
+					this.startedAtNanos);
 			return (this.write != null) ? writeMarker(this.write, QuarantineGreeting.this.quarantine.markerKey())
 					: null;
 		}

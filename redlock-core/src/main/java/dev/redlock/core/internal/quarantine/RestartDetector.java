@@ -1,6 +1,7 @@
 package dev.redlock.core.internal.quarantine;
 
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
@@ -16,6 +17,16 @@ import dev.redlock.core.QuarantineReason;
  * reused address), which waits out the whole quarantine whatever its uptime.
  * {@code uptime_in_seconds} is rounded down, and the time is read after the reply: both
  * err on the side of a longer quarantine.
+ *
+ * <p>
+ * On a voter whose writes count only once its replicas acknowledged them
+ * ({@code waitReplicas}), another server that is a promoted replica of the one this
+ * client knew holds every write that counted there, by that voter's contract, and is not
+ * quarantined: its replication history continues the former server's (its
+ * {@code master_replid2} is the former's {@code master_replid}), and it was already up
+ * before the former server last answered this client, so it is not that server restarted
+ * (a master restarted from its dump also continues its own history). A client that did
+ * not know the former server cannot tell, and quarantines as for any other server.
  */
 final class RestartDetector {
 
@@ -24,6 +35,34 @@ final class RestartDetector {
 	private final long quarantineNanos;
 
 	private @Nullable String runId;
+
+	/** Whether a promoted replica of the known server is taken as it is. */
+	private final boolean trustsPromotions;
+
+	/** The current server's {@code master_replid}, once told. */
+	private @Nullable String replicationId;
+
+	/**
+	 * The latest moment the current server is known to have answered: when this client
+	 * asked it, before the reply.
+	 */
+	private long lastAskedNanos;
+
+	private boolean asked;
+
+	/**
+	 * The current server's {@code master_replid2} when it replaced a master, once told.
+	 */
+	private @Nullable String promotedFrom;
+
+	/** The server whose promotion was verified, {@code null} while none. */
+	private @Nullable String promotedRunId;
+
+	/** The server that promotion replaced, {@code null} while none. */
+	private @Nullable String formerRunId;
+
+	/** What that server said it replaced, {@code null} for none. */
+	private @Nullable String formerPromotedFrom;
 
 	/**
 	 * The latest moment the current server can have started, once any connection told its
@@ -36,8 +75,17 @@ final class RestartDetector {
 	private boolean uptimeUnknownLogged;
 
 	RestartDetector(Quarantining quarantine, long quarantineNanos) {
+		this(quarantine, quarantineNanos, false);
+	}
+
+	/**
+	 * @param trustsPromotions whether a verified promotion of a replica of the known
+	 * server is taken without a quarantine: only for a voter that waits for its replicas
+	 */
+	RestartDetector(Quarantining quarantine, long quarantineNanos, boolean trustsPromotions) {
 		this.quarantine = quarantine;
 		this.quarantineNanos = quarantineNanos;
+		this.trustsPromotions = trustsPromotions;
 	}
 
 	/**
@@ -45,24 +93,87 @@ final class RestartDetector {
 	 * @param info the fields of the reply (at least its {@code server} section)
 	 */
 	void observe(Map<String, String> info) {
+		observe(info.get("run_id"), uptime(info), System.nanoTime(), null);
+	}
+
+	/**
+	 * Takes note of what the node said about itself in an {@code INFO} reply (with its
+	 * {@code replication} section, to tell a promotion).
+	 * @param info the fields of the reply
+	 * @param askedAtNanos when it was asked, before the reply
+	 */
+	void observe(Map<String, String> info, long askedAtNanos) {
+		observe(info.get("run_id"), uptime(info), System.nanoTime(),
+				new Asked(askedAtNanos, info.get("master_replid"), NodeReport.promotedFrom(info)));
+	}
+
+	/**
+	 * The {@code uptime_in_seconds} of an {@code INFO} reply, {@code null} when unknown.
+	 */
+	private static @Nullable Long uptime(Map<String, String> info) {
 		String uptimeText = info.get("uptime_in_seconds");
-		Long uptime = null;
 		try {
-			uptime = (uptimeText != null) ? Long.parseLong(uptimeText.trim()) : null;
+			return (uptimeText != null) ? Long.parseLong(uptimeText.trim()) : null;
 		}
 		catch (NumberFormatException ex) {
-			// treated as unknown below
+			return null;
 		}
-		observe(info.get("run_id"), uptime, System.nanoTime());
 	}
 
 	synchronized void observe(@Nullable String newRunId, @Nullable Long uptimeSeconds, long nowNanos) {
+		observe(newRunId, uptimeSeconds, nowNanos, null);
+	}
+
+	/**
+	 * Takes note of who the node is and since when.
+	 * @param asked when it was asked and what it said of its replication; {@code null}
+	 * when not told
+	 * @return what was seen: any server, a verified promotion taken without a quarantine,
+	 * or the server that promotion replaced, still answering a connection opened before
+	 * it (told late: nothing is learnt from it)
+	 */
+	synchronized Seen observe(@Nullable String newRunId, @Nullable Long uptimeSeconds, long nowNanos,
+			@Nullable Asked asked) {
+		if (asked != null && newRunId != null && newRunId.equals(this.formerRunId)
+				&& Objects.equals(asked.promotedFrom(), this.formerPromotedFrom)) {
+			return Seen.FORMER;
+		}
 		String previousRunId = this.runId;
+		boolean sameServer = previousRunId != null && previousRunId.equals(newRunId);
+		boolean promoted = !sameServer && newRunId != null && asked != null
+				&& verifiedPromotion(uptimeSeconds, nowNanos, asked);
+		if (promoted) {
+			this.formerRunId = previousRunId;
+			this.formerPromotedFrom = this.promotedFrom;
+		}
 		if (newRunId != null) {
 			this.runId = newRunId;
 		}
+		if (asked != null && newRunId != null) {
+			if (!sameServer || !this.asked || asked.atNanos() - this.lastAskedNanos > 0) {
+				this.lastAskedNanos = asked.atNanos();
+			}
+			this.asked = true;
+			this.promotedFrom = asked.promotedFrom();
+			if (asked.replicationId() != null) {
+				this.replicationId = asked.replicationId();
+			}
+		}
+		if (promoted) {
+			this.promotedRunId = newRunId;
+			this.startKnown = true;
+			this.startedByNanos = nowNanos - this.quarantineNanos;
+			this.quarantine.logger()
+				.info("Redis node {}: a replica of the server this client knew was promoted in its place; writes "
+						+ "there count only once replicas acknowledged them, so it counts on", this.quarantine.node());
+			return Seen.PROMOTION;
+		}
+		if (newRunId != null && newRunId.equals(this.promotedRunId)) {
+			// the promotion seen before, told again by another connection
+			return Seen.PROMOTION;
+		}
 		if (this.quarantineNanos == 0) {
-			return;
+			return Seen.SERVER;
 		}
 		if (uptimeSeconds == null) {
 			if (!this.uptimeUnknownLogged) {
@@ -71,7 +182,7 @@ final class RestartDetector {
 					.warn("Redis node {} does not tell its uptime (INFO refused?); the restart quarantine cannot "
 							+ "protect locks against its restarts", this.quarantine.node());
 			}
-			return;
+			return Seen.SERVER;
 		}
 		// uptime_in_seconds is the difference of two whole-second clock readings (now and
 		// the start), so it can read 1 a millisecond after the start: count one second
@@ -82,7 +193,6 @@ final class RestartDetector {
 		// (a restart seen by its new run_id, a failover, a reused address) never held our
 		// keys or holds stale ones: it counts from now
 		long startedBy = restartedAgain ? nowNanos : nowNanos - upNanos;
-		boolean sameServer = previousRunId != null && previousRunId.equals(newRunId);
 		if (sameServer && this.startKnown) {
 			// the same server seen again: its start cannot be later than the earliest
 			// bound already known, so a later, coarser reading never quarantines a node
@@ -93,6 +203,21 @@ final class RestartDetector {
 		this.startedByNanos = startedBy;
 		this.quarantine.quarantine(QuarantineReason.RESTART, startedBy + this.quarantineNanos,
 				"restarted " + uptimeSeconds + " s ago" + (restartedAgain ? " (new run_id)" : ""));
+		return Seen.SERVER;
+	}
+
+	/**
+	 * Whether another server is a promoted replica of the one known: it continues the
+	 * known server's replication history, and had started before this client last asked
+	 * the known server (its uptime counted a second short, as it may read one too many).
+	 */
+	private boolean verifiedPromotion(@Nullable Long uptimeSeconds, long nowNanos, Asked asked) {
+		if (!this.trustsPromotions || this.quarantineNanos == 0 || this.runId == null || !this.asked
+				|| this.replicationId == null || uptimeSeconds == null) {
+			return false;
+		}
+		long startedBy = nowNanos - TimeUnit.SECONDS.toNanos(Math.max(0, uptimeSeconds - 1));
+		return this.replicationId.equals(asked.promotedFrom()) && startedBy - this.lastAskedNanos < 0;
 	}
 
 	/**
@@ -101,6 +226,34 @@ final class RestartDetector {
 	 */
 	synchronized @Nullable String runId() {
 		return this.runId;
+	}
+
+	/** What an observation saw. */
+	enum Seen {
+
+		/** A server, judged by its {@code run_id} and uptime. */
+		SERVER,
+
+		/** A promoted replica of the server known, verified and trusted. */
+		PROMOTION,
+
+		/**
+		 * The server a trusted promotion replaced, as it was, answering a connection
+		 * opened before the promotion was followed.
+		 */
+		FORMER
+
+	}
+
+	/**
+	 * When a node was asked, and what it said of its replication.
+	 *
+	 * @param atNanos {@link System#nanoTime()} before the question was sent
+	 * @param replicationId its {@code master_replid}, {@code null} when not told
+	 * @param promotedFrom its {@code master_replid2} when it replaced a master, else
+	 * {@code null}
+	 */
+	record Asked(long atNanos, @Nullable String replicationId, @Nullable String promotedFrom) {
 	}
 
 }

@@ -22,7 +22,9 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * script cache after the connection loaded it, nothing ran there, and the {@link Fanout}
  * sends it the same calls again by the script's source ({@link #bySource()}). A cluster
  * node that answers {@code ASK} is sent the same calls behind {@code ASKING}
- * ({@link #asking()}).
+ * ({@link #asking()}). A node that must have its writes replicated gets {@code WAIT}
+ * right behind them ({@link #awaiting}), and its reply fails when too few replicas
+ * acknowledged them ({@link NotReplicatedException}).
  */
 public final class RoundCommand {
 
@@ -54,18 +56,26 @@ public final class RoundCommand {
 	 */
 	private final boolean asking;
 
+	/** {@code WAIT} for this many replicas goes last, or none when 0. */
+	private final int awaitedReplicas;
+
+	/** The timeout {@code WAIT} is sent with. */
+	private final long waitMillis;
+
 	private RoundCommand(@Nullable CommandArguments single, CommandArguments @Nullable [] parts, Shape shape) {
-		this(single, parts, shape, false);
+		this(single, parts, shape, false, 0, 0);
 	}
 
 	private RoundCommand(@Nullable CommandArguments single, CommandArguments @Nullable [] parts, Shape shape,
-			boolean asking) {
+			boolean asking, int awaitedReplicas, long waitMillis) {
 		this.single = single;
 		this.parts = parts;
 		this.shape = shape;
 		this.mayGoNatively = (single != null) ? isScriptCall(single) : anyScriptCall(parts);
 		this.byNode = null;
 		this.asking = asking;
+		this.awaitedReplicas = awaitedReplicas;
+		this.waitMillis = waitMillis;
 	}
 
 	private RoundCommand(RoundCommand[] byNode, RoundCommand first) {
@@ -75,6 +85,8 @@ public final class RoundCommand {
 		this.mayGoNatively = false;
 		this.byNode = byNode;
 		this.asking = false;
+		this.awaitedReplicas = 0;
+		this.waitMillis = 0;
 	}
 
 	private static boolean anyScriptCall(CommandArguments[] parts) {
@@ -168,7 +180,27 @@ public final class RoundCommand {
 		if (this.byNode != null || this.shape == Shape.BATCH) {
 			throw new IllegalStateException("ASKING goes before one node's single command or compound");
 		}
-		return new RoundCommand(this.single, this.parts, this.shape, true);
+		return new RoundCommand(this.single, this.parts, this.shape, true, this.awaitedReplicas, this.waitMillis);
+	}
+
+	/**
+	 * The same calls followed by {@code WAIT replicas timeout}: the node's reply reads as
+	 * {@link NotReplicatedException} (for a batch, in the place of each call's reply)
+	 * when fewer replicas acknowledged them, so that nothing written there counts. The
+	 * calls ran: what they wrote stays to be cleaned up.
+	 * @param replicas how many replicas must acknowledge, at least 1
+	 * @param timeoutMillis the timeout {@code WAIT} is sent with, at least 1 (0 would
+	 * wait for ever)
+	 * @throws IllegalStateException for a command that differs by node
+	 */
+	RoundCommand awaiting(int replicas, long timeoutMillis) {
+		if (this.byNode != null) {
+			throw new IllegalStateException("WAIT goes behind one node's command");
+		}
+		if (replicas < 1 || timeoutMillis < 1) {
+			throw new IllegalArgumentException("WAIT needs a replica and a timeout");
+		}
+		return new RoundCommand(this.single, this.parts, this.shape, this.asking, replicas, timeoutMillis);
 	}
 
 	/** Whether a round may send the command again where a cluster redirects it. */
@@ -229,7 +261,9 @@ public final class RoundCommand {
 		}
 		if (this.single != null) {
 			CommandArguments call = bySource(this.single);
-			return (call != null) ? new RoundCommand(call, null, this.shape, this.asking) : null;
+			return (call != null)
+					? new RoundCommand(call, null, this.shape, this.asking, this.awaitedReplicas, this.waitMillis)
+					: null;
 		}
 		CommandArguments[] calls = new CommandArguments[this.parts.length];
 		boolean any = false;
@@ -238,7 +272,8 @@ public final class RoundCommand {
 			any |= call != null;
 			calls[i] = (call != null) ? call : this.parts[i];
 		}
-		return any ? new RoundCommand(null, calls, this.shape, this.asking) : null;
+		return any ? new RoundCommand(null, calls, this.shape, this.asking, this.awaitedReplicas, this.waitMillis)
+				: null;
 	}
 
 	/**
@@ -316,6 +351,13 @@ public final class RoundCommand {
 		if (this.asking) {
 			connection.send(ASKING);
 		}
+		writeCallsTo(connection);
+		if (this.awaitedReplicas > 0) {
+			connection.send(new CommandArguments(Command.WAIT).add(this.awaitedReplicas).add(this.waitMillis));
+		}
+	}
+
+	private void writeCallsTo(PipelinedConnection connection) {
 		if (this.mayGoNatively && connection.runsNativeCommands()) {
 			for (NativeForm form : nativeForms()) {
 				connection.send(form);
@@ -360,6 +402,49 @@ public final class RoundCommand {
 		if (this.asking) {
 			readAskingReply(connection);
 		}
+		if (this.awaitedReplicas == 0) {
+			return readCallsFrom(connection);
+		}
+		Object replies;
+		try {
+			replies = readCallsFrom(connection);
+		}
+		catch (JedisDataException ex) {
+			// the calls failed: WAIT's reply is read all the same, nothing is owed
+			readWaitReply(connection);
+			throw ex;
+		}
+		Object acknowledged = readWaitReply(connection);
+		if (acknowledged instanceof Long count && count >= this.awaitedReplicas) {
+			return replies;
+		}
+		NotReplicatedException notReplicated = (acknowledged instanceof Long count)
+				? NotReplicatedException.acknowledgedBy(count, this.awaitedReplicas, this.waitMillis)
+				: NotReplicatedException.refused(String.valueOf(acknowledged), this.awaitedReplicas);
+		if (this.shape == Shape.BATCH && replies instanceof List<?> each) {
+			List<@Nullable Object> refused = new ArrayList<>(each.size());
+			for (int i = 0; i < each.size(); i++) {
+				refused.add(notReplicated);
+			}
+			return refused;
+		}
+		throw notReplicated;
+	}
+
+	/**
+	 * Reads the reply to {@code WAIT}: how many replicas acknowledged the connection's
+	 * writes, or the error text of a server that refuses {@code WAIT}.
+	 */
+	private static @Nullable Object readWaitReply(PipelinedConnection connection) {
+		try {
+			return connection.readReply();
+		}
+		catch (JedisDataException refused) {
+			return refused.getMessage();
+		}
+	}
+
+	private @Nullable Object readCallsFrom(PipelinedConnection connection) {
 		if (this.single != null) {
 			return connection.readReply();
 		}

@@ -26,7 +26,8 @@ import redis.clients.jedis.HostAndPort;
  * a master that a group of sentinels names and follows through failovers,
  * {@code redis-sentinel://[user:password@]host1[:port1][,host2[:port2]…][/database]#masterName}
  * ({@code rediss-sentinel://…} for TLS; {@code ?sentinelMasterId=masterName} names the
- * master as well), or a Redis or Valkey Cluster,
+ * master as well; {@code ?waitReplicas=n} counts a write there only once n replicas
+ * acknowledged it), or a Redis or Valkey Cluster,
  * {@code redis-cluster://[user:password@]seed1[:port1][,seed2[:port2]…][?shards=k]}
  * ({@code rediss-cluster://…} for TLS), which becomes one node per shard when the
  * {@code Redlock} is built ({@link ClusterVoters}); {@code shards} lets it start while no
@@ -57,6 +58,8 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	public static final int DEFAULT_PORT = 6379;
 
 	private static final String SENTINEL_MASTER_PARAMETER = "sentinelMasterId=";
+
+	private static final String WAIT_REPLICAS_PARAMETER = "waitReplicas=";
 
 	private static final String SHARDS_PARAMETER = "shards=";
 
@@ -311,12 +314,26 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 			throw UriText.invalid(text, "no sentinels (expected redis-sentinel://host1:port1,host2:port2#masterName)");
 		}
 		List<HostAndPort> sentinels = UriText.addresses(text, hosts, "sentinel", SentinelGroup.DEFAULT_PORT);
-		String masterName = masterName(text, fragment, query);
+		String masterFromQuery = null;
+		int waitReplicas = 0;
+		for (String parameter : (query != null) ? query.split("&", -1) : new String[0]) {
+			if (parameter.startsWith(SENTINEL_MASTER_PARAMETER) && masterFromQuery == null) {
+				masterFromQuery = parameter.substring(SENTINEL_MASTER_PARAMETER.length());
+			}
+			else if (parameter.startsWith(WAIT_REPLICAS_PARAMETER) && waitReplicas == 0) {
+				waitReplicas = waitReplicas(text, parameter.substring(WAIT_REPLICAS_PARAMETER.length()));
+			}
+			else {
+				throw UriText.invalid(text,
+						"the query parameters supported are sentinelMasterId and waitReplicas, each once");
+			}
+		}
+		String masterName = masterName(text, fragment, masterFromQuery);
 		int database = UriText.database(text, path);
 		String[] credentials = UriText.credentials(userInfo);
 		HostAndPort first = sentinels.get(0);
 		return new RedisNodeUri(tls, first.getHost(), first.getPort(), credentials[0], credentials[1], database,
-				new SentinelGroup(masterName, sentinels));
+				new SentinelGroup(masterName, sentinels, waitReplicas));
 	}
 
 	/**
@@ -392,17 +409,29 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 	}
 
 	/**
-	 * The master's name: the fragment, or the query parameter {@code sentinelMasterId}.
+	 * The number of {@code waitReplicas=n}: from 1 to
+	 * {@link SentinelGroup#MAX_WAIT_REPLICAS}.
 	 */
-	private static String masterName(String text, @Nullable String fragment, @Nullable String query) {
-		String fromFragment = (fragment != null && !fragment.isEmpty()) ? fragment : null;
-		String fromQuery = null;
-		if (query != null) {
-			if (!query.startsWith(SENTINEL_MASTER_PARAMETER) || query.indexOf('&') >= 0) {
-				throw UriText.invalid(text, "the only query parameter supported is sentinelMasterId");
+	private static int waitReplicas(String text, String count) {
+		try {
+			int replicas = Integer.parseInt(count);
+			if (replicas >= 1 && replicas <= SentinelGroup.MAX_WAIT_REPLICAS) {
+				return replicas;
 			}
-			fromQuery = query.substring(SENTINEL_MASTER_PARAMETER.length());
 		}
+		catch (NumberFormatException ex) {
+			// refused below
+		}
+		throw UriText.invalid(text, "waitReplicas must be a number of replicas from 1 to "
+				+ SentinelGroup.MAX_WAIT_REPLICAS + ", not '" + count + "'");
+	}
+
+	/**
+	 * The master's name: the fragment, or the query parameter {@code sentinelMasterId}.
+	 * @param fromQuery the value of {@code sentinelMasterId}, {@code null} when not given
+	 */
+	private static String masterName(String text, @Nullable String fragment, @Nullable String fromQuery) {
+		String fromFragment = (fragment != null && !fragment.isEmpty()) ? fragment : null;
 		if (fromFragment != null && fromQuery != null && !fromFragment.equals(fromQuery)) {
 			throw UriText.invalid(text, "two master names ('" + fromFragment + "' and '" + fromQuery + "')");
 		}
@@ -428,6 +457,15 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 					+ SentinelGroup.format(seed);
 		}
 		return (this.sentinel != null) ? this.sentinel.masterName() + "@" + hostAndPort() : hostAndPort();
+	}
+
+	/**
+	 * Returns how many replicas must acknowledge a write that counts on this voter
+	 * ({@code ?waitReplicas=n} of a Sentinel voter).
+	 * @return the count, 0 when none is waited for
+	 */
+	public int waitReplicas() {
+		return (this.sentinel != null) ? this.sentinel.waitReplicas() : 0;
 	}
 
 	/**
@@ -469,8 +507,10 @@ public record RedisNodeUri(boolean tls, String host, int port, @Nullable String 
 		}
 		String database = (this.database != 0) ? "/" + this.database : "";
 		if (this.sentinel != null) {
-			return (this.tls ? "rediss-sentinel://" : "redis-sentinel://") + this.sentinel.addresses() + database + "#"
-					+ this.sentinel.masterName();
+			String wait = (this.sentinel.waitReplicas() > 0)
+					? "?" + WAIT_REPLICAS_PARAMETER + this.sentinel.waitReplicas() : "";
+			return (this.tls ? "rediss-sentinel://" : "redis-sentinel://") + this.sentinel.addresses() + database + wait
+					+ "#" + this.sentinel.masterName();
 		}
 		return (this.tls ? "rediss://" : "redis://") + hostAndPort() + database;
 	}

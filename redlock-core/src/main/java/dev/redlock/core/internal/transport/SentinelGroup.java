@@ -17,9 +17,15 @@ import redis.clients.jedis.HostAndPort;
  * @param username the sentinels' ACL user, or {@code null} for the default user
  * @param password the sentinels' own password, or {@code null}: then they are asked
  * without credentials, or with the master's once one answers {@code NOAUTH}
+ * @param waitReplicas how many replicas must acknowledge each write that counts (a grant,
+ * an extension, a fencing counter raised) for it to count, {@code WAIT} sent right behind
+ * it; 0 for none ({@code ?waitReplicas=n})
  */
 public record SentinelGroup(String masterName, List<HostAndPort> sentinels, @Nullable String username,
-		@Nullable String password) {
+		@Nullable String password, int waitReplicas) {
+
+	/** The most replicas a voter may wait for. */
+	public static final int MAX_WAIT_REPLICAS = 100;
 
 	/** The port used when a sentinel's address names none. */
 	public static final int DEFAULT_PORT = 26379;
@@ -35,6 +41,10 @@ public record SentinelGroup(String masterName, List<HostAndPort> sentinels, @Nul
 			throw new IllegalArgumentException("a Sentinel voter needs at least one sentinel");
 		}
 		sentinels = List.copyOf(sentinels);
+		if (waitReplicas < 0 || waitReplicas > MAX_WAIT_REPLICAS) {
+			throw new IllegalArgumentException(
+					"waitReplicas must be from 1 to " + MAX_WAIT_REPLICAS + " (0 for none), was " + waitReplicas);
+		}
 	}
 
 	/**
@@ -43,7 +53,18 @@ public record SentinelGroup(String masterName, List<HostAndPort> sentinels, @Nul
 	 * @param sentinels the sentinels' addresses, at least one
 	 */
 	public SentinelGroup(String masterName, List<HostAndPort> sentinels) {
-		this(masterName, sentinels, null, null);
+		this(masterName, sentinels, null, null, 0);
+	}
+
+	/**
+	 * A group whose sentinels have no credentials of their own.
+	 * @param masterName the name the sentinels monitor the master under
+	 * @param sentinels the sentinels' addresses, at least one
+	 * @param waitReplicas how many replicas must acknowledge each write that counts, 0
+	 * for none
+	 */
+	public SentinelGroup(String masterName, List<HostAndPort> sentinels, int waitReplicas) {
+		this(masterName, sentinels, null, null, waitReplicas);
 	}
 
 	/**
@@ -53,7 +74,7 @@ public record SentinelGroup(String masterName, List<HostAndPort> sentinels, @Nul
 	 * @return the group
 	 */
 	SentinelGroup withCredentials(@Nullable String username, String password) {
-		return new SentinelGroup(this.masterName, this.sentinels, username, password);
+		return new SentinelGroup(this.masterName, this.sentinels, username, password, this.waitReplicas);
 	}
 
 	/** Whether the sentinels have credentials of their own. */
@@ -82,7 +103,8 @@ public record SentinelGroup(String masterName, List<HostAndPort> sentinels, @Nul
 	@Override
 	public String toString() {
 		return "SentinelGroup[" + this.masterName + "@" + addresses()
-				+ (hasOwnCredentials() ? ", with credentials of their own" : "") + "]";
+				+ (hasOwnCredentials() ? ", with credentials of their own" : "")
+				+ ((this.waitReplicas > 0) ? ", waiting for " + this.waitReplicas + " replicas" : "") + "]";
 	}
 
 }

@@ -183,7 +183,7 @@ class MarkerWatchTests {
 	}
 
 	private MarkerWatch.MarkerWrite inspect(NodeReport report) {
-		return this.markers.inspect(report, this.ticker.get(), HEARTBEAT, this.markers.memory());
+		return this.markers.inspect(report, this.ticker.get(), HEARTBEAT, this.markers.memory(), false);
 	}
 
 	private static NodeReport report(NodeMarker marker) {

@@ -181,7 +181,7 @@ final class SimClient {
 
 	private void inspect(int node, NodeReport report, MarkerWatch.Memory before) {
 		NodeQuarantine quarantine = this.quarantines.get(node);
-		MarkerWatch.MarkerWrite write = quarantine.inspect(report, monotonicNanos(), before);
+		MarkerWatch.MarkerWrite write = quarantine.inspect(report, monotonicNanos(), before, monotonicNanos());
 		if (write != null) {
 			long executed = this.time.now() + HOP_NANOS;
 			@Nullable String written = this.nodes.get(node)

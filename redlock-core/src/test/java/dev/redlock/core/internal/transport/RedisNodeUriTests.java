@@ -181,6 +181,32 @@ class RedisNodeUriTests {
 	}
 
 	@Test
+	void aSentinelVoterMayWaitForItsReplicasAndSaysSoInItsRedactedForm() {
+		RedisNodeUri uri = RedisNodeUri.parse("redis-sentinel://u:pw@s1,s2/1?waitReplicas=2#orders");
+		assertThat(uri.waitReplicas()).isEqualTo(2);
+		assertThat(uri.sentinel().masterName()).isEqualTo("orders");
+		assertThat(uri.redacted()).isEqualTo("redis-sentinel://s1:26379,s2:26379/1?waitReplicas=2#orders");
+		assertThat(RedisNodeUri.parse(uri.redacted()).waitReplicas()).isEqualTo(2);
+		RedisNodeUri both = RedisNodeUri.parse("redis-sentinel://s1?waitReplicas=1&sentinelMasterId=m");
+		assertThat(both.waitReplicas()).isEqualTo(1);
+		assertThat(both.sentinel().masterName()).isEqualTo("m");
+		assertThat(RedisNodeUri.parse("redis-sentinel://s1#m").waitReplicas()).isZero();
+		assertThat(RedisNodeUri.parse("redis://h:7000").waitReplicas()).isZero();
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "redis-sentinel://:s3cret@s1?waitReplicas=0#m",
+			"redis-sentinel://:s3cret@s1?waitReplicas=101#m", "redis-sentinel://:s3cret@s1?waitReplicas=two#m",
+			"redis-sentinel://:s3cret@s1?waitReplicas=#m",
+			"redis-sentinel://:s3cret@s1?waitReplicas=1&waitReplicas=2#m" })
+	void aBadWaitReplicasIsRefusedNamingTheParameterWithoutThePassword(String text) {
+		assertThatIllegalArgumentException().isThrownBy(() -> RedisNodeUri.parse(text))
+			.satisfies((ex) -> assertThat(ex.getMessage()).doesNotContain("s3cret")
+				.contains("****")
+				.contains("waitReplicas"));
+	}
+
+	@Test
 	void aStandaloneNodeIsNamedByItsAddress() {
 		RedisNodeUri uri = RedisNodeUri.parse("redis://h:7000");
 		assertThat(uri.sentinel()).isNull();
