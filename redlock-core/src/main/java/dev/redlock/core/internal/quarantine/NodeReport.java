@@ -30,7 +30,8 @@ import redis.clients.jedis.Protocol.Command;
  * @param nodeMicros its {@code TIME}, or -1 when refused
  * @param marker its marker as read: the value, {@code null} when gone,
  * {@link AcquireReply#UNREADABLE} when this client may not read it
- * @param replicationId its replication id ({@code master_replid}), or {@code null}
+ * @param replicationId its replication id ({@code master_replid}) when it answers as a
+ * master, else {@code null}
  */
 record NodeReport(@Nullable String runId, @Nullable Long uptimeSeconds, @Nullable String promotedFrom, long flushes,
 		long debugs, long evictedKeys, @Nullable String evictionPolicy, long nodeMicros, @Nullable Object marker,
@@ -79,7 +80,17 @@ record NodeReport(@Nullable String runId, @Nullable Long uptimeSeconds, @Nullabl
 				commands.isEmpty() ? -1 : calls(commands, "flushall", "flushdb", "swapdb"),
 				commands.isEmpty() ? -1 : calls(commands, "debug"), orMinusOne(number(stats.get("evicted_keys"))),
 				evictionPolicy(memory), AcquireReply.timeMicros(replies.get(5)), AcquireReply.markerRead(marker),
-				replication.get("master_replid"));
+				replicationId(replication));
+	}
+
+	/**
+	 * A master's own replication id, from its {@code INFO replication}.
+	 * @param replication the fields of the section
+	 * @return its {@code master_replid}, or {@code null} when it is a replica (which
+	 * reports its master's) or does not tell
+	 */
+	static @Nullable String replicationId(Map<String, String> replication) {
+		return "master".equals(replication.get("role")) ? replication.get("master_replid") : null;
 	}
 
 	/**

@@ -58,6 +58,9 @@ final class RestartDetector {
 	/** The server whose promotion was verified, {@code null} while none. */
 	private @Nullable String promotedRunId;
 
+	/** The replication id it replaced then. */
+	private @Nullable String promotedRunFrom;
+
 	/** The server that promotion replaced, {@code null} while none. */
 	private @Nullable String formerRunId;
 
@@ -104,7 +107,7 @@ final class RestartDetector {
 	 */
 	void observe(Map<String, String> info, long askedAtNanos) {
 		observe(info.get("run_id"), uptime(info), System.nanoTime(),
-				new Asked(askedAtNanos, info.get("master_replid"), NodeReport.promotedFrom(info)));
+				new Asked(askedAtNanos, NodeReport.replicationId(info), NodeReport.promotedFrom(info)));
 	}
 
 	/**
@@ -149,26 +152,33 @@ final class RestartDetector {
 		if (newRunId != null) {
 			this.runId = newRunId;
 		}
-		if (asked != null && newRunId != null) {
+		if (asked != null && newRunId != null && asked.replicationId() != null) {
+			// only a master's answer: a replica's tells its master's history, not its own
 			if (!sameServer || !this.asked || asked.atNanos() - this.lastAskedNanos > 0) {
 				this.lastAskedNanos = asked.atNanos();
 			}
 			this.asked = true;
 			this.promotedFrom = asked.promotedFrom();
-			if (asked.replicationId() != null) {
-				this.replicationId = asked.replicationId();
-			}
+			this.replicationId = asked.replicationId();
 		}
 		if (promoted) {
 			this.promotedRunId = newRunId;
+			this.promotedRunFrom = asked.promotedFrom();
+			// it holds what counted unless it lost it itself, as a replica that restarted
+			// from an older dump: what it lost then expires a quarantine after its start
+			long startedBy = nowNanos - TimeUnit.SECONDS.toNanos(Math.max(0, uptimeSeconds - 1));
 			this.startKnown = true;
-			this.startedByNanos = nowNanos - this.quarantineNanos;
+			this.startedByNanos = startedBy;
 			this.quarantine.logger()
 				.info("Redis node {}: a replica of the server this client knew was promoted in its place; writes "
 						+ "there count only once replicas acknowledged them, so it counts on", this.quarantine.node());
+			this.quarantine.quarantine(QuarantineReason.RESTART, startedBy + this.quarantineNanos,
+					"promoted in place of the master this client knew, up for only " + uptimeSeconds
+							+ " s: it may have lost writes it acknowledged before its start");
 			return Seen.PROMOTION;
 		}
-		if (newRunId != null && newRunId.equals(this.promotedRunId)) {
+		if (newRunId != null && newRunId.equals(this.promotedRunId) && asked != null
+				&& Objects.equals(asked.promotedFrom(), this.promotedRunFrom)) {
 			// the promotion seen before, told again by another connection
 			return Seen.PROMOTION;
 		}
@@ -249,7 +259,8 @@ final class RestartDetector {
 	 * When a node was asked, and what it said of its replication.
 	 *
 	 * @param atNanos {@link System#nanoTime()} before the question was sent
-	 * @param replicationId its {@code master_replid}, {@code null} when not told
+	 * @param replicationId its {@code master_replid} when it answered as a master,
+	 * {@code null} when not told or a replica
 	 * @param promotedFrom its {@code master_replid2} when it replaced a master, else
 	 * {@code null}
 	 */

@@ -159,6 +159,43 @@ class TrustedPromotionTests {
 		assertThat(quarantine.counts()).isEqualTo(waits);
 	}
 
+	@ParameterizedTest
+	@ValueSource(booleans = { true, false })
+	void aPromotedReplicaUpForLessThanAQuarantineWaitsOutTheRestFromItsStart(boolean waits) {
+		NodeQuarantine quarantine = knowingTheFormerMaster(waits);
+		// a replica that restarted from an older dump 30 s ago may have lost writes it
+		// had acknowledged: they expire a quarantine after its start
+		meet(quarantine, "run-b", 30L, FORMER_REPLID, this.known);
+		assertThat(quarantine.counts()).isFalse();
+		if (waits) {
+			assertThat(quarantine.reason()).isEqualTo(QuarantineReason.RESTART);
+			assertThat(quarantine.remaining()).isBetween(Duration.ofSeconds(30), Duration.ofSeconds(31));
+		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(booleans = { true, false })
+	void theTrustedServerPromotedAgainAfterAFailbackThisClientMissedIsAFailover(boolean waits) {
+		NodeQuarantine quarantine = knowingTheFormerMaster(waits);
+		MarkerWatch.MarkerWrite promotion = meet(quarantine, "run-b", 3_600L, FORMER_REPLID, this.known);
+		meet(quarantine, "run-b", 3_700L, "9".repeat(40), promotion.marker());
+		assertThat(quarantine.counts()).isFalse();
+	}
+
+	@ParameterizedTest
+	@ValueSource(booleans = { true, false })
+	void aServerKnownOnlyAsAReplicaTellsNoHistoryToContinue(boolean waits) {
+		NodeQuarantine quarantine = quarantineOf(waits);
+		// a replica reports its master's replication id, not its own
+		long asked = this.ticker.get();
+		quarantine.inspect(
+				new NodeReport("run-a", 3_600L, null, 0, 0, 0, null, NODE * 1_000,
+						this.known.encode().getBytes(StandardCharsets.UTF_8), null),
+				this.ticker.addAndGet(1_000_000), quarantine.markers().memory(), asked);
+		meet(quarantine, "run-b", 3_600L, FORMER_REPLID, this.known);
+		assertThat(quarantine.counts()).isFalse();
+	}
+
 	/** A client that greeted the former master {@code run-a} and read its marker. */
 	private NodeQuarantine knowingTheFormerMaster(boolean waits) {
 		NodeQuarantine quarantine = quarantineOf(waits);
