@@ -2,6 +2,7 @@ package dev.redlock.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.CommandArguments;
@@ -100,6 +101,55 @@ class ReplicatedSentinelVoterTests {
 			try (Lease again = b.acquire(RESOURCE, Duration.ofSeconds(5), Duration.ofSeconds(5))) {
 				assertThat(promoted.command("GET", KEY)).as("on the promoted master").isNotNull();
 				assertThat(x.command("GET", KEY)).as("on X").isNotNull();
+			}
+		}
+		finally {
+			y.restart();
+		}
+	}
+
+	@Test
+	void aGrantItsReplicaAcknowledgesLaterThanTheClockToleranceCountsAtOnce(RedisNodes nodes) {
+		RedisNode x = nodes.node(0);
+		RedisNode y = nodes.node(1);
+		// long enough a node timeout that WAIT (half of it) outlasts the replica's pause
+		RedlockSettings settings = TestSupport.withQuarantine(QUARANTINE)
+			.toBuilder()
+			.nodeTimeout(Duration.ofSeconds(4))
+			.build();
+		long pauseMillis = 3 * settings.clockTolerance().toMillis();
+		try (SentinelManagedMaster voter = SentinelManagedMaster.start("ledger", 1, 1);
+				Redlock redlock = redlock(settings, waiting(voter), x.uri(), y.uri())) {
+			RedisNode master = voter.master();
+			RedisNode replica = voter.dataNodes().get(1);
+			ForgetfulNodes.awaitCounting(redlock);
+			// the quorum needs the voter, whose clock is read with its grant
+			y.kill();
+			replica.pause();
+			CompletableFuture<Void> resumed = CompletableFuture.runAsync(() -> {
+				try {
+					TestSupport.awaitTrue("the grant on the master", Duration.ofSeconds(10),
+							() -> master.command("GET", KEY) != null);
+					// the fault: the replica acknowledges that much after the grant
+					Thread.sleep(pauseMillis);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				finally {
+					replica.resume();
+				}
+			});
+			long start = System.nanoTime();
+			try (Lease lease = redlock.acquire(RESOURCE, Duration.ofSeconds(20), Duration.ZERO)) {
+				long tookMillis = Duration.ofNanos(System.nanoTime() - start).toMillis();
+				resumed.join();
+				assertThat(tookMillis).as("the round waited for the replica").isGreaterThanOrEqualTo(pauseMillis);
+				assertThat(replica.command("GET", KEY)).as("on the replica").isEqualTo(master.command("GET", KEY));
+				assertThat(x.command("GET", KEY)).as("on X").isEqualTo(master.command("GET", KEY));
+			}
+			finally {
+				resumed.join();
 			}
 		}
 		finally {

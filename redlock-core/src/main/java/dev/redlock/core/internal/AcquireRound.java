@@ -411,6 +411,11 @@ public final class AcquireRound {
 			return verdict(reply) == NodeJudge.COUNTS;
 		}
 
+		@Override
+		public void readMeanwhile(NodeReply[] replies) {
+			readClocks(replies);
+		}
+
 		/** Lets the judge take in the clocks of the replies read since it last did. */
 		private void readClocks(NodeReply[] replies) {
 			if (this.judge != null) {

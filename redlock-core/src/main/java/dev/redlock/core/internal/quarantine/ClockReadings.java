@@ -11,9 +11,10 @@ import dev.redlock.core.internal.round.NodeReply;
 /**
  * The nodes' clocks as one round read them, judged by their {@link ClockConsensus
  * consensus}: each reply's {@code TIME} is taken in once, as the interval of offsets it
- * allows (read between the round's start and the moment it is taken in), joins the
- * reference, and any node the readings prove off is quarantined at once. Shared by
- * acquisition rounds ({@link NodeJudge}) and probes ({@link NodeProbe}).
+ * allows (read between the round's start and the moment it is taken in, less the time the
+ * reply then waited for replicas' acknowledgements), joins the reference, and any node
+ * the readings prove off is quarantined at once. Shared by acquisition rounds
+ * ({@link NodeJudge}) and probes ({@link NodeProbe}).
  */
 final class ClockReadings {
 
@@ -85,10 +86,11 @@ final class ClockReadings {
 			this.taken[reply.node()] = true;
 			long nodeMicros = (reply.kind() == NodeReply.Kind.REPLIED) ? this.clockOf.applyAsLong(reply.value()) : -1;
 			if (nodeMicros >= 0) {
-				// read between the round's start and now: the offset lies in between
+				// read between the round's start and now, less the time the reply then
+				// waited for replicas: the offset lies in between
 				long node = nodeMicros * 1_000;
 				this.readFrom[this.count] = reply.node();
-				this.lows[this.count] = node - this.ticker.getAsLong();
+				this.lows[this.count] = node - (this.ticker.getAsLong() - reply.waitedNanos());
 				this.highs[this.count] = node - this.roundStart;
 				this.count++;
 				added = true;

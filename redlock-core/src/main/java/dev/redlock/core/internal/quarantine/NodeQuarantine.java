@@ -105,7 +105,7 @@ public final class NodeQuarantine implements Quarantining {
 		this.quarantineNanos = quarantine.toNanos();
 		// a voter that waits for its replicas keeps every write that counted through a
 		// promotion, so a promotion it can verify costs it no quarantine
-		this.restarts = new RestartDetector(this, this.quarantineNanos, node.waitReplicas() > 0);
+		this.restarts = new RestartDetector(this, this.quarantineNanos, node.waitReplicas());
 		this.markers = new MarkerWatch(this);
 	}
 
@@ -149,7 +149,8 @@ public final class NodeQuarantine implements Quarantining {
 	MarkerWatch.@Nullable MarkerWrite inspect(NodeReport report, long nowNanos, MarkerWatch.Memory before,
 			long askedAtNanos) {
 		RestartDetector.Seen seen = this.restarts.observe(report.runId(), report.uptimeSeconds(), nowNanos,
-				new RestartDetector.Asked(askedAtNanos, report.replicationId(), report.promotedFrom()));
+				new RestartDetector.Asked(askedAtNanos, report.replicationId(), report.promotedFrom(),
+						report.replicas()));
 		if (!isOn() || seen == RestartDetector.Seen.FORMER) {
 			// the former master seen late: its marker is the one the promotion replaced
 			return null;

@@ -32,10 +32,20 @@ import redis.clients.jedis.Protocol.Command;
  * {@link AcquireReply#UNREADABLE} when this client may not read it
  * @param replicationId its replication id ({@code master_replid}) when it answers as a
  * master, else {@code null}
+ * @param replicas its connected replicas ({@code connected_slaves}) when it answers as a
+ * master, else -1
  */
 record NodeReport(@Nullable String runId, @Nullable Long uptimeSeconds, @Nullable String promotedFrom, long flushes,
 		long debugs, long evictedKeys, @Nullable String evictionPolicy, long nodeMicros, @Nullable Object marker,
-		@Nullable String replicationId) {
+		@Nullable String replicationId, int replicas) {
+
+	/** A report that does not tell the node's replicas. */
+	NodeReport(@Nullable String runId, @Nullable Long uptimeSeconds, @Nullable String promotedFrom, long flushes,
+			long debugs, long evictedKeys, @Nullable String evictionPolicy, long nodeMicros, @Nullable Object marker,
+			@Nullable String replicationId) {
+		this(runId, uptimeSeconds, promotedFrom, flushes, debugs, evictedKeys, evictionPolicy, nodeMicros, marker,
+				replicationId, -1);
+	}
 
 	/** A report that does not tell the node's replication id. */
 	NodeReport(@Nullable String runId, @Nullable Long uptimeSeconds, @Nullable String promotedFrom, long flushes,
@@ -80,7 +90,7 @@ record NodeReport(@Nullable String runId, @Nullable Long uptimeSeconds, @Nullabl
 				commands.isEmpty() ? -1 : calls(commands, "flushall", "flushdb", "swapdb"),
 				commands.isEmpty() ? -1 : calls(commands, "debug"), orMinusOne(number(stats.get("evicted_keys"))),
 				evictionPolicy(memory), AcquireReply.timeMicros(replies.get(5)), AcquireReply.markerRead(marker),
-				replicationId(replication));
+				replicationId(replication), replicaCount(replication));
 	}
 
 	/**
@@ -91,6 +101,21 @@ record NodeReport(@Nullable String runId, @Nullable Long uptimeSeconds, @Nullabl
 	 */
 	static @Nullable String replicationId(Map<String, String> replication) {
 		return "master".equals(replication.get("role")) ? replication.get("master_replid") : null;
+	}
+
+	/**
+	 * A master's connected replicas, from its {@code INFO replication}.
+	 * @param replication the fields of the section
+	 * @return its {@code connected_slaves}, or -1 when it is a replica or does not tell
+	 */
+	static int replicaCount(Map<String, String> replication) {
+		String count = "master".equals(replication.get("role")) ? replication.get("connected_slaves") : null;
+		try {
+			return (count != null) ? Integer.parseInt(count.trim()) : -1;
+		}
+		catch (NumberFormatException ex) {
+			return -1;
+		}
 	}
 
 	/**

@@ -26,7 +26,9 @@ import dev.redlock.core.QuarantineReason;
  * {@code master_replid2} is the former's {@code master_replid}), and it was already up
  * before the former server last answered this client, so it is not that server restarted
  * (a master restarted from its dump also continues its own history). A client that did
- * not know the former server cannot tell, and quarantines as for any other server.
+ * not know the former server cannot tell, and quarantines as for any other server; nor is
+ * a promotion trusted after the former server told this client of more replicas than each
+ * write waits for, since one of the others may be promoted without a write that counted.
  */
 final class RestartDetector {
 
@@ -36,8 +38,19 @@ final class RestartDetector {
 
 	private @Nullable String runId;
 
-	/** Whether a promoted replica of the known server is taken as it is. */
-	private final boolean trustsPromotions;
+	/**
+	 * How many replicas each write counted on this voter waits for, 0 for none: a
+	 * promoted replica of the known server is taken as it is only when writes wait.
+	 */
+	private final int awaitedReplicas;
+
+	/**
+	 * The most replicas the current server told this client of, as a master; -1 while
+	 * none told.
+	 */
+	private int mostReplicas = -1;
+
+	private boolean tooManyReplicasLogged;
 
 	/** The current server's {@code master_replid}, once told. */
 	private @Nullable String replicationId;
@@ -78,17 +91,18 @@ final class RestartDetector {
 	private boolean uptimeUnknownLogged;
 
 	RestartDetector(Quarantining quarantine, long quarantineNanos) {
-		this(quarantine, quarantineNanos, false);
+		this(quarantine, quarantineNanos, 0);
 	}
 
 	/**
-	 * @param trustsPromotions whether a verified promotion of a replica of the known
-	 * server is taken without a quarantine: only for a voter that waits for its replicas
+	 * @param awaitedReplicas how many replicas each write counted there waits for, 0 for
+	 * none: a verified promotion of a replica of the known server is taken without a
+	 * quarantine only where writes wait
 	 */
-	RestartDetector(Quarantining quarantine, long quarantineNanos, boolean trustsPromotions) {
+	RestartDetector(Quarantining quarantine, long quarantineNanos, int awaitedReplicas) {
 		this.quarantine = quarantine;
 		this.quarantineNanos = quarantineNanos;
-		this.trustsPromotions = trustsPromotions;
+		this.awaitedReplicas = awaitedReplicas;
 	}
 
 	/**
@@ -106,8 +120,8 @@ final class RestartDetector {
 	 * @param askedAtNanos when it was asked, before the reply
 	 */
 	void observe(Map<String, String> info, long askedAtNanos) {
-		observe(info.get("run_id"), uptime(info), System.nanoTime(),
-				new Asked(askedAtNanos, NodeReport.replicationId(info), NodeReport.promotedFrom(info)));
+		observe(info.get("run_id"), uptime(info), System.nanoTime(), new Asked(askedAtNanos,
+				NodeReport.replicationId(info), NodeReport.promotedFrom(info), NodeReport.replicaCount(info)));
 	}
 
 	/**
@@ -160,6 +174,8 @@ final class RestartDetector {
 			this.asked = true;
 			this.promotedFrom = asked.promotedFrom();
 			this.replicationId = asked.replicationId();
+			this.mostReplicas = sameServer ? Math.max(this.mostReplicas, asked.replicas()) : asked.replicas();
+			warnOfReplicasNotWaitedFor(asked.replicas());
 		}
 		if (promoted) {
 			this.promotedRunId = newRunId;
@@ -217,13 +233,29 @@ final class RestartDetector {
 	}
 
 	/**
+	 * Warns, once, of a master with more replicas than each write waits for: a promotion
+	 * there is not taken as it is.
+	 */
+	private void warnOfReplicasNotWaitedFor(int replicas) {
+		if (this.awaitedReplicas > 0 && replicas > this.awaitedReplicas && !this.tooManyReplicasLogged) {
+			this.tooManyReplicasLogged = true;
+			this.quarantine.logger()
+				.warn("Redis node {}: its master has {} replicas, and each write waits for {} of them; a promotion "
+						+ "there is quarantined like any failover, since a replica that did not acknowledge a lock "
+						+ "may be promoted: set waitReplicas to the replica count", this.quarantine.node(), replicas,
+						this.awaitedReplicas);
+		}
+	}
+
+	/**
 	 * Whether another server is a promoted replica of the one known: it continues the
 	 * known server's replication history, and had started before this client last asked
-	 * the known server (its uptime counted a second short, as it may read one too many).
+	 * the known server (its uptime counted a second short, as it may read one too many);
+	 * and the known server never told of more replicas than each write waits for.
 	 */
 	private boolean verifiedPromotion(@Nullable Long uptimeSeconds, long nowNanos, Asked asked) {
-		if (!this.trustsPromotions || this.quarantineNanos == 0 || this.runId == null || !this.asked
-				|| this.replicationId == null || uptimeSeconds == null) {
+		if (this.awaitedReplicas == 0 || this.quarantineNanos == 0 || this.runId == null || !this.asked
+				|| this.replicationId == null || uptimeSeconds == null || this.mostReplicas > this.awaitedReplicas) {
 			return false;
 		}
 		long startedBy = nowNanos - TimeUnit.SECONDS.toNanos(Math.max(0, uptimeSeconds - 1));
@@ -263,8 +295,9 @@ final class RestartDetector {
 	 * {@code null} when not told or a replica
 	 * @param promotedFrom its {@code master_replid2} when it replaced a master, else
 	 * {@code null}
+	 * @param replicas its connected replicas when it answered as a master, else -1
 	 */
-	record Asked(long atNanos, @Nullable String replicationId, @Nullable String promotedFrom) {
+	record Asked(long atNanos, @Nullable String replicationId, @Nullable String promotedFrom, int replicas) {
 	}
 
 }

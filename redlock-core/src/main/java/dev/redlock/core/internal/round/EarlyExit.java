@@ -19,6 +19,15 @@ public interface EarlyExit {
 	boolean settled(NodeReply[] replies);
 
 	/**
+	 * Told of the replies read while the round waited for a node's replicas
+	 * ({@code WAIT}), as each was read, before {@link #settled} is asked again: what a
+	 * reply tells only as it is read (a clock reading) is taken in here.
+	 * @param replies the replies read so far
+	 */
+	default void readMeanwhile(NodeReply[] replies) {
+	}
+
+	/**
 	 * What to send, without waiting for its reply, to the nodes whose reply is not
 	 * awaited.
 	 * @param replies the replies that settled the round

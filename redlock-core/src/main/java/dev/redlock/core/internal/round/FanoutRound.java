@@ -381,7 +381,9 @@ final class FanoutRound extends WriteTimes {
 		long readStart = System.nanoTime();
 		try {
 			connection.readBy(this.deadline);
-			Object value = this.command.forNode(node).readFrom(connection);
+			RoundCommand own = this.command.forNode(node);
+			Object value = (own.awaitsReplicas() && connection.tellsArrivals())
+					? own.readFrom(connection, () -> readOthersUntilArrived(connection)) : own.readFrom(connection);
 			this.replies[node] = NodeReply.replied(node, value, System.nanoTime() - this.start);
 		}
 		catch (JedisException ex) {
@@ -396,6 +398,32 @@ final class FanoutRound extends WriteTimes {
 		if (this.command.measuresLatency() && measures(node, readStart, readEnd) && kind != NodeReply.Kind.INTERRUPTED
 				&& kind != NodeReply.Kind.UNREACHABLE) {
 			pool.latency().replied(readEnd - writtenAt(node), foundWaiting);
+		}
+	}
+
+	/**
+	 * While a node's reply waits for its replicas' acknowledgements ({@code WAIT}), reads
+	 * the other nodes' replies as they arrive, so that a clock read with them is not read
+	 * late (one waiting for replicas may take longer than the clock tolerance).
+	 * @param waiting the connection whose {@code WAIT} reply is awaited
+	 */
+	private void readOthersUntilArrived(PipelinedConnection waiting) {
+		while (!waiting.replyArrived()) {
+			long now = System.nanoTime();
+			if (now - this.deadline >= 0) {
+				return;
+			}
+			writeToReadyConnections();
+			int other = arrivedReply();
+			if (other >= 0) {
+				read(other);
+				if (this.exit != null) {
+					this.exit.readMeanwhile(this.replies);
+				}
+				continue;
+			}
+			LockSupport.parkNanos(Math.min(RoundTimes.MAX_PARK_NANOS, this.deadline - now));
+			deferInterrupt();
 		}
 	}
 

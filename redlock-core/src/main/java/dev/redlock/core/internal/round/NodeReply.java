@@ -73,7 +73,19 @@ public final class NodeReply {
 	 * otherwise.
 	 */
 	public @Nullable Object value() {
-		return (kind() == Kind.REPLIED) ? this.payload : null;
+		if (kind() != Kind.REPLIED) {
+			return null;
+		}
+		return (this.payload instanceof ReplicatedReply replicated) ? replicated.value() : this.payload;
+	}
+
+	/**
+	 * How long the reply waited, once the node's calls had answered, for replicas to
+	 * acknowledge them ({@code WAIT}), to the nanosecond; 0 for a reply that waited for
+	 * none. A clock the calls read was read that long before the reply.
+	 */
+	public long waitedNanos() {
+		return (this.payload instanceof ReplicatedReply replicated) ? replicated.waitedNanos() : 0;
 	}
 
 	/** The failure, when {@link #kind()} is not {@link Kind#REPLIED}. */
@@ -158,8 +170,23 @@ public final class NodeReply {
 		return count;
 	}
 
+	/**
+	 * A reply read.
+	 * @param value the value {@link RoundCommand#readFrom} read, which may say how long
+	 * it waited for replicas
+	 * @param nanos time from the start of the round until it was read
+	 */
 	public static NodeReply replied(int node, @Nullable Object value, long nanos) {
 		return new NodeReply(node, Kind.REPLIED, value, nanos, true, false);
+	}
+
+	/**
+	 * A reply read after waiting for replicas' acknowledgements (as a round's reply to
+	 * {@code WAIT}ed calls reads).
+	 * @param waitedNanos time from reading the calls' reply to reading {@code WAIT}'s
+	 */
+	public static NodeReply repliedAfterWait(int node, @Nullable Object value, long nanos, long waitedNanos) {
+		return replied(node, new ReplicatedReply(value, waitedNanos), nanos);
 	}
 
 	/**

@@ -391,11 +391,23 @@ public final class RoundCommand {
 	}
 
 	/**
-	 * Reads the reply, or the list of replies of a compound.
+	 * Reads the reply, or the list of replies of a compound. Behind {@code WAIT}, it
+	 * comes with how long the acknowledgements took, which {@link NodeReply#replied}
+	 * keeps apart.
 	 * @throws JedisDataException for an error reply to the first command of a compound;
 	 * never for a batch
 	 */
 	public @Nullable Object readFrom(PipelinedConnection connection) {
+		return readFrom(connection, null);
+	}
+
+	/**
+	 * Reads the reply as {@link #readFrom(PipelinedConnection)} does, doing something
+	 * else while {@code WAIT} keeps it.
+	 * @param whileWaiting run once the calls' reply is read and before {@code WAIT}'s is:
+	 * it returns once that has arrived, or may block no longer
+	 */
+	public @Nullable Object readFrom(PipelinedConnection connection, @Nullable Runnable whileWaiting) {
 		if (this.byNode != null) {
 			throw new IllegalStateException("a command that differs by node: read the node's own");
 		}
@@ -411,12 +423,15 @@ public final class RoundCommand {
 		}
 		catch (JedisDataException ex) {
 			// the calls failed: WAIT's reply is read all the same, nothing is owed
+			runWhileWaiting(whileWaiting);
 			readWaitReply(connection);
 			throw ex;
 		}
+		long callsRead = System.nanoTime();
+		runWhileWaiting(whileWaiting);
 		Object acknowledged = readWaitReply(connection);
 		if (acknowledged instanceof Long count && count >= this.awaitedReplicas) {
-			return replies;
+			return new ReplicatedReply(replies, System.nanoTime() - callsRead);
 		}
 		NotReplicatedException notReplicated = (acknowledged instanceof Long count)
 				? NotReplicatedException.acknowledgedBy(count, this.awaitedReplicas, this.waitMillis)
@@ -429,6 +444,17 @@ public final class RoundCommand {
 			return refused;
 		}
 		throw notReplicated;
+	}
+
+	private static void runWhileWaiting(@Nullable Runnable whileWaiting) {
+		if (whileWaiting != null) {
+			whileWaiting.run();
+		}
+	}
+
+	/** Whether {@code WAIT} follows the calls. */
+	public boolean awaitsReplicas() {
+		return this.awaitedReplicas > 0;
 	}
 
 	/**

@@ -50,6 +50,12 @@ public final class PipelinedConnection extends Connection {
 
 	private final SocketCapture capture;
 
+	/**
+	 * Jedis's buffered reader of the socket, once a reply was read: the bytes it holds
+	 * have arrived.
+	 */
+	private @Nullable RedisInputStream buffered;
+
 	private final PendingCalls pending = new PendingCalls();
 
 	private LockCommands greeted = LockCommands.SCRIPTS;
@@ -299,12 +305,21 @@ public final class PipelinedConnection extends Connection {
 	}
 
 	/**
-	 * Whether bytes of a reply are waiting to be read, so reading would not block. Only a
-	 * hint: a TLS connection, whose bytes are still encrypted, says {@code false} until
-	 * they are read.
+	 * Whether {@link #replyArrived()} turns true once a reply arrives: not over TLS.
+	 */
+	public boolean tellsArrivals() {
+		return this.capture.tls == null;
+	}
+
+	/**
+	 * Whether bytes of a reply are waiting to be read (on the socket, or read into
+	 * Jedis's buffer with an earlier reply), so reading would not block. Only a hint: a
+	 * TLS connection, whose bytes are still encrypted, says {@code false} until they are
+	 * read.
 	 */
 	public boolean replyArrived() {
-		InputStream input = this.capture.input;
+		RedisInputStream buffered = this.buffered;
+		InputStream input = (buffered != null) ? buffered : this.capture.input;
 		try {
 			return input != null && input.available() > 0;
 		}
@@ -321,6 +336,7 @@ public final class PipelinedConnection extends Connection {
 	 */
 	@Override
 	protected Object protocolRead(RedisInputStream input) {
+		this.buffered = input;
 		return input.peek(STATUS_REPLY) ? readStatus(input) : super.protocolRead(input);
 	}
 

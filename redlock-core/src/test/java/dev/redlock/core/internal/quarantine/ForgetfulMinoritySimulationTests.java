@@ -70,7 +70,7 @@ class ForgetfulMinoritySimulationTests {
 	@ParameterizedTest(name = "N = {0}")
 	@ValueSource(ints = { 3, 5, 7 })
 	void noNodeThatDroppedAKeyOfAValidLeaseEverCounts(int n) {
-		Tally tally = explore(n, SETTINGS, SETTINGS.clockTolerance().toNanos(), Fault.values());
+		Tally tally = explore(n, SETTINGS, SETTINGS.clockTolerance().toNanos(), Fault.values(), 0);
 		System.out.println(tally);
 		assertThat(tally.violations).as("rounds where a node that dropped a key of a valid lease counted (%s)", tally)
 			.isEmpty();
@@ -78,15 +78,33 @@ class ForgetfulMinoritySimulationTests {
 		assertThat(tally.unavailable).as("rounds after which B could not take a free lock (%s)", tally).isEmpty();
 	}
 
+	@ParameterizedTest(name = "N = {0}")
+	@ValueSource(ints = { 3, 5 })
+	void grantsThatWaitedForReplicasLongerThanTheToleranceStillCountAndNoneThatDroppedAKey(int n) {
+		// every other node is a voter that waits for its replicas (?waitReplicas): its
+		// reply comes twice the clock tolerance after its clock was read
+		long wait = 2 * SETTINGS.clockTolerance().toNanos();
+		Tally tally = explore(n, SETTINGS, SETTINGS.clockTolerance().toNanos(), Fault.values(), wait);
+		System.out.println("waiting for replicas: " + tally);
+		assertThat(tally.violations).as("%s", tally).isEmpty();
+		assertThat(tally.dangerous).isPositive();
+		assertThat(tally.unavailable).as("rounds after which B could not take a free lock (%s)", tally).isEmpty();
+	}
+
 	@Test
 	void theSimulationFindsSecondHoldersWhenTheClockGuardIsBlind() {
 		// a judge whose tolerance is beyond any step clears every clock, while the
 		// leases keep the allowance of the real tolerance: the clock guard is off
-		Tally tally = explore(5, SETTINGS, Duration.ofMinutes(10).toNanos(), Fault.clockFaults());
+		Tally tally = explore(5, SETTINGS, Duration.ofMinutes(10).toNanos(), Fault.clockFaults(), 0);
 		assertThat(tally.violations).as("%s", tally).isNotEmpty();
 	}
 
-	private static Tally explore(int n, RedlockSettings settings, long judgeTolerance, Fault[] faults) {
+	/**
+	 * @param replicaWait how long the replies of the nodes of even index wait for
+	 * replicas after they ran, 0 for none
+	 */
+	private static Tally explore(int n, RedlockSettings settings, long judgeTolerance, Fault[] faults,
+			long replicaWait) {
 		int f = n - (n / 2 + 1);
 		long quarantine = settings.restartQuarantine().toNanos();
 		long[] ttls = { shortestTtl(settings), quarantine };
@@ -99,7 +117,7 @@ class ForgetfulMinoritySimulationTests {
 							for (int honestPattern = 0; honestPattern < (fault.clock ? 6 : 1); honestPattern++) {
 								for (Timing timing : fault.timings()) {
 									scenarios.add(new Scenario(settings, judgeTolerance, n, faulty, fault, state, ttlA,
-											ttlB, honestPattern, timing));
+											ttlB, honestPattern, timing, replicaWait));
 								}
 							}
 						}
@@ -218,7 +236,7 @@ class ForgetfulMinoritySimulationTests {
 
 	/** One case, run once per order of B's replies. */
 	private record Scenario(RedlockSettings settings, long judgeTolerance, int n, int faulty, Fault fault,
-			ClientState state, long ttlA, long ttlB, int honestPattern, Timing timing) {
+			ClientState state, long ttlA, long ttlB, int honestPattern, Timing timing, long replicaWait) {
 
 		int quorum() {
 			return this.n / 2 + 1;
@@ -246,7 +264,7 @@ class ForgetfulMinoritySimulationTests {
 			if (depth == quorum()) {
 				StringBuilder signature = new StringBuilder();
 				for (int i = 0; i < depth; i++) {
-					signature.append(role(prefix[i])).append(clockSign(prefix[i]));
+					signature.append(role(prefix[i])).append(clockSign(prefix[i])).append(replicaWait(prefix[i]));
 				}
 				if (seen.add(signature.toString())) {
 					int[] order = Arrays.copyOf(prefix, this.n);
@@ -284,6 +302,28 @@ class ForgetfulMinoritySimulationTests {
 				case 2, 4 -> missed ? -1 : 1;
 				default -> missed ? 1 : -1;
 			};
+		}
+
+		/**
+		 * The order the replies of a round arrive in when the nodes answer alike but for
+		 * their wait for replicas: the nodes that wait come last. A round's replies read
+		 * in another order are read late, which B's contested round explores.
+		 */
+		int[] inArrivalOrder(int[] order) {
+			int[] arrival = new int[order.length];
+			int at = 0;
+			for (boolean waits : new boolean[] { false, true }) {
+				for (int node : order) {
+					if ((replicaWait(node) > 0) == waits) {
+						arrival[at++] = node;
+					}
+				}
+			}
+			return arrival;
+		}
+
+		long replicaWait(int node) {
+			return (node % 2 == 0) ? this.replicaWait : 0;
 		}
 
 		long clockOffset(int node) {
@@ -337,8 +377,13 @@ class ForgetfulMinoritySimulationTests {
 				nodes.add(node);
 				all[i] = i;
 			}
+			all = inArrivalOrder(all);
 			SimClient a = new SimClient(time, nodes, this.settings, this.judgeTolerance, 7 * SECOND);
 			SimClient b = new SimClient(time, nodes, this.settings, this.judgeTolerance, -3 * SECOND);
+			long[] waits = new long[this.n];
+			Arrays.setAll(waits, this::replicaWait);
+			a.waitForReplicas(waits);
+			b.waitForReplicas(waits);
 			long period = a.quarantine(0).probePeriodNanos();
 			// A has known the nodes for long
 			time.set(tA - 2 * quarantine - SECOND);
@@ -389,9 +434,13 @@ class ForgetfulMinoritySimulationTests {
 				}
 			}
 			time.set(tA);
-			int[] quorumOfA = Arrays.copyOf(all, quorum());
+			int[] quorumOfA = inArrivalOrder(Arrays.copyOf(all, quorum()));
 			SimClient.Round held = a.acquire("resource", "A", this.ttlA, quorumOfA);
 			if (!held.won()) {
+				// only the clocks stepped back before A locks may refuse A
+				if (!atTheAssumedExtreme() && this.fault != Fault.BACKWARD_EXCURSION_THEN_CORRECTION) {
+					tally.unavailable.add("A, " + describe(order));
+				}
 				return;
 			}
 			long validUntilA = held.start() + this.ttlA - this.settings.driftNanosFor(this.ttlA);
@@ -455,7 +504,7 @@ class ForgetfulMinoritySimulationTests {
 				tally.dangerous++;
 			}
 			time.advance(MS);
-			if (!b.acquire("free", "B", this.ttlB, order).won() && !atTheAssumedExtreme()) {
+			if (!b.acquire("free", "B", this.ttlB, inArrivalOrder(order)).won() && !atTheAssumedExtreme()) {
 				tally.unavailable.add(describe(order));
 			}
 		}
@@ -464,7 +513,7 @@ class ForgetfulMinoritySimulationTests {
 			return this.faulty + " faulty, " + this.fault + (this.fault.clock ? " (" + stepSize() / MS + " ms)" : "")
 					+ ", B " + this.state + ", TTL of A " + this.ttlA / MS + " ms, of B " + this.ttlB / MS
 					+ " ms, honest clocks " + this.honestPattern + ", " + this.timing + ", order "
-					+ Arrays.toString(order);
+					+ Arrays.toString(order) + ((this.replicaWait > 0) ? ", even nodes waiting for replicas" : "");
 		}
 
 	}

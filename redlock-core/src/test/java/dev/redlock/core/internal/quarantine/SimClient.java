@@ -46,6 +46,12 @@ final class SimClient {
 	private final long toleranceNanos;
 
 	/**
+	 * By node, how long a grant's reply waits for replicas' acknowledgements after the
+	 * node ran it ({@code WAIT}), 0 for none.
+	 */
+	private long[] replicaWaits;
+
+	/**
 	 * @param settings the client's settings, the restart quarantine on
 	 * @param toleranceNanos the clock tolerance its judge applies: the settings' but to
 	 * show what happens without the guard
@@ -58,11 +64,22 @@ final class SimClient {
 		this.quorum = new Quorum(nodes.size());
 		this.toleranceNanos = toleranceNanos;
 		this.greeted = new boolean[nodes.size()];
+		this.replicaWaits = new long[nodes.size()];
 		LongSupplier ticker = this::monotonicNanos;
 		for (SimNode node : nodes) {
 			this.quarantines.add(new NodeQuarantine(RedisNodeUri.parse("redis://127.0.0.1:" + (7000 + node.index)),
 					settings.restartQuarantine(), ticker, NOPLogger.NOP_LOGGER));
 		}
+	}
+
+	/**
+	 * Makes the nodes' replies to acquisition rounds wait for replicas, as a voter with
+	 * {@code ?waitReplicas} does.
+	 * @param nanosByNode how long each node's reply waits after it ran the round, 0 for
+	 * none
+	 */
+	void waitForReplicas(long[] nanosByNode) {
+		this.replicaWaits = nanosByNode.clone();
 	}
 
 	/** This client's monotonic clock now. */
@@ -109,9 +126,12 @@ final class SimClient {
 			reply.add(granted[node] ? SimNode.bytes("OK") : null);
 			reply.add(simNode.timeReply(executed));
 			reply.add((marker != null) ? SimNode.bytes(marker) : null);
-			long read = executed + HOP_NANOS;
+			long waited = this.replicaWaits[node];
+			// read in the order given: after the replies read before it
+			long read = Math.max(executed + HOP_NANOS + waited, this.time.now());
 			this.time.set(read);
-			replies[node] = NodeReply.replied(node, reply, read - start);
+			replies[node] = (waited > 0) ? NodeReply.repliedAfterWait(node, reply, read - start, waited)
+					: NodeReply.replied(node, reply, read - start);
 			judge.read(replies);
 			int counting = 0;
 			int pending = 0;

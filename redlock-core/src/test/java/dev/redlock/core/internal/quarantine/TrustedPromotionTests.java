@@ -60,6 +60,16 @@ class TrustedPromotionTests {
 
 	@ParameterizedTest
 	@ValueSource(booleans = { true, false })
+	void aPromotionWhereTheFormerMasterHadMoreReplicasThanEachWriteWaitsForIsQuarantined(boolean waits) {
+		// each write waits for one replica of two: the other may be promoted without it
+		NodeQuarantine quarantine = knowingTheFormerMaster(waits, 2);
+		MarkerWatch.MarkerWrite write = meet(quarantine, "run-b", 3_600L, FORMER_REPLID, this.known);
+		assertThat(quarantine.counts()).isFalse();
+		assertThat(write.marker().quarantineReason()).isEqualTo(QuarantineReason.FAILOVER);
+	}
+
+	@ParameterizedTest
+	@ValueSource(booleans = { true, false })
 	void aVerifiedPromotionExplainsAMarkerThatMissedTheFormerMastersLastHeartbeats(boolean waits) {
 		NodeQuarantine quarantine = knowingTheFormerMaster(waits);
 		NodeMarker behind = new NodeMarker(0, NodeMarker.CLEAN, "aaaa", NodeMarker.NOT_PROMOTED, true, NODE - 5_000,
@@ -198,10 +208,16 @@ class TrustedPromotionTests {
 
 	/** A client that greeted the former master {@code run-a} and read its marker. */
 	private NodeQuarantine knowingTheFormerMaster(boolean waits) {
+		return knowingTheFormerMaster(waits, 1);
+	}
+
+	/** A quarantine that knows the former master, with that many replicas. */
+	private NodeQuarantine knowingTheFormerMaster(boolean waits, int replicas) {
 		NodeQuarantine quarantine = quarantineOf(waits);
 		long asked = this.ticker.get();
-		MarkerWatch.MarkerWrite write = quarantine.inspect(report("run-a", 3_600L, null, FORMER_REPLID, this.known),
-				this.ticker.addAndGet(1_000_000), quarantine.markers().memory(), asked);
+		MarkerWatch.MarkerWrite write = quarantine.inspect(
+				report("run-a", 3_600L, null, FORMER_REPLID, this.known, replicas), this.ticker.addAndGet(1_000_000),
+				quarantine.markers().memory(), asked);
 		assertThat(write).as("a heartbeat is not due yet").isNull();
 		assertThat(quarantine.counts()).isTrue();
 		return quarantine;
@@ -226,8 +242,13 @@ class TrustedPromotionTests {
 
 	private static NodeReport report(String runId, long uptimeSeconds, @Nullable String promotedFrom,
 			String replicationId, NodeMarker marker) {
+		return report(runId, uptimeSeconds, promotedFrom, replicationId, marker, 1);
+	}
+
+	private static NodeReport report(String runId, long uptimeSeconds, @Nullable String promotedFrom,
+			String replicationId, NodeMarker marker, int replicas) {
 		return new NodeReport(runId, uptimeSeconds, promotedFrom, 0, 0, 0, null, NODE * 1_000,
-				marker.encode().getBytes(StandardCharsets.UTF_8), replicationId);
+				marker.encode().getBytes(StandardCharsets.UTF_8), replicationId, replicas);
 	}
 
 }
