@@ -17,10 +17,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A cluster voter none of whose nodes answers when the application starts: a voter down,
- * which must not stop the application when the other voters make a quorum. Its URI says
- * how many shards the cluster has ({@code ?shards=3}), so its shard nodes can be numbered
- * before its slot map is read; they count as down until the cluster answers, then take
- * the shards in the order of their first slot, and the voter counts.
+ * which must not stop the application when the other voters make a quorum. When its URI
+ * says how many shards the cluster has ({@code ?shards=3}), its shard nodes can be
+ * numbered before its slot map is read; they count as down until the cluster answers,
+ * then take the shards in the order of their first slot, and the voter counts. When it
+ * does not say, the voter is placed as one shard: once the cluster answers, it follows
+ * the shard of the first slots, and refuses the locks of the others' slots until a
+ * restart.
  */
 @WithRedisNodes(count = 2)
 @WithRedisCluster(shards = 3, replicasPerShard = 0)
@@ -29,18 +32,15 @@ class ClusterVoterStartupTests {
 	private static final RedlockSettings SETTINGS = TestSupport.withQuarantine(Duration.ofSeconds(6));
 
 	@Test
-	void aClusterDownAtStartupCountsOnceItAnswersWhenItsUriSaysHowManyShardsItHas(RedisNodes nodes,
-			RedisCluster cluster) {
+	void aClusterDownAtStartupIsAVoterDownThatCountsOnceItAnswers(RedisNodes nodes, RedisCluster cluster) {
 		RedisNode x = nodes.node(0);
 		RedisNode y = nodes.node(1);
 		String voter = cluster.uri() + "?shards=3";
 		cluster.nodes().forEach(RedisNode::kill);
-		try {
-			assertThatThrownBy(() -> redlock(cluster.uri(), x.uri(), y.uri()))
-				.isInstanceOfSatisfying(InvalidRedlockConfigurationException.class, (ex) -> {
-					assertThat(ex.setting()).isEqualTo("nodes[0]");
-					assertThat(ex.getMessage()).contains("no seed told the cluster's slots").contains("?shards=");
-				});
+		try (Redlock undeclared = redlock(cluster.uri(), x.uri(), y.uri())) {
+			NodeStatus placed = undeclared.checkNodes().get(0);
+			assertThat(placed.node()).isEqualTo(cluster.uri() + " [shard 0 of 1]");
+			assertThat(placed.reachable()).isFalse();
 			try (Redlock redlock = redlock(voter, x.uri(), y.uri())) {
 				List<NodeStatus> statuses = redlock.checkNodes();
 				assertThat(statuses).hasSize(5);
@@ -64,6 +64,10 @@ class ClusterVoterStartupTests {
 					}
 					return true;
 				}, () -> String.valueOf(redlock.checkNodes()));
+				TestSupport.awaitTrue("the voter placed as one shard follows the first", Duration.ofSeconds(40),
+						() -> undeclared.checkNodes().get(0).counts() && ("127.0.0.1:" + cluster.primaryOf(0).port())
+							.equals(undeclared.checkNodes().get(0).master()),
+						() -> String.valueOf(undeclared.checkNodes()));
 				// with Y down, the cluster and X make the quorum
 				y.kill();
 				String key = ClusterKeys.lockKey(TestSupport.PREFIX + "after-start");
@@ -72,11 +76,31 @@ class ClusterVoterStartupTests {
 					assertThat(serving.command("EXISTS", key)).as("the lock on the shard its slot picks")
 						.isEqualTo("1");
 				}
+				// the voter placed as one shard: the first shard's locks count, the
+				// others'
+				// are refused there until the application restarts
+				String first = resourceInShard(cluster, 0);
+				try (Lease lease = undeclared.acquire(first, Duration.ofSeconds(5), Duration.ofSeconds(10))) {
+					assertThat(cluster.primaryOf(0).command("EXISTS", lease.redisKey())).isEqualTo("1");
+				}
+				String other = resourceInShard(cluster, 1);
+				assertThatThrownBy(() -> undeclared.acquire(other, Duration.ofSeconds(5), Duration.ZERO))
+					.isInstanceOf(LockNotAcquiredException.class);
 			}
 		}
 		finally {
 			y.restart();
 			cluster.nodes().stream().filter((node) -> !node.isRunning()).forEach(RedisNode::restart);
+		}
+	}
+
+	/** A resource whose lock key is in a shard's slots. */
+	private static String resourceInShard(RedisCluster cluster, int shard) {
+		for (int i = 0;; i++) {
+			String resource = "in-shard-" + shard + "-" + i;
+			if (cluster.shardOf(ClusterKeys.lockKey(TestSupport.PREFIX + resource)) == shard) {
+				return resource;
+			}
 		}
 	}
 

@@ -23,9 +23,9 @@ import dev.redlock.core.RedlockSettings;
  * before the master's name counts a write there only once n replicas acknowledged it, so
  * that a promotion costs that voter no quarantine), or a whole Redis or Valkey Cluster,
  * "redis-cluster://[user:password@]seed1:port,seed2:port" ("rediss-cluster://..." for
- * TLS), one voter whose shards are read from its slot map at startup; "?shards=k" after
- * the seeds says how many shards it has, so that it starts, counting as down, when no
- * seed answers then. List 3 or 5: a lock needs a majority of them.
+ * TLS), one voter whose shards are read from its slot map at startup (counting as down
+ * when no seed answers then); "?shards=k" after the seeds says how many shards it has, so
+ * that all are followed once it answers. List 3 or 5: a lock needs a majority of them.
  * @param keyPrefix Prefix put in front of every lock key in Redis.
  * @param defaultTtl Lock time-to-live used when @DistributedLock or the caller gives
  * none.

@@ -35,7 +35,8 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * that the rounds on a migrated slot's keys go where the keys went. A shard added after
  * startup has no node of the voter: its slots stay with the node that served them (which
  * answers {@code MOVED}, a refusal) until the application restarts, and a warning says
- * so.
+ * so; as do the shards of a voter placed as one shard because its cluster did not answer
+ * at startup and its URI did not say how many shards it has.
  */
 final class SlotMapFollower implements AutoCloseable {
 
@@ -191,6 +192,24 @@ final class SlotMapFollower implements AutoCloseable {
 				warnOfMarkersAway(voter);
 			}
 		}
+		else {
+			// a voter of one node (one shard, or placed as one before its cluster
+			// answered): the other shards' slots are redirected away, and refused
+			for (ClusterSlots.Shard shard : map.shards()) {
+				if (!followed.containsKey(shard.primary())) {
+					warnOfUnfollowed(voter, shard);
+				}
+			}
+		}
+	}
+
+	/** Warns, once per shard, of a shard whose slots no node of the voter follows. */
+	private void warnOfUnfollowed(int voter, ClusterSlots.Shard shard) {
+		if (this.unfollowedShards.add(shard.primaryId())) {
+			logger.warn("Redlock voter {}: the shard of {} serves slots no node of the voter follows (a shard added "
+					+ "after startup, or unknown then, or a failover not followed yet); their locks are refused by this "
+					+ "voter until it is followed, or the application restarts", voterName(voter), shard.primary());
+		}
 	}
 
 	/**
@@ -225,10 +244,8 @@ final class SlotMapFollower implements AutoCloseable {
 			short now = (short) (layout.nodeServing(voter, slot) - first);
 			ClusterSlots.Shard serving = map.shardOf(slot);
 			Integer node = (serving != null) ? followed.get(serving.primary()) : null;
-			if (serving != null && node == null && this.unfollowedShards.add(serving.primaryId())) {
-				logger.warn("Redlock voter {}: the shard of {} serves slots no node of the voter follows (a shard "
-						+ "added after startup, or a failover not followed yet); their locks are refused by this voter "
-						+ "until it is followed, or the application restarts", voterName(voter), serving.primary());
+			if (serving != null && node == null) {
+				warnOfUnfollowed(voter, serving);
 			}
 			next[slot] = (node != null) ? (short) (int) node : now;
 			moved += (next[slot] != now) ? 1 : 0;

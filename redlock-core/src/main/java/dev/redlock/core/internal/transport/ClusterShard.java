@@ -74,11 +74,13 @@ public record ClusterShard(List<HostAndPort> seeds, int index, int count, List<S
 	 * {@code shardIndex}-th in the order of the shards' first slot, serving an equal
 	 * share of the slots until a map is read.
 	 * @param shardIndex its place
+	 * @param shards how many shards the voter is placed as: those its URI declares, else
+	 * one
 	 * @param served the equal share of the slots it stands for
 	 * @return the shard
 	 */
-	ClusterShard provisionalShard(int shardIndex, List<SlotRange> served) {
-		return new ClusterShard(this.seeds, shardIndex, this.declaredShards, served, this.declaredShards, true);
+	ClusterShard provisionalShard(int shardIndex, int shards, List<SlotRange> served) {
+		return new ClusterShard(this.seeds, shardIndex, shards, served, this.declaredShards, true);
 	}
 
 	/**

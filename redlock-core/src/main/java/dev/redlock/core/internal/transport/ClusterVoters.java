@@ -134,21 +134,21 @@ public final class ClusterVoters {
 
 	/**
 	 * Puts the shard nodes of a cluster voter none of whose seeds answered in its place,
-	 * as many as its URI says it has, each standing for an equal share of the slots until
-	 * its cluster answers: they follow no primary until then, so the voter counts as
-	 * down.
+	 * as many as its URI says it has (one when it does not say), each standing for an
+	 * equal share of the slots until its cluster answers: they follow no primary until
+	 * then, so the voter counts as down.
 	 * @return the voter's slot map, {@code null} for one shard
 	 */
 	private static short @Nullable [] provisionalShards(RedisNodeUri voter, List<RedisNodeUri> expanded) {
-		int shards = voter.cluster().declaredShards();
+		int shards = Math.max(1, voter.cluster().declaredShards());
 		short[] shardOfSlot = new short[HashSlot.SLOTS];
 		HostAndPort seed = voter.cluster().seeds().get(0);
 		for (int i = 0; i < shards; i++) {
 			int first = HashSlot.equalRangeStart(i, shards);
 			int end = HashSlot.equalRangeStart(i + 1, shards);
 			Arrays.fill(shardOfSlot, first, end, (short) i);
-			expanded
-				.add(voter.inShard(seed, voter.cluster().provisionalShard(i, List.of(new SlotRange(first, end - 1)))));
+			expanded.add(voter.inShard(seed,
+					voter.cluster().provisionalShard(i, shards, List.of(new SlotRange(first, end - 1)))));
 		}
 		return (shards == 1) ? null : shardOfSlot;
 	}
@@ -163,8 +163,8 @@ public final class ClusterVoters {
 	/**
 	 * Asks every seed for the slot map, so that a standalone server or another cluster's
 	 * node listed among the seeds is found whichever answers first.
-	 * @return the map, or {@code null} when no seed answered and the URI says how many
-	 * shards the cluster has
+	 * @return the map, or {@code null} when no seed answered: the voter then starts as a
+	 * voter down
 	 */
 	private static @Nullable ClusterSlots read(RedisNodeUri voter, int index, JedisClientConfig config) {
 		String setting = "nodes[" + index + "]";
@@ -203,11 +203,12 @@ public final class ClusterVoters {
 			return null;
 		}
 		if (first == null) {
-			throw new InvalidRedlockConfigurationException(setting,
-					voter.redacted() + ": no seed told the cluster's slots (" + String.join("; ", failures)
-							+ "); a cluster voter reads its slot map when the application starts, so one of its "
-							+ "seeds must answer then, unless its URI says how many shards the cluster has "
-							+ "(redis-cluster://seed1,seed2?shards=3): it then starts counting as down");
+			logger.warn("Redlock voter {} ({}): no seed told the cluster's slots ({}); it counts as down until one "
+					+ "does. Its URI does not say how many shards the cluster has, so it is followed as one shard: "
+					+ "if it has more, the locks whose keys are in the other shards' slots are refused by this voter "
+					+ "until the application restarts. Say how many it has (redis-cluster://seed1,seed2?shards=3)",
+					setting, voter.redacted(), String.join("; ", failures));
+			return null;
 		}
 		List<SlotRange> unserved = first.unserved();
 		if (!unserved.isEmpty()) {

@@ -148,9 +148,9 @@ class ClusterSlotsTests {
 		ClusterSlots slots = ClusterSlots.parse(reply, "db.internal");
 		ClusterShard voter = RedisNodeUri.parse("redis-cluster://10.0.0.9:7000?shards=3").cluster();
 		// each stands for an equal share, all of it served by the first shard here
-		ClusterShard third = voter.provisionalShard(2, List.of(new ClusterSlots.SlotRange(0, 99)));
+		ClusterShard third = voter.provisionalShard(2, 3, List.of(new ClusterSlots.SlotRange(0, 99)));
 		assertThat(third.followedIn(slots, null, third::serves).primary()).isEqualTo(new HostAndPort("10.0.0.3", 7003));
-		assertThat(voter.provisionalShard(3, List.of()).followedIn(slots, null, (slot) -> false))
+		assertThat(voter.provisionalShard(3, 3, List.of()).followedIn(slots, null, (slot) -> false))
 			.as("a place past the cluster's shards")
 			.isNull();
 		// once it follows a primary, it follows it as any shard node does

@@ -120,7 +120,7 @@ class RedisNodeUriTests {
 		assertThat(voter.redacted()).isEqualTo("redis-cluster://10.0.0.1:7000,10.0.0.2:7000?shards=3");
 		assertThat(RedisNodeUri.parse("redis-cluster://10.0.0.1:7000").cluster().declaredShards()).isZero();
 		RedisNodeUri provisional = voter.inShard(new HostAndPort("10.0.0.1", 7000),
-				voter.cluster().provisionalShard(2, List.of(new ClusterSlots.SlotRange(10922, 16383))));
+				voter.cluster().provisionalShard(2, 3, List.of(new ClusterSlots.SlotRange(10922, 16383))));
 		assertThat(provisional.cluster().provisional()).isTrue();
 		assertThat(provisional.redacted()).as("the slots it stands for are not yet its cluster's")
 			.isEqualTo("redis-cluster://10.0.0.1:7000,10.0.0.2:7000?shards=3 [shard 2 of 3]");
