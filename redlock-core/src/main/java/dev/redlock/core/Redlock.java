@@ -478,7 +478,8 @@ public final class Redlock implements AutoCloseable {
 					Math.max(WarmUp.CONNECT_TIMEOUT_MILLIS, this.settings.nodeTimeout().toMillis()));
 			ClusterVoters.Expanded expanded = ClusterVoters.expand(voters, this.slotMaps, seedTimeoutMillis,
 					this.settings.clientName(), this.tls);
-			VoterLayout layout = VoterLayout.ofSlotMaps(expanded.slotMaps());
+			boolean clusterVoter = voters.stream().anyMatch((voter) -> voter.cluster() != null);
+			VoterLayout layout = VoterLayout.ofSlotMaps(expanded.slotMaps(), clusterVoter);
 			return new Redlock(expanded.nodes(), layout, this.settings, this.ticker, List.copyOf(this.listeners),
 					this.tls);
 		}

@@ -81,7 +81,12 @@ class ClusterVoterStartupTests {
 				// are refused there until the application restarts
 				String first = resourceInShard(cluster, 0);
 				try (Lease lease = undeclared.acquire(first, Duration.ofSeconds(5), Duration.ofSeconds(10))) {
+					assertThat(lease.redisKey()).as("stored as the other client stores it")
+						.isEqualTo(ClusterKeys.lockKey(TestSupport.PREFIX + first));
 					assertThat(cluster.primaryOf(0).command("EXISTS", lease.redisKey())).isEqualTo("1");
+					assertThatThrownBy(() -> redlock.acquire(first, Duration.ofSeconds(5), Duration.ZERO))
+						.as("the same lock, for the client that knew the shards")
+						.isInstanceOf(LockNotAcquiredException.class);
 				}
 				String other = resourceInShard(cluster, 1);
 				assertThatThrownBy(() -> undeclared.acquire(other, Duration.ofSeconds(5), Duration.ZERO))

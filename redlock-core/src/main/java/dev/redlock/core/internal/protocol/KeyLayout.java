@@ -6,13 +6,13 @@ import java.util.BitSet;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How a lock's keys, and each node's marker, are stored on the nodes. When every voter is
- * one node (a standalone or Sentinel-managed master), a lock is stored under its key as
- * it is, its fencing counter behind {@code {fence}}, and the marker is {@code {fence}}
- * ({@link #PLAIN}). When some voter has several shard nodes, each key a lock's scripts
- * declare must be in the lock key's slot, on every voter alike, so that one node per
- * voter serves them all, and each node's marker is a key in a slot it serves
- * ({@link #TAGGED}, see {@link ClusterKeys}).
+ * How a lock's keys, and each node's marker, are stored on the nodes. When no voter is a
+ * cluster (every voter a standalone or Sentinel-managed master), a lock is stored under
+ * its key as it is, its fencing counter behind {@code {fence}}, and the marker is
+ * {@code {fence}} ({@link #PLAIN}). When some voter is a cluster, each key a lock's
+ * scripts declare must be in the lock key's slot, on every voter alike, so that one node
+ * per voter serves them all, and each node's marker is a key in a slot it serves
+ * ({@link #TAGGED}, see {@link ClusterKeys}), however many shards the cluster has.
  */
 public enum KeyLayout {
 
@@ -119,10 +119,10 @@ public enum KeyLayout {
 
 	/**
 	 * The layout of a group of voters.
-	 * @param sharded whether some voter has several shard nodes
+	 * @param tagged whether some voter is a cluster (or has several shard nodes)
 	 */
-	public static KeyLayout of(boolean sharded) {
-		return sharded ? TAGGED : PLAIN;
+	public static KeyLayout of(boolean tagged) {
+		return tagged ? TAGGED : PLAIN;
 	}
 
 	/**

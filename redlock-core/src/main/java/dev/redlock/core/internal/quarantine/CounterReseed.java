@@ -18,6 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.redlock.core.internal.protocol.HashSlot;
+import dev.redlock.core.internal.protocol.KeyLayout;
 import dev.redlock.core.internal.protocol.LockScripts;
 import dev.redlock.core.internal.round.Quorum;
 import dev.redlock.core.internal.round.VoterLayout;
@@ -183,12 +184,13 @@ public final class CounterReseed implements AutoCloseable {
 
 	/**
 	 * Counters in batches of at most {@link #BATCH} for a command that declares them all:
-	 * each batch of one slot when some voter has several nodes, since a cluster node
-	 * refuses the keys of several slots in one command ({@code CROSSSLOT}).
+	 * each batch of one slot with the tagged key layout (some voter is a cluster), since
+	 * a cluster node refuses the keys of several slots in one command
+	 * ({@code CROSSSLOT}).
 	 */
 	private List<List<String>> inBatches(Collection<String> counters) {
 		List<List<String>> batches = new ArrayList<>();
-		Collection<List<String>> groups = layout().sharded() ? counters.stream()
+		Collection<List<String>> groups = (layout().keys() == KeyLayout.TAGGED) ? counters.stream()
 			.collect(Collectors.groupingBy(this::slotOfCounter, TreeMap::new, Collectors.toList()))
 			.values() : List.of(new ArrayList<>(counters));
 		for (List<String> group : groups) {

@@ -25,6 +25,9 @@ public final class VoterLayout {
 
 	private final boolean sharded;
 
+	/** Whether a lock's keys are stored in one hash tag: some voter is a cluster. */
+	private final boolean tagged;
+
 	/**
 	 * By voter, the shard serving each slot, counted from the voter's first node;
 	 * {@code null} for a voter of one node.
@@ -39,8 +42,8 @@ public final class VoterLayout {
 
 	private final List<KeyRange> keyRanges;
 
-	private VoterLayout(int[] firstNode, short @Nullable [][] shardOfSlot) {
-		this(firstNode, shardOfSlot, null);
+	private VoterLayout(int[] firstNode, short @Nullable [][] shardOfSlot, boolean tagged) {
+		this(firstNode, shardOfSlot, tagged, null);
 	}
 
 	/**
@@ -48,9 +51,11 @@ public final class VoterLayout {
 	 * (where a node may now serve no slot), or {@code null} to derive them (where every
 	 * node must serve a slot)
 	 */
-	private VoterLayout(int[] firstNode, short @Nullable [][] shardOfSlot, String @Nullable [] markerKeys) {
+	private VoterLayout(int[] firstNode, short @Nullable [][] shardOfSlot, boolean tagged,
+			String @Nullable [] markerKeys) {
 		this.firstNode = firstNode;
 		this.sharded = nodes() > voters();
+		this.tagged = tagged || this.sharded;
 		this.shardOfSlot = shardOfSlot;
 		this.slotsOf = new BitSet[nodes()];
 		for (int voter = 0; voter < voters(); voter++) {
@@ -98,7 +103,7 @@ public final class VoterLayout {
 		}
 		short[][] maps = this.shardOfSlot.clone();
 		maps[voter] = map.clone();
-		return new VoterLayout(this.firstNode, maps, this.markerKeys);
+		return new VoterLayout(this.firstNode, maps, this.tagged, this.markerKeys);
 	}
 
 	/**
@@ -146,7 +151,7 @@ public final class VoterLayout {
 		for (int i = 0; i <= nodes; i++) {
 			first[i] = i;
 		}
-		return new VoterLayout(first, new short[nodes][]);
+		return new VoterLayout(first, new short[nodes][], false);
 	}
 
 	/**
@@ -167,12 +172,26 @@ public final class VoterLayout {
 	}
 
 	/**
-	 * Voters whose nodes serve the slots their maps give them.
+	 * Voters whose nodes serve the slots their maps give them, a lock's keys in one hash
+	 * tag only when some voter has several nodes.
 	 * @param shardOfSlot by voter, in voter order: {@code null} for a voter of one node,
 	 * else the shard serving each of the 16,384 slots, numbered from 0 in the voter's
 	 * node order; every shard serves a slot at least
 	 */
 	public static VoterLayout ofSlotMaps(List<short @Nullable []> shardOfSlot) {
+		return ofSlotMaps(shardOfSlot, false);
+	}
+
+	/**
+	 * Voters whose nodes serve the slots their maps give them.
+	 * @param shardOfSlot as for {@link #ofSlotMaps(List)}
+	 * @param clusterVoter whether some voter is a cluster: a lock's keys are then stored
+	 * in one hash tag even while every voter is one node (a cluster of one shard, or one
+	 * placed as one shard), so that the layout does not depend on how many shards a
+	 * cluster had when a client started, and a cluster node never gets two slots' keys in
+	 * one script
+	 */
+	public static VoterLayout ofSlotMaps(List<short @Nullable []> shardOfSlot, boolean clusterVoter) {
 		if (shardOfSlot.isEmpty()) {
 			throw new IllegalArgumentException("at least one voter is needed");
 		}
@@ -196,7 +215,7 @@ public final class VoterLayout {
 			}
 			first[voter + 1] = first[voter] + count;
 		}
-		return new VoterLayout(first, maps);
+		return new VoterLayout(first, maps, clusterVoter);
 	}
 
 	/**
@@ -228,16 +247,17 @@ public final class VoterLayout {
 	}
 
 	/**
-	 * How the nodes store a lock's keys: in one hash tag when some voter has several
-	 * nodes.
+	 * How the nodes store a lock's keys: in one hash tag when some voter is a cluster or
+	 * has several nodes.
 	 */
 	public KeyLayout keys() {
-		return KeyLayout.of(this.sharded);
+		return KeyLayout.of(this.tagged);
 	}
 
 	/**
-	 * The key of a node's marker: {@code {fence}} when every voter is one node, else a
-	 * key in a slot the node serves.
+	 * The key of a node's marker: {@code {fence}} with the plain key layout, else a key
+	 * in a slot the node serves (the lowest such tag: for a node serving every slot, a
+	 * key in slot 2853).
 	 * @param node the node's index
 	 */
 	public String markerKey(int node) {

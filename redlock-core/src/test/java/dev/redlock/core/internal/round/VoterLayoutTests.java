@@ -7,6 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.redlock.core.internal.protocol.HashSlot;
+import dev.redlock.core.internal.protocol.KeyLayout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -26,6 +27,22 @@ class VoterLayoutTests {
 		assertThat(layout.nodes()).isEqualTo(5);
 		assertThat(layout.select(key("any"))).isNull();
 		assertThat(layout.voterOf(4)).isEqualTo(4);
+	}
+
+	@Test
+	void aClusterVoterOfOneNodeStoresEveryLocksKeysInOneHashTagYetSelectsEveryNode() {
+		List<short[]> oneNodeEach = Arrays.asList(null, null, null);
+		VoterLayout plain = VoterLayout.ofSlotMaps(oneNodeEach, false);
+		assertThat(plain.keys()).isEqualTo(KeyLayout.PLAIN);
+		assertThat(plain.markerKey(0)).isEqualTo("{fence}");
+		VoterLayout withCluster = VoterLayout.ofSlotMaps(oneNodeEach, true);
+		assertThat(withCluster.sharded()).isFalse();
+		assertThat(withCluster.select("{redlock:a}".getBytes(StandardCharsets.UTF_8))).isNull();
+		assertThat(withCluster.keys()).as("as with a cluster of several shards").isEqualTo(KeyLayout.TAGGED);
+		// a node serving every slot keeps its marker in the lowest tag's slot, 2853
+		assertThat(withCluster.markerKey(0)).isEqualTo("{m0}:marker");
+		assertThat(HashSlot.of("{m0}:marker".getBytes(StandardCharsets.UTF_8))).isEqualTo(2853);
+		assertThat(VoterLayout.of(List.of(1, 3, 2)).keys()).isEqualTo(KeyLayout.TAGGED);
 	}
 
 	@Test
