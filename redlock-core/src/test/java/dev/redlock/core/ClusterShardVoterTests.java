@@ -222,7 +222,8 @@ class ClusterShardVoterTests {
 		awaitNoLocks();
 	}
 
-	private static String resourceOnShard(RedisCluster cluster, int shard) {
+	/** A resource whose lock key is in a shard's slots. */
+	static String resourceOnShard(RedisCluster cluster, int shard) {
 		for (int i = 0;; i++) {
 			if (cluster.shardOf(ClusterKeys.lockKey(TestSupport.PREFIX + "moving-" + i)) == shard) {
 				return "moving-" + i;

@@ -79,7 +79,7 @@ class ClusterVoterStartupTests {
 				// the voter placed as one shard: the first shard's locks count, the
 				// others'
 				// are refused there until the application restarts
-				String first = resourceInShard(cluster, 0);
+				String first = ClusterShardVoterTests.resourceOnShard(cluster, 0);
 				try (Lease lease = undeclared.acquire(first, Duration.ofSeconds(5), Duration.ofSeconds(10))) {
 					assertThat(lease.redisKey()).as("stored as the other client stores it")
 						.isEqualTo(ClusterKeys.lockKey(TestSupport.PREFIX + first));
@@ -88,7 +88,7 @@ class ClusterVoterStartupTests {
 						.as("the same lock, for the client that knew the shards")
 						.isInstanceOf(LockNotAcquiredException.class);
 				}
-				String other = resourceInShard(cluster, 1);
+				String other = ClusterShardVoterTests.resourceOnShard(cluster, 1);
 				assertThatThrownBy(() -> undeclared.acquire(other, Duration.ofSeconds(5), Duration.ZERO))
 					.isInstanceOf(LockNotAcquiredException.class);
 			}
@@ -96,16 +96,6 @@ class ClusterVoterStartupTests {
 		finally {
 			y.restart();
 			cluster.nodes().stream().filter((node) -> !node.isRunning()).forEach(RedisNode::restart);
-		}
-	}
-
-	/** A resource whose lock key is in a shard's slots. */
-	private static String resourceInShard(RedisCluster cluster, int shard) {
-		for (int i = 0;; i++) {
-			String resource = "in-shard-" + shard + "-" + i;
-			if (cluster.shardOf(ClusterKeys.lockKey(TestSupport.PREFIX + resource)) == shard) {
-				return resource;
-			}
 		}
 	}
 

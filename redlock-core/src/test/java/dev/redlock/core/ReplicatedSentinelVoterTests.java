@@ -3,6 +3,7 @@ package dev.redlock.core;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.CommandArguments;
@@ -126,20 +127,17 @@ class ReplicatedSentinelVoterTests {
 			// the quorum needs the voter, whose clock is read with its grant
 			y.kill();
 			replica.pause();
-			CompletableFuture<Void> resumed = CompletableFuture.runAsync(() -> {
-				try {
-					TestSupport.awaitTrue("the grant on the master", Duration.ofSeconds(10),
-							() -> master.command("GET", KEY) != null);
-					// the fault: the replica acknowledges that much after the grant
-					Thread.sleep(pauseMillis);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-				}
-				finally {
-					replica.resume();
-				}
-			});
+			// the fault: the replica is resumed, and acknowledges, that much after the
+			// grant
+			CompletableFuture<Void> resumed = CompletableFuture
+				.runAsync(() -> TestSupport.awaitTrue("the grant on the master", Duration.ofSeconds(10),
+						() -> master.command("GET", KEY) != null))
+				.thenRunAsync(replica::resume, CompletableFuture.delayedExecutor(pauseMillis, TimeUnit.MILLISECONDS))
+				.whenComplete((done, failure) -> {
+					if (failure != null) {
+						replica.resume();
+					}
+				});
 			long start = System.nanoTime();
 			try (Lease lease = redlock.acquire(RESOURCE, Duration.ofSeconds(20), Duration.ZERO)) {
 				long tookMillis = Duration.ofNanos(System.nanoTime() - start).toMillis();

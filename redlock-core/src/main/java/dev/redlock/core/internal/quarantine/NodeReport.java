@@ -39,19 +39,11 @@ record NodeReport(@Nullable String runId, @Nullable Long uptimeSeconds, @Nullabl
 		long debugs, long evictedKeys, @Nullable String evictionPolicy, long nodeMicros, @Nullable Object marker,
 		@Nullable String replicationId, int replicas) {
 
-	/** A report that does not tell the node's replicas. */
-	NodeReport(@Nullable String runId, @Nullable Long uptimeSeconds, @Nullable String promotedFrom, long flushes,
-			long debugs, long evictedKeys, @Nullable String evictionPolicy, long nodeMicros, @Nullable Object marker,
-			@Nullable String replicationId) {
-		this(runId, uptimeSeconds, promotedFrom, flushes, debugs, evictedKeys, evictionPolicy, nodeMicros, marker,
-				replicationId, -1);
-	}
-
-	/** A report that does not tell the node's replication id. */
+	/** A report that does not tell the node's replication id nor its replicas. */
 	NodeReport(@Nullable String runId, @Nullable Long uptimeSeconds, @Nullable String promotedFrom, long flushes,
 			long debugs, long evictedKeys, @Nullable String evictionPolicy, long nodeMicros, @Nullable Object marker) {
-		this(runId, uptimeSeconds, promotedFrom, flushes, debugs, evictedKeys, evictionPolicy, nodeMicros, marker,
-				null);
+		this(runId, uptimeSeconds, promotedFrom, flushes, debugs, evictedKeys, evictionPolicy, nodeMicros, marker, null,
+				-1);
 	}
 
 	/**

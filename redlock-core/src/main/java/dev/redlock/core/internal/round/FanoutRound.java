@@ -410,7 +410,8 @@ final class FanoutRound extends WriteTimes {
 	private void readOthersUntilArrived(PipelinedConnection waiting) {
 		while (!waiting.replyArrived()) {
 			long now = System.nanoTime();
-			if (now - this.deadline >= 0) {
+			if (now - this.deadline >= 0 || this.unread + this.pending.count() == 0) {
+				// nothing else is owed: a blocking read of WAIT's reply does
 				return;
 			}
 			writeToReadyConnections();

@@ -200,7 +200,7 @@ class TrustedPromotionTests {
 		long asked = this.ticker.get();
 		quarantine.inspect(
 				new NodeReport("run-a", 3_600L, null, 0, 0, 0, null, NODE * 1_000,
-						this.known.encode().getBytes(StandardCharsets.UTF_8), null),
+						this.known.encode().getBytes(StandardCharsets.UTF_8), null, -1),
 				this.ticker.addAndGet(1_000_000), quarantine.markers().memory(), asked);
 		meet(quarantine, "run-b", 3_600L, FORMER_REPLID, this.known);
 		assertThat(quarantine.counts()).isFalse();
